@@ -13,7 +13,9 @@ cd "$root"
 say() { printf '[deps] %s\n' "$*"; }
 
 # --- Debian packages -------------------------------------------------------------------------------------------
-mapfile -t wanted < <(cat deps/apt.txt */deps/apt.txt 2>/dev/null | sed 's/#.*//' | tr -s ' \t' '\n' | sed '/^$/d' | sort -u)
+# Declarations may sit one level deeper too (testbed/ap-vm/deps/).
+dep_files() { find . -maxdepth 4 \( -name .venv -o -name .git -o -name node_modules \) -prune -o -path "*/deps/$1" -print | sort; }
+mapfile -t wanted < <(cat $(dep_files apt.txt) 2>/dev/null | sed 's/#.*//' | tr -s ' \t' '\n' | sed '/^$/d' | sort -u)
 missing=()
 for p in "${wanted[@]}"; do
   status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
@@ -42,7 +44,7 @@ py_packages=()
 for d in testbed spec ap-agent mec-agent orchestrator-api; do
   [ -f "$d/pyproject.toml" ] && py_packages+=("$d")
 done
-req_files=(deps/requirements.txt $(ls */deps/requirements.txt 2>/dev/null))
+mapfile -t req_files < <(dep_files requirements.txt)
 stamp_inputs=$(cat "${req_files[@]}" $(for d in "${py_packages[@]}"; do echo "$d/pyproject.toml"; done) | sha256sum | cut -d' ' -f1)
 stamp=$venv/.wislice-deps
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$stamp_inputs" ] && [ -x "$venv/bin/python" ]; then
@@ -60,8 +62,7 @@ else
 fi
 
 # --- Component installers (Karaf + Java 11 runtime, AP VM kernel, Maven prefetch, vNF images ...) ---------------
-for script in */deps/install.sh; do
-  [ -f "$script" ] || continue
+for script in $(dep_files install.sh); do
   say "running $script"
   bash "$script"
 done
