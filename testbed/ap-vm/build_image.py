@@ -1,0 +1,403 @@
+#!/usr/bin/env python3
+"""Build the AP VM image (uncompressed PVH vmlinux + initramfs.cpio.gz) from Debian packages, without installing them.
+
+    python3 build_image.py            # build (or reuse) the image, print its directory
+    python3 build_image.py --deps     # the `make deps` entry point: same, quiet when cached
+
+Two cached stages under $WISLICE_CACHE/ap-vm/:
+- debs/: packages fetched with `apt-get download` (pinned to the versions apt serves now);
+- images/<hash>/: vmlinux, initramfs.cpio.gz, manifest.json. The hash covers the package versions, the guest
+  files (init, guestd.py), this script and the ap-agent source, so a second build with the same inputs is instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import lzma
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+GUEST_DIR = HERE / "guest"
+AGENT_SRC = REPO / "ap-agent" / "src"
+AGENT_BENCH = REPO / "ap-agent" / "bench"
+
+# The programs the AP VM runs; their library packages are added by following Depends restricted to lib*.
+TOP_PACKAGES = [
+    "busybox-static", "dash", "hostapd", "wpasupplicant", "iw", "iproute2", "iperf3", "libiperf0",
+    "python3.11-minimal", "libpython3.11-minimal", "libpython3.11-stdlib",
+]
+EXTRA_LIB_PACKAGES = {"zlib1g"}
+# Binaries copied into the image (path inside the extracted packages -> path in the image).
+BINARIES = [
+    "usr/sbin/hostapd", "usr/sbin/hostapd_cli", "sbin/wpa_supplicant", "sbin/wpa_cli", "sbin/iw",
+    "bin/ip", "sbin/tc", "usr/bin/iperf3", "bin/dash", "usr/bin/python3.11",
+]
+# Kernel module directories (under kernel/) kept in the image; depmod -b then resolves the rest.
+MODULE_DIRS = [
+    "net/wireless", "net/mac80211", "drivers/net/wireless/virtual", "net/sched", "net/9p", "fs/9p", "fs/netfs",
+    "fs/fscache", "crypto", "lib/crypto", "arch/x86/crypto", "drivers/virtio", "drivers/char/virtio_console.ko",
+    "drivers/net/virtio_net.ko", "drivers/net/net_failover.ko", "net/core/failover.ko", "drivers/net/ifb.ko",
+    "drivers/net/veth.ko", "net/rfkill", "lib/libcrc32c.ko",
+]
+# Standard-library parts the agent, guestd and the benchmarks never import: left out to keep the image small.
+PY_SKIP = {"test", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3", "pydoc_data", "distutils",
+           "unittest/test", "sqlite3/test", "ctypes/test", "config-3.11-x86_64-linux-gnu", "venv"}
+
+
+def log(msg: str) -> None:
+    print(f"[ap-vm build] {msg}", file=sys.stderr, flush=True)
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("WISLICE_CACHE", Path.home() / ".cache" / "wislice")) / "ap-vm"
+
+
+def run(argv: list[str], **kw: object) -> str:
+    res = subprocess.run(argv, check=True, text=True, capture_output=True, **kw)  # type: ignore[call-overload]
+    return res.stdout
+
+
+# --- package resolution -----------------------------------------------------------------------------------------
+
+def kernel_package() -> str:
+    """The linux-image-6.1.0-N-amd64 that apt's linux-image-amd64 points at now."""
+    out = run(["apt-cache", "depends", "linux-image-amd64"])
+    for line in out.splitlines():
+        m = re.search(r"Depends:\s*(linux-image-6\.1\.0-\d+-amd64)\b", line)
+        if m:
+            return m.group(1)
+    raise SystemExit("apt offers no linux-image-6.1.0-*-amd64 (run apt-get update)")
+
+
+def candidate_versions(packages: list[str]) -> dict[str, str]:
+    out = run(["apt-cache", "policy", *packages])
+    versions: dict[str, str] = {}
+    current = ""
+    for line in out.splitlines():
+        if line and not line.startswith(" "):
+            current = line.rstrip(":")
+        elif line.strip().startswith("Candidate:"):
+            ver = line.split(":", 1)[1].strip()
+            if ver == "(none)":
+                raise SystemExit(f"apt has no candidate for {current}")
+            versions[current] = ver
+    missing = set(packages) - versions.keys()
+    if missing:
+        raise SystemExit(f"apt does not know {sorted(missing)} (run apt-get update)")
+    return versions
+
+
+def library_closure(packages: list[str]) -> list[str]:
+    """Follow Depends/PreDepends from ``packages`` into library packages only (no debconf, perl, adduser...)."""
+    seen = set(packages)
+    todo = list(packages)
+    while todo:
+        out = run(["apt-cache", "depends", "--no-recommends", "--no-suggests", "--no-conflicts", "--no-breaks",
+                   "--no-replaces", "--no-enhances", *todo])
+        todo = []
+        for line in out.splitlines():
+            m = re.match(r"\s*\|?(?:Pre)?Depends:\s*([^\s<>]+)", line)
+            if not m:
+                continue
+            dep = m.group(1).split(":")[0]
+            if (dep.startswith("lib") or dep in EXTRA_LIB_PACKAGES) and dep not in seen:
+                seen.add(dep)
+                todo.append(dep)
+    return sorted(seen)
+
+
+def resolve() -> dict[str, str]:
+    packages = library_closure([*TOP_PACKAGES, kernel_package()])
+    return candidate_versions(packages)
+
+
+# --- fetching and extracting ------------------------------------------------------------------------------------
+
+def fetch(versions: dict[str, str], debs: Path) -> list[Path]:
+    """The .deb of every pinned package, downloading only those not in the cache yet."""
+    debs.mkdir(parents=True, exist_ok=True)
+    wanted = [f"{pkg}={ver}" for pkg, ver in versions.items() if not deb_path(debs, pkg, ver).exists()]
+    if wanted:
+        log(f"apt-get download {len(wanted)} packages into {debs}")
+        with tempfile.TemporaryDirectory(dir=debs) as tmp:
+            run(["apt-get", "download", "-q", *wanted], cwd=tmp)
+            for p in Path(tmp).glob("*.deb"):
+                shutil.move(str(p), debs / p.name)
+    paths = [deb_path(debs, pkg, ver) for pkg, ver in versions.items()]
+    missing = [p.name for p in paths if not p.exists()]
+    if missing:
+        raise SystemExit(f"apt-get download did not deliver {missing}")
+    return paths
+
+
+def deb_path(debs: Path, pkg: str, ver: str) -> Path:
+    """apt-get download's file name: <pkg>_<version with ':' as %3a>_<arch>.deb."""
+    quoted = ver.replace(":", "%3a")
+    for arch in ("amd64", "all"):
+        p = debs / f"{pkg}_{quoted}_{arch}.deb"
+        if p.exists():
+            return p
+    return debs / f"{pkg}_{quoted}_amd64.deb"
+
+
+def extract(debs: list[Path], root: Path) -> None:
+    for deb in debs:
+        run(["dpkg-deb", "-x", str(deb), str(root)])
+
+
+# --- image assembly ---------------------------------------------------------------------------------------------
+
+def extract_vmlinux(vmlinuz: Path, out: Path) -> None:
+    """The bzImage carries an xz-compressed ELF vmlinux; booting it directly (PVH) saves ~3 s per boot under TCG."""
+    data = vmlinuz.read_bytes()
+    start = data.find(b"\xfd7zXZ\x00")
+    if start < 0:
+        raise SystemExit(f"{vmlinuz}: no xz payload found")
+    dec = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
+    elf = dec.decompress(data[start:])
+    if not elf.startswith(b"\x7fELF"):
+        raise SystemExit(f"{vmlinuz}: xz payload is not an ELF image")
+    out.write_bytes(elf)
+
+
+def ldd(pkgroot: Path, binary: Path) -> list[Path]:
+    """Libraries ``binary`` needs, resolved inside the extracted packages with their own loader."""
+    loader = pkgroot / "lib64" / "ld-linux-x86-64.so.2"
+    libpath = ":".join(str(pkgroot / d) for d in ("lib/x86_64-linux-gnu", "usr/lib/x86_64-linux-gnu"))
+    res = subprocess.run([str(loader), "--library-path", libpath, "--list", str(binary)],
+                         capture_output=True, text=True)
+    if res.returncode != 0:
+        if "not a dynamic executable" in res.stdout + res.stderr:
+            return []
+        raise SystemExit(f"ldd {binary}: {res.stderr.strip()}")
+    libs = []
+    for line in res.stdout.splitlines():
+        if "not found" in line:
+            raise SystemExit(f"{binary}: {line.strip()} (a library package is missing from the closure)")
+        m = re.search(r"=>\s*(\S+)", line)
+        if m and m.group(1).startswith(str(pkgroot)):
+            libs.append(Path(m.group(1)))
+    return libs
+
+
+def copy_into(src: Path, pkgroot: Path, image: Path) -> None:
+    """Copy ``src`` (a path inside pkgroot) to the same place in the image, following symlinks on the way."""
+    rel = src.relative_to(pkgroot)
+    dst = image / rel
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    if not dst.exists():
+        shutil.copy2(src.resolve(), dst)
+
+
+def add_binaries(pkgroot: Path, image: Path) -> None:
+    libs: set[Path] = set()
+    for rel in BINARIES:
+        path = pkgroot / rel
+        if not path.exists():
+            path = pkgroot / "usr" / rel  # merged-/usr packages
+        if not path.exists():
+            raise SystemExit(f"binary {rel} not found in the extracted packages")
+        copy_into(path, pkgroot, image)
+        (image / "usr/bin").mkdir(parents=True, exist_ok=True)
+        libs.update(ldd(pkgroot, path))
+    dynload = pkgroot / "usr/lib/python3.11/lib-dynload"
+    for so in dynload.glob("*.so"):
+        libs.update(ldd(pkgroot, so))
+    for lib in libs:
+        copy_into(lib, pkgroot, image)
+    loader = pkgroot / "lib64" / "ld-linux-x86-64.so.2"
+    (image / "lib64").mkdir(exist_ok=True)
+    shutil.copy2(loader.resolve(), image / "lib64" / "ld-linux-x86-64.so.2")
+    # Every binary and library at the usual places, whatever the package used.
+    for d in ("bin", "sbin", "usr/sbin"):
+        (image / d).mkdir(parents=True, exist_ok=True)
+    for rel in BINARIES:
+        name = Path(rel).name
+        located = next((p for p in (image / rel, image / "usr" / rel) if p.exists()), None)
+        assert located is not None
+        link = image / "usr/bin" / name
+        if not link.exists():
+            link.symlink_to(os.path.relpath(located, link.parent))
+    (image / "usr/bin/python3").symlink_to("python3.11")
+
+
+def add_busybox(pkgroot: Path, image: Path) -> None:
+    """busybox for everything else; dash is /bin/sh because busybox sh would run its own ip/tc applets."""
+    bb = pkgroot / "bin/busybox"
+    shutil.copy2(bb, image / "bin/busybox")
+    applets = run([str(bb), "--list-full"]).split()
+    real = {Path(b).name for b in BINARIES} | {"sh", "ip", "tc", "modprobe", "depmod"}
+    for applet in applets:
+        name = Path(applet).name
+        if name in real:
+            continue
+        link = image / "usr/bin" / name
+        if not link.exists() and not link.is_symlink():
+            link.symlink_to("/bin/busybox")
+    for name in ("modprobe", "insmod", "rmmod", "lsmod"):
+        link = image / "sbin" / name
+        link.symlink_to("/bin/busybox")
+    (image / "bin/sh").symlink_to("/usr/bin/dash")
+
+
+def add_python_stdlib(pkgroot: Path, image: Path, host_python: str) -> None:
+    src = pkgroot / "usr/lib/python3.11"
+    dst = image / "usr/lib/python3.11"
+
+    def ignore(directory: str, names: list[str]) -> list[str]:
+        rel = os.path.relpath(directory, src)
+        return [n for n in names if os.path.normpath(os.path.join(rel, n)) in PY_SKIP or n == "__pycache__"]
+
+    shutil.copytree(src, dst, symlinks=True, ignore=ignore, dirs_exist_ok=True)
+    compile_python(dst, host_python)
+
+
+def compile_python(tree: Path, host_python: str) -> None:
+    """Bytecode compiled on the host (same 3.11 magic): importing from source would cost seconds under TCG.
+    unchecked-hash pycs stay valid whatever mtimes the cpio archive keeps."""
+    run([host_python, "-m", "compileall", "-q", "-j", "0", "--invalidation-mode", "unchecked-hash", str(tree)])
+
+
+def add_modules(pkgroot: Path, image: Path, kver: str) -> None:
+    src = pkgroot / "lib/modules" / kver
+    dst = image / "lib/modules" / kver
+    dst.mkdir(parents=True)
+    for rel in MODULE_DIRS:
+        s = src / "kernel" / rel
+        if s.is_dir():
+            shutil.copytree(s, dst / "kernel" / rel)
+        elif s.exists():
+            (dst / "kernel" / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(s, dst / "kernel" / rel)
+        else:
+            raise SystemExit(f"kernel {kver} has no {rel}")
+    for ko in dst.rglob("*.ko.xz"):  # busybox modprobe cannot read compressed modules
+        ko.with_suffix("").write_bytes(lzma.decompress(ko.read_bytes()))
+        ko.unlink()
+    for f in ("modules.order", "modules.builtin", "modules.builtin.modinfo"):
+        if (src / f).exists():
+            shutil.copy2(src / f, dst / f)
+    run(["depmod", "-b", str(image), kver])
+
+
+def add_guest_files(image: Path, host_python: str) -> None:
+    shutil.copy2(GUEST_DIR / "init", image / "init")
+    (image / "init").chmod(0o755)
+    opt = image / "opt/wislice"
+    opt.mkdir(parents=True)
+    shutil.copy2(GUEST_DIR / "guestd.py", opt / "guestd.py")
+    if (AGENT_SRC / "wislice_ap_agent").is_dir():
+        shutil.copytree(AGENT_SRC / "wislice_ap_agent", opt / "ap-agent" / "wislice_ap_agent",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    compile_python(opt, host_python)
+    for d in ("proc", "sys", "dev", "tmp", "run", "mnt/share", "etc", "var", "root"):
+        (image / d).mkdir(parents=True, exist_ok=True)
+    (image / "var/run").symlink_to("/run")
+    (image / "etc/passwd").write_text("root:x:0:0:root:/root:/bin/sh\n")
+    (image / "etc/group").write_text("root:x:0:\n")
+    (image / "etc/hosts").write_text("127.0.0.1 localhost\n10.0.2.2 host\n")
+    (image / "etc/services").write_text("")
+    (image / "etc/protocols").write_text("ip 0 IP\ntcp 6 TCP\nudp 17 UDP\n")
+
+
+def write_cpio(image: Path, out: Path) -> None:
+    files = sorted(str(p.relative_to(image)) for p in image.rglob("*"))
+    listing = "\n".join([".", *files]) + "\n"
+    res = subprocess.run(["cpio", "-o", "-H", "newc", "--quiet", "-R", "0:0"], cwd=image, input=listing.encode(),
+                         capture_output=True, check=True)
+    with gzip.open(out, "wb", compresslevel=6) as f:
+        f.write(res.stdout)
+
+
+# --- cache key and the build ------------------------------------------------------------------------------------
+
+def input_files() -> list[Path]:
+    files = [Path(__file__).resolve(), *sorted(GUEST_DIR.rglob("*"))]
+    if AGENT_SRC.is_dir():
+        files += sorted(p for p in AGENT_SRC.rglob("*.py") if "__pycache__" not in p.parts)
+    return [f for f in files if f.is_file()]
+
+
+def image_key(versions: dict[str, str]) -> str:
+    h = hashlib.sha256()
+    for pkg in sorted(versions):
+        h.update(f"{pkg}={versions[pkg]}\n".encode())
+    for f in input_files():
+        h.update(str(f.relative_to(REPO)).encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def build(quiet: bool = False) -> Path:
+    """Return the directory holding vmlinux and initramfs.cpio.gz, building it when its inputs changed."""
+    started = time.monotonic()
+    versions = resolve()
+    key = image_key(versions)
+    out = cache_dir() / "images" / key
+    if (out / "manifest.json").exists():
+        if not quiet:
+            log(f"cached image {out} ({time.monotonic() - started:.1f} s)")
+        return out
+    host_python = shutil.which("python3.11") or sys.executable
+    if sys.version_info[:2] != (3, 11):
+        raise SystemExit("build_image.py must run on Python 3.11 to precompile the guest's 3.11 bytecode")
+    debs = fetch(versions, cache_dir() / "debs")
+    kver = next(p for p in versions if p.startswith("linux-image-")).removeprefix("linux-image-")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=out.parent, prefix="tmp-") as tmp:
+        pkgroot, image, stage = Path(tmp) / "pkgs", Path(tmp) / "image", Path(tmp) / "out"
+        for d in (pkgroot, image, stage):
+            d.mkdir()
+        log(f"extracting {len(debs)} packages")
+        extract(debs, pkgroot)
+        extract_vmlinux(pkgroot / "boot" / f"vmlinuz-{kver}", stage / "vmlinux")
+        add_binaries(pkgroot, image)
+        add_busybox(pkgroot, image)
+        add_python_stdlib(pkgroot, image, host_python)
+        add_modules(pkgroot, image, kver)
+        add_guest_files(image, host_python)
+        write_cpio(image, stage / "initramfs.cpio.gz")
+        manifest = {"key": key, "kernel": kver, "packages": versions,
+                    "built_s": round(time.monotonic() - started, 1),
+                    "agent_included": (AGENT_SRC / "wislice_ap_agent").is_dir()}
+        (stage / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+        if out.exists():  # a concurrent build finished first
+            return out
+        stage.rename(out)
+    size = (out / "initramfs.cpio.gz").stat().st_size / 1e6
+    log(f"built {out} in {time.monotonic() - started:.1f} s (initramfs {size:.1f} MB)")
+    prune(keep=out)
+    return out
+
+
+def prune(keep: Path, max_images: int = 3) -> None:
+    """Old images go once newer ones exist: each is ~30 MB."""
+    images = sorted((p for p in keep.parent.iterdir() if p.is_dir() and not p.name.startswith("tmp-")),
+                    key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in images[max_images:]:
+        if old != keep:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--deps", action="store_true", help="make deps mode: quiet when the image is cached")
+    args = parser.parse_args(argv)
+    out = build(quiet=args.deps)
+    if not args.deps:
+        print(out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
