@@ -45,7 +45,7 @@ BINARIES = [
 ]
 # Kernel module directories (under kernel/) kept in the image; depmod -b then resolves the rest.
 MODULE_DIRS = [
-    "net/wireless", "net/mac80211", "drivers/net/wireless/virtual", "net/sched", "net/9p", "fs/9p", "fs/netfs",
+    "net/wireless", "net/mac80211", "drivers/net/wireless/mac80211_hwsim.ko", "net/sched", "net/9p", "fs/9p", "fs/netfs",
     "fs/fscache", "crypto", "lib/crypto", "arch/x86/crypto", "drivers/virtio", "drivers/char/virtio_console.ko",
     "drivers/net/virtio_net.ko", "drivers/net/net_failover.ko", "net/core/failover.ko", "drivers/net/ifb.ko",
     "drivers/net/veth.ko", "net/rfkill", "lib/libcrc32c.ko",
