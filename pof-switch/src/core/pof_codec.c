@@ -1,0 +1,642 @@
+/* POF wire codec: byte offsets of spec/pof/README.md, big-endian, fixed-size bodies. */
+#include "pof_wire.h"
+
+#include <string.h>
+
+static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static uint32_t get32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
+static uint64_t get64(const uint8_t *p) { return (uint64_t)get32(p) << 32 | get32(p + 4); }
+static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
+static void put32(uint8_t *p, uint32_t v) { put16(p, (uint16_t)(v >> 16)); put16(p + 2, (uint16_t)v); }
+static void put64(uint8_t *p, uint64_t v) { put32(p, (uint32_t)(v >> 32)); put32(p + 4, (uint32_t)v); }
+
+/* Copies a fixed-size NUL-padded string field, always terminating the host copy. */
+static void get_str(char *dst, const uint8_t *src, size_t n)
+{
+    memcpy(dst, src, n);
+    dst[n - 1] = '\0';
+}
+static void put_str(uint8_t *dst, const char *src, size_t n)
+{
+    size_t l = strnlen(src, n - 1);
+    memcpy(dst, src, l);
+}
+
+static int fail(struct pof_status *err, uint16_t type, uint16_t code, const char *why)
+{
+    err->type = type;
+    err->code = code;
+    err->why = why;
+    return -1;
+}
+
+static void dec_match(const uint8_t *p, struct pof_match *m)
+{
+    m->field_id = get16(p);
+    m->offset = get16(p + 2);
+    m->len = get16(p + 4);
+}
+static void enc_match(uint8_t *p, const struct pof_match *m)
+{
+    put16(p, m->field_id);
+    put16(p + 2, m->offset);
+    put16(p + 4, m->len);
+}
+static void dec_match_x(const uint8_t *p, struct pof_match_x *m)
+{
+    dec_match(p, &m->field);
+    memcpy(m->value, p + 8, POF_FIELD_BYTES);
+    memcpy(m->mask, p + 24, POF_FIELD_BYTES);
+}
+static void enc_match_x(uint8_t *p, const struct pof_match_x *m)
+{
+    enc_match(p, &m->field);
+    memcpy(p + 8, m->value, POF_FIELD_BYTES);
+    memcpy(p + 24, m->mask, POF_FIELD_BYTES);
+}
+
+static int dec_action(const uint8_t *p, struct pof_action *a, struct pof_status *err)
+{
+    const uint8_t *d = p + 4;
+    memset(a, 0, sizeof(*a));
+    a->type = get16(p);
+    a->len = get16(p + 2);
+    if (a->len > POF_ACTION_SIZE)
+        return fail(err, POFET_BAD_ACTION, POFBAC_BAD_LEN, "action len over 48");
+    switch (a->type) {
+    case POFAT_OUTPUT:
+        a->u.output.port_type = d[0];
+        a->u.output.metadata_offset = get16(d + 2);
+        a->u.output.metadata_len = get16(d + 4);
+        a->u.output.packet_offset = get16(d + 6);
+        if (a->u.output.port_type == 1)
+            dec_match(d + 8, &a->u.output.port_field);
+        else
+            a->u.output.port_id = get32(d + 8);
+        break;
+    case POFAT_SET_FIELD: dec_match_x(d, &a->u.set_field); break;
+    case POFAT_SET_FIELD_FROM_METADATA:
+        dec_match(d, &a->u.set_from_metadata.field);
+        a->u.set_from_metadata.metadata_offset = get16(d + 8);
+        break;
+    case POFAT_MODIFY_FIELD:
+        dec_match(d, &a->u.modify_field.field);
+        a->u.modify_field.increment = (int32_t)get32(d + 8);
+        break;
+    case POFAT_ADD_FIELD:
+        a->u.add_field.tag_id = get16(d);
+        a->u.add_field.tag_pos = get16(d + 2);
+        a->u.add_field.tag_len = get32(d + 4);
+        memcpy(a->u.add_field.tag_value, d + 8, POF_FIELD_BYTES);
+        break;
+    case POFAT_DELETE_FIELD:
+        a->u.delete_field.tag_pos = get16(d);
+        a->u.delete_field.len_type = d[2];
+        if (a->u.delete_field.len_type == 1)
+            dec_match(d + 8, &a->u.delete_field.len_field);
+        else
+            a->u.delete_field.len_value = get32(d + 8);
+        break;
+    case POFAT_CALC_CHECKSUM:
+        a->u.checksum.checksum_pos_type = d[0];
+        a->u.checksum.calc_pos_type = d[1];
+        a->u.checksum.checksum_pos = get16(d + 2);
+        a->u.checksum.checksum_len = get16(d + 4);
+        a->u.checksum.calc_start = get16(d + 6);
+        a->u.checksum.calc_len = get16(d + 8);
+        break;
+    case POFAT_GROUP: case POFAT_DROP: case POFAT_PACKET_IN: case POFAT_COUNTER:
+        a->u.value = get32(d);
+        break;
+    default:
+        return fail(err, POFET_BAD_ACTION, POFBAC_BAD_TYPE, "unknown action type");
+    }
+    return 0;
+}
+
+static void enc_action(uint8_t *p, const struct pof_action *a)
+{
+    uint8_t *d = p + 4;
+    put16(p, a->type);
+    put16(p + 2, a->len);
+    switch (a->type) {
+    case POFAT_OUTPUT:
+        d[0] = a->u.output.port_type;
+        put16(d + 2, a->u.output.metadata_offset);
+        put16(d + 4, a->u.output.metadata_len);
+        put16(d + 6, a->u.output.packet_offset);
+        if (a->u.output.port_type == 1)
+            enc_match(d + 8, &a->u.output.port_field);
+        else
+            put32(d + 8, a->u.output.port_id);
+        break;
+    case POFAT_SET_FIELD: enc_match_x(d, &a->u.set_field); break;
+    case POFAT_SET_FIELD_FROM_METADATA:
+        enc_match(d, &a->u.set_from_metadata.field);
+        put16(d + 8, a->u.set_from_metadata.metadata_offset);
+        break;
+    case POFAT_MODIFY_FIELD:
+        enc_match(d, &a->u.modify_field.field);
+        put32(d + 8, (uint32_t)a->u.modify_field.increment);
+        break;
+    case POFAT_ADD_FIELD:
+        put16(d, a->u.add_field.tag_id);
+        put16(d + 2, a->u.add_field.tag_pos);
+        put32(d + 4, a->u.add_field.tag_len);
+        memcpy(d + 8, a->u.add_field.tag_value, POF_FIELD_BYTES);
+        break;
+    case POFAT_DELETE_FIELD:
+        put16(d, a->u.delete_field.tag_pos);
+        d[2] = a->u.delete_field.len_type;
+        if (a->u.delete_field.len_type == 1)
+            enc_match(d + 8, &a->u.delete_field.len_field);
+        else
+            put32(d + 8, a->u.delete_field.len_value);
+        break;
+    case POFAT_CALC_CHECKSUM:
+        d[0] = a->u.checksum.checksum_pos_type;
+        d[1] = a->u.checksum.calc_pos_type;
+        put16(d + 2, a->u.checksum.checksum_pos);
+        put16(d + 4, a->u.checksum.checksum_len);
+        put16(d + 6, a->u.checksum.calc_start);
+        put16(d + 8, a->u.checksum.calc_len);
+        break;
+    default:
+        put32(d, a->u.value);
+    }
+}
+
+static int dec_instruction(const uint8_t *p, struct pof_instruction *in, struct pof_status *err)
+{
+    const uint8_t *d = p + 8;
+    memset(in, 0, sizeof(*in));
+    in->type = get16(p);
+    in->len = get16(p + 2);
+    if (in->len > POF_INS_SIZE)
+        return fail(err, POFET_BAD_INSTRUCTION, POFBIC_BAD_LEN, "instruction len over 304");
+    switch (in->type) {
+    case POFIT_GOTO_TABLE:
+        in->u.goto_table.next_table_id = d[0];
+        in->u.goto_table.match_num = d[1];
+        in->u.goto_table.packet_offset = get16(d + 2);
+        if (d[1] > POF_MAX_MATCH)
+            return fail(err, POFET_BAD_INSTRUCTION, POFBIC_BAD_LEN, "GOTO_TABLE with more than 8 matches");
+        for (int i = 0; i < d[1]; i++)
+            dec_match(d + 8 + 8 * i, &in->u.goto_table.matches[i]);
+        break;
+    case POFIT_WRITE_METADATA:
+        in->u.write_metadata.metadata_offset = get16(d);
+        in->u.write_metadata.len = get16(d + 2);
+        memcpy(in->u.write_metadata.value, d + 4, POF_FIELD_BYTES);
+        break;
+    case POFIT_WRITE_METADATA_FROM_PACKET:
+        in->u.write_metadata_from_packet.metadata_offset = get16(d);
+        in->u.write_metadata_from_packet.packet_offset = get16(d + 2);
+        in->u.write_metadata_from_packet.len = get16(d + 4);
+        break;
+    case POFIT_APPLY_ACTIONS:
+        in->u.apply_actions.action_num = d[0];
+        if (d[0] > POF_MAX_ACT)
+            return fail(err, POFET_BAD_INSTRUCTION, POFBIC_TOO_MANY_ACTIONS, "more than 6 actions");
+        for (int i = 0; i < d[0]; i++)
+            if (dec_action(d + 8 + POF_ACTION_SIZE * i, &in->u.apply_actions.actions[i], err) < 0)
+                return -1;
+        break;
+    case POFIT_METER: in->u.meter.meter_id = get32(d); break;
+    case POFIT_GOTO_DIRECT_TABLE:
+        in->u.goto_direct.next_table_id = d[0];
+        in->u.goto_direct.index_type = d[1];
+        in->u.goto_direct.packet_offset = get16(d + 2);
+        if (d[1] == 1)
+            dec_match(d + 8, &in->u.goto_direct.index_field);
+        else
+            in->u.goto_direct.index_value = get32(d + 8);
+        break;
+    case POFIT_WRITE_ACTIONS: case POFIT_CLEAR_ACTIONS:
+        break; /* decoded, rejected later as unsupported */
+    default:
+        return fail(err, POFET_BAD_INSTRUCTION, POFBIC_UNKNOWN_INST, "unknown instruction type");
+    }
+    return 0;
+}
+
+static void enc_instruction(uint8_t *p, const struct pof_instruction *in)
+{
+    uint8_t *d = p + 8;
+    put16(p, in->type);
+    put16(p + 2, in->len);
+    switch (in->type) {
+    case POFIT_GOTO_TABLE:
+        d[0] = in->u.goto_table.next_table_id;
+        d[1] = in->u.goto_table.match_num;
+        put16(d + 2, in->u.goto_table.packet_offset);
+        for (int i = 0; i < in->u.goto_table.match_num && i < POF_MAX_MATCH; i++)
+            enc_match(d + 8 + 8 * i, &in->u.goto_table.matches[i]);
+        break;
+    case POFIT_WRITE_METADATA:
+        put16(d, in->u.write_metadata.metadata_offset);
+        put16(d + 2, in->u.write_metadata.len);
+        memcpy(d + 4, in->u.write_metadata.value, POF_FIELD_BYTES);
+        break;
+    case POFIT_WRITE_METADATA_FROM_PACKET:
+        put16(d, in->u.write_metadata_from_packet.metadata_offset);
+        put16(d + 2, in->u.write_metadata_from_packet.packet_offset);
+        put16(d + 4, in->u.write_metadata_from_packet.len);
+        break;
+    case POFIT_APPLY_ACTIONS:
+        d[0] = in->u.apply_actions.action_num;
+        for (int i = 0; i < in->u.apply_actions.action_num && i < POF_MAX_ACT; i++)
+            enc_action(d + 8 + POF_ACTION_SIZE * i, &in->u.apply_actions.actions[i]);
+        break;
+    case POFIT_METER: put32(d, in->u.meter.meter_id); break;
+    case POFIT_GOTO_DIRECT_TABLE:
+        d[0] = in->u.goto_direct.next_table_id;
+        d[1] = in->u.goto_direct.index_type;
+        put16(d + 2, in->u.goto_direct.packet_offset);
+        if (in->u.goto_direct.index_type == 1)
+            enc_match(d + 8, &in->u.goto_direct.index_field);
+        else
+            put32(d + 8, in->u.goto_direct.index_value);
+        break;
+    default:
+        break;
+    }
+}
+
+static void dec_port(const uint8_t *p, struct pof_port *o)
+{
+    o->slot_id = get16(p);
+    o->port_id = get16(p + 2);
+    o->dev_id = get32(p + 4);
+    memcpy(o->hw_addr, p + 8, 6);
+    get_str(o->name, p + 16, POF_NAME_LEN);
+    o->config = get32(p + 80);
+    o->state = get32(p + 84);
+    o->curr = get32(p + 88);
+    o->advertised = get32(p + 92);
+    o->supported = get32(p + 96);
+    o->peer = get32(p + 100);
+    o->curr_speed = get32(p + 104);
+    o->max_speed = get32(p + 108);
+    o->of_enable = p[112];
+}
+
+static void enc_port(uint8_t *p, const struct pof_port *o)
+{
+    put16(p, o->slot_id);
+    put16(p + 2, o->port_id);
+    put32(p + 4, o->dev_id);
+    memcpy(p + 8, o->hw_addr, 6);
+    put_str(p + 16, o->name, POF_NAME_LEN);
+    put32(p + 80, o->config);
+    put32(p + 84, o->state);
+    put32(p + 88, o->curr);
+    put32(p + 92, o->advertised);
+    put32(p + 96, o->supported);
+    put32(p + 100, o->peer);
+    put32(p + 104, o->curr_speed);
+    put32(p + 108, o->max_speed);
+    p[112] = o->of_enable;
+}
+
+static int dec_flow_mod(const uint8_t *b, struct pof_flow_mod *f, struct pof_status *err)
+{
+    f->command = b[0];
+    f->match_num = b[1];
+    f->instruction_num = b[2];
+    f->counter_id = get32(b + 4);
+    f->cookie = get64(b + 8);
+    f->cookie_mask = get64(b + 16);
+    f->table_id = b[24];
+    f->table_type = b[25];
+    f->idle_timeout = get16(b + 26);
+    f->hard_timeout = get16(b + 28);
+    f->priority = get16(b + 30);
+    f->index = get32(b + 32);
+    f->slot_id = get16(b + 36);
+    if (f->match_num > POF_MAX_MATCH)
+        return fail(err, POFET_BAD_MATCH, POFBMC_BAD_LEN, "FLOW_MOD with more than 8 matches");
+    if (f->instruction_num > POF_MAX_INS)
+        return fail(err, POFET_BAD_INSTRUCTION, POFBIC_BAD_LEN, "FLOW_MOD with more than 6 instructions");
+    for (int i = 0; i < f->match_num; i++)
+        dec_match_x(b + 40 + POF_MATCH_X_SIZE * i, &f->matches[i]);
+    for (int i = 0; i < f->instruction_num; i++)
+        if (dec_instruction(b + 360 + POF_INS_SIZE * i, &f->instructions[i], err) < 0)
+            return -1;
+    return 0;
+}
+
+static void enc_flow_mod(uint8_t *b, const struct pof_flow_mod *f)
+{
+    b[0] = f->command;
+    b[1] = f->match_num;
+    b[2] = f->instruction_num;
+    put32(b + 4, f->counter_id);
+    put64(b + 8, f->cookie);
+    put64(b + 16, f->cookie_mask);
+    b[24] = f->table_id;
+    b[25] = f->table_type;
+    put16(b + 26, f->idle_timeout);
+    put16(b + 28, f->hard_timeout);
+    put16(b + 30, f->priority);
+    put32(b + 32, f->index);
+    put16(b + 36, f->slot_id);
+    for (int i = 0; i < f->match_num && i < POF_MAX_MATCH; i++)
+        enc_match_x(b + 40 + POF_MATCH_X_SIZE * i, &f->matches[i]);
+    for (int i = 0; i < f->instruction_num && i < POF_MAX_INS; i++)
+        enc_instruction(b + 360 + POF_INS_SIZE * i, &f->instructions[i]);
+}
+
+/* Minimum body length per type; -1 = no body rule (unknown type), 0 = empty or variable. */
+static int min_body(uint8_t type)
+{
+    switch (type) {
+    case POFT_HELLO: case POFT_FEATURES_REQUEST: case POFT_GET_CONFIG_REQUEST: case POFT_QUERYALL_REQUEST:
+    case POFT_QUERYALL_FIN: case POFT_ECHO_REQUEST: case POFT_ECHO_REPLY: return 0;
+    case POFT_ERROR: return POF_ERROR_SIZE;
+    case POFT_FEATURES_REPLY: return POF_FEATURES_SIZE;
+    case POFT_SET_CONFIG: case POFT_GET_CONFIG_REPLY: return POF_CONFIG_SIZE;
+    case POFT_RESOURCE_REPORT: return POF_RESOURCE_SIZE;
+    case POFT_PORT_STATUS: case POFT_PORT_MOD: return POF_PORT_STATUS_SIZE;
+    case POFT_PACKET_IN: return POF_PACKET_IN_HEAD;
+    case POFT_TABLE_MOD: return POF_TABLE_MOD_SIZE;
+    case POFT_FLOW_MOD: return POF_FLOW_MOD_SIZE;
+    case POFT_METER_MOD: return POF_METER_MOD_SIZE;
+    case POFT_COUNTER_MOD: case POFT_COUNTER_REQUEST: case POFT_COUNTER_REPLY: return POF_COUNTER_SIZE;
+    case POFT_PACKET_OUT: return POF_PACKET_OUT_HEAD;
+    default: return -1;
+    }
+}
+
+int pof_decode(const uint8_t *buf, size_t len, struct pof_msg *msg, struct pof_status *err)
+{
+    memset(msg, 0, sizeof(*msg));
+    if (len < POF_HEADER_LEN)
+        return fail(err, POFET_BAD_REQUEST, POFBRC_BAD_LEN, "shorter than the header");
+    msg->hdr.version = buf[0];
+    msg->hdr.type = buf[1];
+    msg->hdr.length = get16(buf + 2);
+    msg->hdr.xid = get32(buf + 4);
+    if (msg->hdr.length != len)
+        return fail(err, POFET_BAD_REQUEST, POFBRC_BAD_LEN, "header length differs from message size");
+    if (msg->hdr.version != POF_VERSION)
+        return fail(err, POFET_BAD_REQUEST, POFBRC_BAD_VERSION, "version is not 4");
+    int need = min_body(msg->hdr.type);
+    if (need < 0)
+        return fail(err, POFET_BAD_REQUEST, POFBRC_BAD_TYPE, "unsupported message type");
+    const uint8_t *b = buf + POF_HEADER_LEN;
+    size_t blen = len - POF_HEADER_LEN;
+    if (blen < (size_t)need)
+        return fail(err, POFET_BAD_REQUEST, POFBRC_BAD_LEN, "body shorter than its type requires");
+
+    switch (msg->hdr.type) {
+    case POFT_ECHO_REQUEST: case POFT_ECHO_REPLY:
+        msg->u.echo.data = b;
+        msg->u.echo.len = (uint16_t)blen;
+        break;
+    case POFT_ERROR: {
+        struct pof_error *e = &msg->u.error;
+        e->type = get16(b);
+        e->code = get16(b + 2);
+        e->dev_id = get32(b + 4);
+        e->slot_id = get16(b + 8);
+        get_str(e->string, b + 16, POF_ERR_STR_LEN);
+        break;
+    }
+    case POFT_FEATURES_REPLY: {
+        struct pof_features *f = &msg->u.features;
+        f->dev_id = get32(b);
+        f->slot_id = get16(b + 4);
+        f->port_num = get16(b + 6);
+        f->table_num = get16(b + 8);
+        f->capabilities = get32(b + 12);
+        get_str(f->vendor_id, b + 16, POF_NAME_LEN);
+        get_str(f->dev_fw_id, b + 80, POF_NAME_LEN);
+        get_str(f->dev_lkup_id, b + 144, POF_NAME_LEN);
+        break;
+    }
+    case POFT_SET_CONFIG: case POFT_GET_CONFIG_REPLY:
+        msg->u.config.dev_id = get32(b);
+        msg->u.config.flags = get16(b + 4);
+        msg->u.config.miss_send_len = get16(b + 6);
+        break;
+    case POFT_RESOURCE_REPORT: {
+        struct pof_resource_report *r = &msg->u.resource;
+        r->resource_type = b[0];
+        r->slot_id = get16(b + 2);
+        r->counter_num = get32(b + 4);
+        r->meter_num = get32(b + 8);
+        r->group_num = get32(b + 12);
+        for (int i = 0; i < POF_TABLE_TYPES; i++) {
+            const uint8_t *t = b + 16 + 16 * i;
+            r->tables[i] = (struct pof_table_resource){get32(t), t[4], t[5], get16(t + 6), get32(t + 8)};
+        }
+        break;
+    }
+    case POFT_PORT_STATUS: case POFT_PORT_MOD:
+        msg->u.port_status.reason = b[0];
+        dec_port(b + 8, &msg->u.port_status.port);
+        break;
+    case POFT_PACKET_IN: {
+        struct pof_packet_in *p = &msg->u.packet_in;
+        p->buffer_id = get32(b);
+        p->total_len = get16(b + 4);
+        p->reason = b[6];
+        p->table_id = b[7];
+        p->cookie = get64(b + 8);
+        p->dev_id = get32(b + 16);
+        p->slot_id = get16(b + 20);
+        p->port_id = get16(b + 22);
+        if (blen < (size_t)POF_PACKET_IN_HEAD + p->total_len)
+            return fail(err, POFET_BAD_REQUEST, POFBRC_BAD_LEN, "PACKET_IN data shorter than total_len");
+        p->data = b + POF_PACKET_IN_HEAD;
+        break;
+    }
+    case POFT_TABLE_MOD: {
+        struct pof_table_mod *t = &msg->u.table_mod;
+        t->command = b[0];
+        t->table_id = b[1];
+        t->table_type = b[2];
+        t->match_num = b[3];
+        t->size = get32(b + 4);
+        t->key_len = get16(b + 8);
+        t->slot_id = get16(b + 10);
+        get_str(t->name, b + 16, POF_NAME_LEN);
+        if (t->match_num > POF_MAX_MATCH)
+            return fail(err, POFET_BAD_MATCH, POFBMC_BAD_LEN, "TABLE_MOD with more than 8 matches");
+        for (int i = 0; i < t->match_num; i++)
+            dec_match(b + 80 + 8 * i, &t->matches[i]);
+        break;
+    }
+    case POFT_FLOW_MOD:
+        return dec_flow_mod(b, &msg->u.flow_mod, err);
+    case POFT_METER_MOD:
+        msg->u.meter_mod.command = b[0];
+        msg->u.meter_mod.slot_id = get16(b + 2);
+        msg->u.meter_mod.meter_id = get32(b + 4);
+        msg->u.meter_mod.rate = get32(b + 8);
+        break;
+    case POFT_COUNTER_MOD: case POFT_COUNTER_REQUEST: case POFT_COUNTER_REPLY:
+        msg->u.counter.command = b[0];
+        msg->u.counter.slot_id = get16(b + 2);
+        msg->u.counter.counter_id = get32(b + 4);
+        msg->u.counter.packets = get64(b + 8);
+        msg->u.counter.bytes = get64(b + 16);
+        break;
+    case POFT_PACKET_OUT: {
+        struct pof_packet_out *o = &msg->u.packet_out;
+        o->buffer_id = get32(b);
+        o->in_port = get32(b + 4);
+        o->action_num = b[8];
+        o->packet_len = get32(b + 12);
+        if (o->action_num > POF_MAX_ACT)
+            return fail(err, POFET_BAD_ACTION, POFBAC_TOO_MANY, "PACKET_OUT with more than 6 actions");
+        if (o->packet_len > POF_PACKET_MAX || blen < (size_t)POF_PACKET_OUT_HEAD + o->packet_len)
+            return fail(err, POFET_BAD_REQUEST, POFBRC_BAD_PACKET, "PACKET_OUT data length invalid");
+        for (int i = 0; i < o->action_num; i++)
+            if (dec_action(b + 16 + POF_ACTION_SIZE * i, &o->actions[i], err) < 0)
+                return -1;
+        o->data = b + POF_PACKET_OUT_HEAD;
+        break;
+    }
+    default:
+        break;
+    }
+    return 0;
+}
+
+int pof_encode(const struct pof_msg *msg, uint8_t *out, size_t cap)
+{
+    size_t body;
+    switch (msg->hdr.type) {
+    case POFT_ECHO_REQUEST: case POFT_ECHO_REPLY: body = msg->u.echo.len; break;
+    case POFT_PACKET_IN: body = POF_PACKET_IN_HEAD + (size_t)msg->u.packet_in.total_len; break;
+    case POFT_PACKET_OUT: body = POF_PACKET_OUT_HEAD + (size_t)msg->u.packet_out.packet_len; break;
+    default: {
+        int need = min_body(msg->hdr.type);
+        if (need < 0)
+            return -1;
+        body = (size_t)need;
+    }
+    }
+    size_t len = POF_HEADER_LEN + body;
+    if (len > cap || len > UINT16_MAX)
+        return -1;
+    memset(out, 0, len);
+    out[0] = POF_VERSION;
+    out[1] = msg->hdr.type;
+    put16(out + 2, (uint16_t)len);
+    put32(out + 4, msg->hdr.xid);
+    uint8_t *b = out + POF_HEADER_LEN;
+
+    switch (msg->hdr.type) {
+    case POFT_ECHO_REQUEST: case POFT_ECHO_REPLY:
+        if (body)
+            memcpy(b, msg->u.echo.data, body);
+        break;
+    case POFT_ERROR: {
+        const struct pof_error *e = &msg->u.error;
+        put16(b, e->type);
+        put16(b + 2, e->code);
+        put32(b + 4, e->dev_id);
+        put16(b + 8, e->slot_id);
+        put_str(b + 16, e->string, POF_ERR_STR_LEN);
+        break;
+    }
+    case POFT_FEATURES_REPLY: {
+        const struct pof_features *f = &msg->u.features;
+        put32(b, f->dev_id);
+        put16(b + 4, f->slot_id);
+        put16(b + 6, f->port_num);
+        put16(b + 8, f->table_num);
+        put32(b + 12, f->capabilities);
+        put_str(b + 16, f->vendor_id, POF_NAME_LEN);
+        put_str(b + 80, f->dev_fw_id, POF_NAME_LEN);
+        put_str(b + 144, f->dev_lkup_id, POF_NAME_LEN);
+        break;
+    }
+    case POFT_SET_CONFIG: case POFT_GET_CONFIG_REPLY:
+        put32(b, msg->u.config.dev_id);
+        put16(b + 4, msg->u.config.flags);
+        put16(b + 6, msg->u.config.miss_send_len);
+        break;
+    case POFT_RESOURCE_REPORT: {
+        const struct pof_resource_report *r = &msg->u.resource;
+        b[0] = r->resource_type;
+        put16(b + 2, r->slot_id);
+        put32(b + 4, r->counter_num);
+        put32(b + 8, r->meter_num);
+        put32(b + 12, r->group_num);
+        for (int i = 0; i < POF_TABLE_TYPES; i++) {
+            uint8_t *t = b + 16 + 16 * i;
+            put32(t, r->tables[i].dev_id);
+            t[4] = r->tables[i].type;
+            t[5] = r->tables[i].tbl_num;
+            put16(t + 6, r->tables[i].key_len);
+            put32(t + 8, r->tables[i].total_size);
+        }
+        break;
+    }
+    case POFT_PORT_STATUS: case POFT_PORT_MOD:
+        b[0] = msg->u.port_status.reason;
+        enc_port(b + 8, &msg->u.port_status.port);
+        break;
+    case POFT_PACKET_IN: {
+        const struct pof_packet_in *p = &msg->u.packet_in;
+        put32(b, p->buffer_id);
+        put16(b + 4, p->total_len);
+        b[6] = p->reason;
+        b[7] = p->table_id;
+        put64(b + 8, p->cookie);
+        put32(b + 16, p->dev_id);
+        put16(b + 20, p->slot_id);
+        put16(b + 22, p->port_id);
+        if (p->total_len)
+            memcpy(b + POF_PACKET_IN_HEAD, p->data, p->total_len);
+        break;
+    }
+    case POFT_TABLE_MOD: {
+        const struct pof_table_mod *t = &msg->u.table_mod;
+        b[0] = t->command;
+        b[1] = t->table_id;
+        b[2] = t->table_type;
+        b[3] = t->match_num;
+        put32(b + 4, t->size);
+        put16(b + 8, t->key_len);
+        put16(b + 10, t->slot_id);
+        put_str(b + 16, t->name, POF_NAME_LEN);
+        for (int i = 0; i < t->match_num && i < POF_MAX_MATCH; i++)
+            enc_match(b + 80 + 8 * i, &t->matches[i]);
+        break;
+    }
+    case POFT_FLOW_MOD: enc_flow_mod(b, &msg->u.flow_mod); break;
+    case POFT_METER_MOD:
+        b[0] = msg->u.meter_mod.command;
+        put16(b + 2, msg->u.meter_mod.slot_id);
+        put32(b + 4, msg->u.meter_mod.meter_id);
+        put32(b + 8, msg->u.meter_mod.rate);
+        break;
+    case POFT_COUNTER_MOD: case POFT_COUNTER_REQUEST: case POFT_COUNTER_REPLY:
+        b[0] = msg->u.counter.command;
+        put16(b + 2, msg->u.counter.slot_id);
+        put32(b + 4, msg->u.counter.counter_id);
+        put64(b + 8, msg->u.counter.packets);
+        put64(b + 16, msg->u.counter.bytes);
+        break;
+    case POFT_PACKET_OUT: {
+        const struct pof_packet_out *o = &msg->u.packet_out;
+        put32(b, o->buffer_id);
+        put32(b + 4, o->in_port);
+        b[8] = o->action_num;
+        put32(b + 12, o->packet_len);
+        for (int i = 0; i < o->action_num && i < POF_MAX_ACT; i++)
+            enc_action(b + 16 + POF_ACTION_SIZE * i, &o->actions[i]);
+        if (o->packet_len)
+            memcpy(b + POF_PACKET_OUT_HEAD, o->data, o->packet_len);
+        break;
+    }
+    default:
+        break;
+    }
+    return (int)len;
+}

@@ -1,0 +1,48 @@
+/* One flow table: entries addressed by their index (the FLOW_MOD entry id), with a lookup structure fit
+ * to the table type: priority-ordered masked scan (MM), longest mask first (LPM), hash (EM), array (LINEAR). */
+#ifndef POF_TABLE_H
+#define POF_TABLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pof_wire.h"
+
+#define POF_KEY_WORDS 5 /* 320 bits */
+
+struct pof_key { uint64_t w[POF_KEY_WORDS]; };
+
+struct pof_entry {
+    struct pof_key key, mask; /* key is pre-masked */
+    uint16_t priority;
+    uint16_t mask_bits;       /* LPM order */
+    uint32_t index;
+    uint32_t counter_id;
+    uint64_t cookie;
+    uint8_t instruction_num;
+    struct pof_instruction instructions[POF_MAX_INS];
+};
+
+struct pof_table {
+    bool in_use;
+    uint8_t type, global_id;
+    uint32_t size;
+    uint16_t key_bits, key_words;
+    uint8_t match_num;
+    struct pof_match matches[POF_MAX_MATCH];
+    char name[POF_NAME_LEN];
+    struct pof_entry **by_index; /* size slots */
+    struct pof_entry **order;    /* MM/LPM: search order; EM: unused */
+    uint32_t n_entries;
+    struct pof_entry **hash;     /* EM: open addressing, hash_mask + 1 slots */
+    uint32_t hash_mask;
+};
+
+int pof_table_init(struct pof_table *t, const struct pof_table_mod *tm, uint8_t global_id);
+void pof_table_free(struct pof_table *t);
+/* Inserts or replaces the entry at e->index; takes ownership of e. */
+void pof_table_put(struct pof_table *t, struct pof_entry *e);
+void pof_table_remove(struct pof_table *t, uint32_t index);
+const struct pof_entry *pof_table_lookup(const struct pof_table *t, const struct pof_key *key);
+
+#endif

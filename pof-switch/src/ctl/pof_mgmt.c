@@ -1,0 +1,236 @@
+/* Management socket: non-blocking unix stream server with a small command table. */
+#include "pof_mgmt.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "pof_switch.h"
+
+#define MAX_CLIENTS 8
+#define LINE_MAX_LEN 512
+
+struct client { int fd; size_t len; char line[LINE_MAX_LEN]; };
+
+struct pof_mgmt {
+    struct pof_sw *sw;
+    int fd;
+    char path[108];
+    struct client clients[MAX_CLIENTS];
+};
+
+struct pof_mgmt *pof_mgmt_open(struct pof_sw *sw, const char *path)
+{
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof(addr.sun_path)) {
+        fprintf(stderr, "pofswitch: management socket path too long: %s\n", path);
+        return NULL;
+    }
+    struct pof_mgmt *m = calloc(1, sizeof(*m));
+    if (!m)
+        return NULL;
+    m->sw = sw;
+    for (int i = 0; i < MAX_CLIENTS; i++)
+        m->clients[i].fd = -1;
+    snprintf(m->path, sizeof(m->path), "%s", path);
+    snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
+    m->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (m->fd >= 0 && bind(m->fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 && errno == EADDRINUSE) {
+        unlink(path); /* a stale socket from a previous run */
+        if (bind(m->fd, (struct sockaddr *)&addr, sizeof(addr)) == 0)
+            errno = 0;
+    } else if (m->fd >= 0) {
+        errno = 0;
+    }
+    if (m->fd < 0 || errno || listen(m->fd, 8) < 0) {
+        fprintf(stderr, "pofswitch: management socket %s: %s\n", path, strerror(errno));
+        if (m->fd >= 0)
+            close(m->fd);
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+void pof_mgmt_close(struct pof_mgmt *m)
+{
+    if (!m)
+        return;
+    for (int i = 0; i < MAX_CLIENTS; i++)
+        if (m->clients[i].fd >= 0)
+            close(m->clients[i].fd);
+    close(m->fd);
+    unlink(m->path);
+    free(m);
+}
+
+int pof_mgmt_fds(const struct pof_mgmt *m, struct pollfd *fds, int max)
+{
+    int n = 0;
+    if (!m || max < 1)
+        return 0;
+    fds[n++] = (struct pollfd){.fd = m->fd, .events = POLLIN};
+    for (int i = 0; i < MAX_CLIENTS && n < max; i++)
+        if (m->clients[i].fd >= 0)
+            fds[n++] = (struct pollfd){.fd = m->clients[i].fd, .events = POLLIN};
+    return n;
+}
+
+typedef void (*cmd_fn)(struct pof_sw *sw, int argc, char **argv, char *out, size_t outlen);
+
+static void cmd_port_add(struct pof_sw *sw, int argc, char **argv, char *out, size_t outlen)
+{
+    char err[200];
+    int id = pof_sw_port_add(sw, argv[1], argc > 2 ? argv[2] : "", err, sizeof(err));
+    if (id < 0)
+        snprintf(out, outlen, "ERROR %s", err);
+    else
+        snprintf(out, outlen, "OK %d", id);
+}
+
+static void cmd_port_del(struct pof_sw *sw, int argc, char **argv, char *out, size_t outlen)
+{
+    (void)argc;
+    char err[200];
+    if (pof_sw_port_del(sw, argv[1], err, sizeof(err)) < 0)
+        snprintf(out, outlen, "ERROR %s", err);
+    else
+        snprintf(out, outlen, "OK");
+}
+
+static void cmd_latency(struct pof_sw *sw, int argc, char **argv, char *out, size_t outlen)
+{
+    struct sw_port *p = pof_sw_port_by_name(sw, argv[1]);
+    if (!p) {
+        snprintf(out, outlen, "ERROR no port %s", argv[1]);
+        return;
+    }
+    if (argc < 3 || (strcmp(argv[2], "on") && strcmp(argv[2], "off"))) {
+        snprintf(out, outlen, "ERROR usage: latency NAME on|off");
+        return;
+    }
+    p->latency_mode = strcmp(argv[2], "on") == 0;
+    snprintf(out, outlen, "OK");
+}
+
+static void cmd_ports(struct pof_sw *sw, int argc, char **argv, char *out, size_t outlen)
+{
+    (void)argc;
+    (void)argv;
+    size_t at = (size_t)snprintf(out, outlen, "OK");
+    for (int i = 1; i <= POF_MAX_PORTS && at < outlen; i++) {
+        const struct sw_port *p = &sw->ports[i];
+        if (p->in_use)
+            at += (size_t)snprintf(out + at, outlen - at, " %d:%s:%d:%llu:%llu", p->id, p->name, p->enabled,
+                                   (unsigned long long)p->rx_packets, (unsigned long long)p->tx_packets);
+    }
+}
+
+static void cmd_stats(struct pof_sw *sw, int argc, char **argv, char *out, size_t outlen)
+{
+    (void)argc;
+    (void)argv;
+    struct pof_dp_stats s;
+    pof_dp_get_stats(sw->dp, &s);
+    snprintf(out, outlen, "OK processed=%llu miss=%llu dropped=%llu short=%llu tables=%d flows=%d packet_in=%llu",
+             (unsigned long long)s.processed, (unsigned long long)s.table_miss, (unsigned long long)s.dropped,
+             (unsigned long long)s.short_field, pof_dp_table_count(sw->dp), pof_dp_flow_count(sw->dp),
+             (unsigned long long)sw->packet_in_sent);
+}
+
+static const struct { const char *name; int min_args; cmd_fn fn; const char *usage; } commands[] = {
+    {"port-add", 2, cmd_port_add, "port-add NAME [ARGS]"},
+    {"port-del", 2, cmd_port_del, "port-del NAME"},
+    {"latency", 2, cmd_latency, "latency NAME on|off"},
+    {"ports", 1, cmd_ports, "ports"},
+    {"stats", 1, cmd_stats, "stats"},
+};
+
+void pof_mgmt_command(struct pof_sw *sw, char *line, char *out, size_t outlen)
+{
+    char *argv[4] = {0};
+    int argc = 0;
+    char *save = NULL;
+    /* ARGS (the last argument) may contain spaces: split at most three times */
+    for (char *tok = strtok_r(line, " \t\r\n", &save); tok && argc < 4;
+         tok = argc == 2 ? strtok_r(NULL, "\r\n", &save) : strtok_r(NULL, " \t\r\n", &save))
+        argv[argc++] = tok;
+    if (argc == 0) {
+        snprintf(out, outlen, "ERROR empty command");
+        return;
+    }
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+        if (strcmp(argv[0], commands[i].name) != 0)
+            continue;
+        if (argc < commands[i].min_args)
+            snprintf(out, outlen, "ERROR usage: %s", commands[i].usage);
+        else
+            commands[i].fn(sw, argc, argv, out, outlen);
+        return;
+    }
+    snprintf(out, outlen, "ERROR unknown command %.64s", argv[0]);
+}
+
+static void drop_client(struct client *c)
+{
+    close(c->fd);
+    c->fd = -1;
+    c->len = 0;
+}
+
+static void serve_client(struct pof_mgmt *m, struct client *c)
+{
+    ssize_t n = recv(c->fd, c->line + c->len, sizeof(c->line) - 1 - c->len, MSG_DONTWAIT);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+        drop_client(c);
+        return;
+    }
+    if (n < 0)
+        return;
+    c->len += (size_t)n;
+    c->line[c->len] = '\0';
+    char *nl;
+    while ((nl = strchr(c->line, '\n')) != NULL) {
+        *nl = '\0';
+        char reply[4096];
+        pof_mgmt_command(m->sw, c->line, reply, sizeof(reply) - 1);
+        strcat(reply, "\n");
+        if (send(c->fd, reply, strlen(reply), MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+            drop_client(c);
+            return;
+        }
+        size_t rest = c->len - (size_t)(nl + 1 - c->line);
+        memmove(c->line, nl + 1, rest + 1);
+        c->len = rest;
+    }
+    if (c->len == sizeof(c->line) - 1) {
+        send(c->fd, "ERROR line too long\n", 20, MSG_NOSIGNAL | MSG_DONTWAIT);
+        drop_client(c);
+    }
+}
+
+void pof_mgmt_service(struct pof_mgmt *m)
+{
+    if (!m)
+        return;
+    int fd;
+    while ((fd = accept4(m->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+        int slot = -1;
+        for (int i = 0; i < MAX_CLIENTS && slot < 0; i++)
+            if (m->clients[i].fd < 0)
+                slot = i;
+        if (slot < 0) {
+            send(fd, "ERROR too many clients\n", 23, MSG_NOSIGNAL | MSG_DONTWAIT);
+            close(fd);
+            continue;
+        }
+        m->clients[slot] = (struct client){.fd = fd};
+    }
+    for (int i = 0; i < MAX_CLIENTS; i++)
+        if (m->clients[i].fd >= 0)
+            serve_client(m, &m->clients[i]);
+}

@@ -1,0 +1,26 @@
+/* Local management socket (unix stream, one text command per line, one reply line each):
+ *   port-add NAME [ARGS]   -> "OK <port id>"      (ARGS: DPDK devargs, or the netdev for AF_PACKET)
+ *   port-del NAME          -> "OK"
+ *   latency NAME on|off    -> "OK"                (burst size 1 on that port, the loop never sleeps)
+ *   ports                  -> "OK <id>:<name>:<enabled>:<rx>:<tx> ..."
+ *   stats                  -> "OK processed=N miss=N dropped=N short=N tables=N flows=N packet_in=N"
+ * Errors reply "ERROR <reason>". Used by the mec-agent and ap-agent to hot-add vNF and vAP ports. */
+#ifndef POF_MGMT_H
+#define POF_MGMT_H
+
+#include <poll.h>
+#include <stddef.h>
+
+struct pof_sw;
+struct pof_mgmt;
+
+struct pof_mgmt *pof_mgmt_open(struct pof_sw *sw, const char *path);
+void pof_mgmt_close(struct pof_mgmt *m);
+/* Adds the descriptors to poll to fds (at most max); returns how many. */
+int pof_mgmt_fds(const struct pof_mgmt *m, struct pollfd *fds, int max);
+/* Accepts clients and answers complete command lines. Never blocks. */
+void pof_mgmt_service(struct pof_mgmt *m);
+/* Runs one command line and writes the reply (without newline) into out. Exposed for unit tests. */
+void pof_mgmt_command(struct pof_sw *sw, char *line, char *out, size_t outlen);
+
+#endif

@@ -1,0 +1,79 @@
+/* The switch: ports, the forwarding core, shaping queues, the controller connection and the management
+ * socket, driven by one run loop. Everything runs on one thread: control messages are applied between
+ * bursts, which is what makes table edits atomic for packets. */
+#ifndef POF_SWITCH_H
+#define POF_SWITCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pof_dp.h"
+#include "pof_io.h"
+
+#define SW_BURST 32
+#define SW_QUEUE_SLOTS 256 /* shaping queue per meter */
+
+struct pof_conn;
+struct pof_mgmt;
+
+struct sw_port {
+    bool in_use;
+    bool enabled;       /* of_enable from PORT_MOD; ports start disabled, as in the reference */
+    bool latency_mode;  /* burst size 1, flushed at once, and the loop never sleeps */
+    uint16_t id;        /* POF port id, from 1 */
+    char name[64];
+    uint8_t mac[6];
+    struct pof_io_port *io;
+    uint64_t rx_packets, tx_packets, tx_dropped;
+    uint16_t tx_n;
+    struct pof_io_buf *tx_buf[SW_BURST];
+};
+
+struct sw_queued { struct pof_io_buf *buf; uint16_t port; uint32_t len; };
+struct sw_meter_queue { uint32_t head, n, bytes; struct sw_queued slot[SW_QUEUE_SLOTS]; };
+
+struct sw_config {
+    const char *controller_host;
+    uint16_t controller_port;
+    const char *mgmt_path;       /* unix socket for port add/remove; NULL = none */
+    uint32_t dev_id;
+    bool busy_poll;              /* never sleep (the reference point for adaptive polling) */
+    bool all_ports_enabled;      /* start ports enabled (standalone tests without a controller) */
+    uint32_t max_sleep_us;       /* adaptive polling: longest sleep when idle */
+};
+
+struct pof_sw {
+    struct sw_config cfg;
+    const struct pof_io_ops *io;
+    struct pof_dp *dp;
+    struct sw_port ports[POF_MAX_PORTS + 1]; /* index = port id */
+    struct sw_meter_queue *queues[POF_METERS];
+    struct pof_conn *conn;
+    struct pof_mgmt *mgmt;
+    uint32_t idle_rounds;
+    uint64_t packet_in_sent;
+    volatile int quit;
+};
+
+int pof_sw_init(struct pof_sw *sw, const struct sw_config *cfg, const struct pof_io_ops *io);
+void pof_sw_fini(struct pof_sw *sw);
+
+/* Adds a port (reported to the controller by PORT_STATUS ADD). Returns the port id, or -1 with err. */
+int pof_sw_port_add(struct pof_sw *sw, const char *name, const char *args, char *err, size_t errlen);
+int pof_sw_port_del(struct pof_sw *sw, const char *name, char *err, size_t errlen);
+struct sw_port *pof_sw_port_by_name(struct pof_sw *sw, const char *name);
+
+/* Sends raw bytes out of a port (PACKET_OUT without actions); false if the port is unknown or busy. */
+bool pof_sw_send(struct pof_sw *sw, uint16_t port, const uint8_t *data, uint32_t len);
+/* Runs a PACKET_OUT: actions over data, then output as they say. */
+void pof_sw_packet_out(struct pof_sw *sw, const struct pof_packet_out *po);
+
+/* One round: every port's rx burst through the pipeline, shaping queues released, tx flushed.
+ * Returns the number of packets handled. */
+uint32_t pof_sw_poll_once(struct pof_sw *sw, uint64_t now_ns);
+/* Runs until sw->quit: poll rounds, control and management messages, adaptive sleep when idle. */
+void pof_sw_run(struct pof_sw *sw);
+
+uint64_t pof_now_ns(void);
+
+#endif

@@ -1,0 +1,137 @@
+"""Write the hex test vectors of spec/pof/vectors/ from the message definitions below.
+
+Run once after a deliberate change of the contract: python pof-switch/tests/gen_vectors.py
+The vectors are checked in; the C, Java and Python codecs are all tested against the files, not this script.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import pofwire  # noqa: E402
+
+OUT = Path(__file__).resolve().parents[2] / "spec" / "pof" / "vectors"
+
+PORT = {"slot_id": 0, "port_id": 1, "dev_id": 1, "hw_addr": "020000000001", "name": "veth-a", "config": 0,
+        "state": 0, "curr": 0, "advertised": 0, "supported": 0, "peer": 0, "curr_speed": 10000000,
+        "max_speed": 10000000, "of_enable": 1}
+ETH_TYPE = {"field_id": 2, "offset": 96, "length": 16}
+DST_MAC = {"field_id": 0, "offset": 0, "length": 48}
+ODD_FIELD = {"field_id": 7, "offset": 99, "length": 16}  # not byte aligned on purpose
+
+
+def mx(m: dict, value: str, mask: str) -> dict:
+    return {**m, "value": value.ljust(32, "0"), "mask": mask.ljust(32, "0")}
+
+
+VALID = {
+    "hello": {"type": "HELLO", "xid": 0, "body": {}},
+    "echo_request": {"type": "ECHO_REQUEST", "xid": 9, "body": {"data": "cafe"}},
+    "features_request": {"type": "FEATURES_REQUEST", "xid": 2, "body": {}},
+    "features_reply": {"type": "FEATURES_REPLY", "xid": 2, "body": {
+        "dev_id": 1, "slot_id": 0, "port_num": 2, "table_num": 45, "capabilities": 0,
+        "vendor_id": "WiSlice", "dev_fw_id": "pofswitch 0.1", "dev_lkup_id": "wislice-core"}},
+    "set_config": {"type": "SET_CONFIG", "xid": 3, "body": {"dev_id": 1, "flags": 0, "miss_send_len": 128}},
+    "get_config_reply": {"type": "GET_CONFIG_REPLY", "xid": 4,
+                         "body": {"dev_id": 1, "flags": 0, "miss_send_len": 128}},
+    "resource_report": {"type": "RESOURCE_REPORT", "xid": 4, "body": {
+        "resource_type": 0, "slot_id": 0, "counter_num": 512, "meter_num": 256, "group_num": 128,
+        "tables": [{"dev_id": 1, "type": t, "tbl_num": n, "key_len": 160, "total_size": 8000}
+                   for t, n in ((0, 10), (1, 10), (2, 5), (3, 20))]}},
+    "port_status_add": {"type": "PORT_STATUS", "xid": 4, "body": {"reason": 0, "port": PORT}},
+    "port_mod_enable": {"type": "PORT_MOD", "xid": 5, "body": {"reason": 2, "port": PORT}},
+    "error_bad_type": {"type": "ERROR", "xid": 6, "body": {
+        "type": 1, "code": 1, "dev_id": 1, "slot_id": 0, "string": "unsupported message type 21"}},
+    "table_mod_mm": {"type": "TABLE_MOD", "xid": 10, "body": {
+        "command": 0, "table_id": 0, "table_type": 0, "size": 512, "key_len": 16, "slot_id": 0,
+        "name": "classify", "matches": [ODD_FIELD]}},
+    "table_mod_em": {"type": "TABLE_MOD", "xid": 11, "body": {
+        "command": 0, "table_id": 0, "table_type": 2, "size": 1024, "key_len": 64, "slot_id": 0,
+        "name": "steer", "matches": [DST_MAC, ETH_TYPE]}},
+    "flow_mod_goto": {"type": "FLOW_MOD", "xid": 12, "body": {
+        "command": 0, "counter_id": 0, "cookie": 0x1122334455667788, "cookie_mask": 0, "table_id": 0,
+        "table_type": 0, "idle_timeout": 0, "hard_timeout": 0, "priority": 10, "index": 0, "slot_id": 0,
+        "matches": [mx(ODD_FIELD, "0801", "ffff")],
+        "instructions": [
+            {"type": "WRITE_METADATA", "metadata_offset": 32, "length": 16, "value": "00070000"},
+            {"type": "GOTO_TABLE", "next_table_id": 20, "packet_offset": 0, "matches": [DST_MAC, ETH_TYPE]}]}},
+    "flow_mod_meter_output": {"type": "FLOW_MOD", "xid": 13, "body": {
+        "command": 0, "counter_id": 3, "cookie": 0, "cookie_mask": 0, "table_id": 0, "table_type": 2,
+        "idle_timeout": 0, "hard_timeout": 0, "priority": 0, "index": 5, "slot_id": 0,
+        "matches": [mx(DST_MAC, "020000000002", "ffffffffffff"), mx(ETH_TYPE, "0800", "ffff")],
+        "instructions": [
+            {"type": "METER", "meter_id": 1},
+            {"type": "APPLY_ACTIONS", "actions": [
+                {"type": "SET_FIELD", "field": mx(DST_MAC, "0200000000aa", "ffffffffffff")},
+                {"type": "MODIFY_FIELD", "field": {"field_id": 9, "offset": 176, "length": 8}, "increment": -1},
+                {"type": "COUNTER", "value": 3},
+                {"type": "OUTPUT", "port_type": 0, "metadata_offset": 0, "metadata_len": 0, "packet_offset": 0,
+                 "value": 2}]}]}},
+    "flow_mod_fields": {"type": "FLOW_MOD", "xid": 14, "body": {
+        "command": 0, "counter_id": 0, "cookie": 0, "cookie_mask": 0, "table_id": 1, "table_type": 0,
+        "idle_timeout": 0, "hard_timeout": 0, "priority": 5, "index": 1, "slot_id": 0,
+        "matches": [mx(ETH_TYPE, "86dd", "ffff")],
+        "instructions": [
+            {"type": "WRITE_METADATA_FROM_PACKET", "metadata_offset": 64, "packet_offset": 0, "length": 48},
+            {"type": "APPLY_ACTIONS", "actions": [
+                {"type": "ADD_FIELD", "tag_id": 1, "tag_pos": 96, "tag_len": 32, "tag_value": "81000005"},
+                {"type": "DELETE_FIELD", "tag_pos": 96, "len_type": 0, "value": 32},
+                {"type": "CALC_CHECKSUM", "checksum_pos_type": 0, "calc_pos_type": 0, "checksum_pos": 192,
+                 "checksum_len": 16, "calc_start": 112, "calc_len": 160},
+                {"type": "PACKET_IN", "value": 1},
+                {"type": "DROP", "value": 0}]},
+            {"type": "GOTO_DIRECT_TABLE", "next_table_id": 25, "index_type": 0, "packet_offset": 14, "value": 3}]}},
+    "flow_mod_delete": {"type": "FLOW_MOD", "xid": 15, "body": {
+        "command": 3, "counter_id": 0, "cookie": 0, "cookie_mask": 0, "table_id": 0, "table_type": 2,
+        "idle_timeout": 0, "hard_timeout": 0, "priority": 0, "index": 5, "slot_id": 0, "matches": [],
+        "instructions": []}},
+    "meter_mod_add": {"type": "METER_MOD", "xid": 16,
+                      "body": {"command": 0, "slot_id": 0, "meter_id": 1, "rate": 10000}},
+    "counter_request": {"type": "COUNTER_REQUEST", "xid": 17,
+                        "body": {"command": 0, "slot_id": 0, "counter_id": 3, "packets": 0, "bytes": 0}},
+    "counter_reply": {"type": "COUNTER_REPLY", "xid": 17,
+                      "body": {"command": 0, "slot_id": 0, "counter_id": 3, "packets": 1000, "bytes": 64000}},
+    "packet_in": {"type": "PACKET_IN", "xid": 0, "body": {
+        "buffer_id": 0xFFFFFFFF, "reason": 1, "table_id": 20, "cookie": 0, "dev_id": 1, "slot_id": 0,
+        "port_id": 1, "data": "0200000000020200000000010800"}},
+    "packet_out": {"type": "PACKET_OUT", "xid": 18, "body": {
+        "buffer_id": 0xFFFFFFFF, "in_port": 0,
+        "actions": [{"type": "OUTPUT", "port_type": 0, "metadata_offset": 0, "metadata_len": 0,
+                     "packet_offset": 0, "value": 2}],
+        "data": "0200000000020200000000010800" + "45" + "00" * 45}},
+    "queryall_request": {"type": "QUERYALL_REQUEST", "xid": 19, "body": {}},
+    "queryall_fin": {"type": "QUERYALL_FIN", "xid": 19, "body": {}},
+}
+
+# Malformed messages and the ERROR (type, code) the switch answers with.
+INVALID = {
+    "flow_mod_short_body": (bytes.fromhex("040f0010000000630000000000000000"), (1, 6)),
+    "barrier_unsupported": (bytes.fromhex("0415000800000064"), (1, 1)),
+    "unknown_type": (bytes.fromhex("04c8000800000065"), (1, 1)),
+    "bad_version": (bytes.fromhex("0100000800000066"), (1, 0)),
+}
+
+
+def _with_defaults(msg: dict) -> dict:
+    """Canonical form = what decode() returns, so files hold every field, including len defaults."""
+    return pofwire.decode(pofwire.encode(msg))
+
+
+def main() -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "invalid").mkdir(exist_ok=True)
+    for name, msg in VALID.items():
+        canon = _with_defaults(msg)
+        doc = {"name": name, "message": canon, "hex": pofwire.encode(canon).hex()}
+        (OUT / f"{name}.json").write_text(json.dumps(doc, indent=1) + "\n")
+    for name, (raw, (etype, ecode)) in INVALID.items():
+        doc = {"name": name, "hex": raw.hex(), "error": {"type": etype, "code": ecode}}
+        (OUT / "invalid" / f"{name}.json").write_text(json.dumps(doc, indent=1) + "\n")
+    print(f"wrote {len(VALID)} valid and {len(INVALID)} invalid vectors to {OUT}")
+
+
+if __name__ == "__main__":
+    main()

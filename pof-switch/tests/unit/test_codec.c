@@ -1,0 +1,324 @@
+/* The C codec against spec/pof/vectors: every valid vector decodes to the fields it lists and re-encodes to
+ * the same bytes; every invalid vector is rejected with the ERROR type/code it names. */
+#include <dirent.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pof_wire.h"
+#include "unit.h"
+
+static const char *vector_dir;
+
+static size_t unhex(const char *s, uint8_t *out, size_t cap)
+{
+    size_t n = strlen(s) / 2;
+    if (n > cap)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        sscanf(s + 2 * i, "%2hhx", &out[i]);
+    return n;
+}
+
+static json_int_t ival(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    if (!json_is_integer(v)) {
+        fprintf(stderr, "  field %s missing\n", k);
+        return -1;
+    }
+    return json_integer_value(v);
+}
+
+/* Compares a hex string field with bytes. */
+static int hexeq(json_t *o, const char *k, const uint8_t *b, size_t n)
+{
+    uint8_t tmp[64] = {0};
+    const char *s = json_string_value(json_object_get(o, k));
+    return s && unhex(s, tmp, sizeof(tmp)) == n && memcmp(tmp, b, n) == 0;
+}
+
+static int streq(json_t *o, const char *k, const char *s)
+{
+    const char *v = json_string_value(json_object_get(o, k));
+    return v && strcmp(v, s) == 0;
+}
+
+static int check_match(json_t *j, const struct pof_match *m)
+{
+    return ival(j, "field_id") == m->field_id && ival(j, "offset") == m->offset && ival(j, "length") == m->len;
+}
+
+static int check_match_x(json_t *j, const struct pof_match_x *m)
+{
+    return check_match(j, &m->field) && hexeq(j, "value", m->value, 16) && hexeq(j, "mask", m->mask, 16);
+}
+
+static const char *action_names[] = {"OUTPUT", "SET_FIELD", "SET_FIELD_FROM_METADATA", "MODIFY_FIELD",
+                                     "ADD_FIELD", "DELETE_FIELD", "CALC_CHECKSUM", "GROUP", "DROP",
+                                     "PACKET_IN", "COUNTER"};
+
+static int check_action(json_t *j, const struct pof_action *a)
+{
+    if (a->type > POFAT_COUNTER || !streq(j, "type", action_names[a->type]) || ival(j, "len") != a->len)
+        return 0;
+    switch (a->type) {
+    case POFAT_OUTPUT:
+        return ival(j, "port_type") == a->u.output.port_type && ival(j, "value") == a->u.output.port_id &&
+               ival(j, "packet_offset") == a->u.output.packet_offset;
+    case POFAT_SET_FIELD: return check_match_x(json_object_get(j, "field"), &a->u.set_field);
+    case POFAT_MODIFY_FIELD:
+        return check_match(json_object_get(j, "field"), &a->u.modify_field.field) &&
+               ival(j, "increment") == a->u.modify_field.increment;
+    case POFAT_ADD_FIELD:
+        return ival(j, "tag_id") == a->u.add_field.tag_id && ival(j, "tag_pos") == a->u.add_field.tag_pos &&
+               ival(j, "tag_len") == a->u.add_field.tag_len && hexeq(j, "tag_value", a->u.add_field.tag_value, 16);
+    case POFAT_DELETE_FIELD:
+        return ival(j, "tag_pos") == a->u.delete_field.tag_pos && ival(j, "value") == a->u.delete_field.len_value;
+    case POFAT_CALC_CHECKSUM:
+        return ival(j, "checksum_pos") == a->u.checksum.checksum_pos &&
+               ival(j, "checksum_len") == a->u.checksum.checksum_len &&
+               ival(j, "calc_start") == a->u.checksum.calc_start && ival(j, "calc_len") == a->u.checksum.calc_len;
+    default: return ival(j, "value") == a->u.value;
+    }
+}
+
+static int check_instruction(json_t *j, const struct pof_instruction *in)
+{
+    if (ival(j, "len") != in->len)
+        return 0;
+    switch (in->type) {
+    case POFIT_GOTO_TABLE: {
+        json_t *ms = json_object_get(j, "matches");
+        if (!streq(j, "type", "GOTO_TABLE") || ival(j, "next_table_id") != in->u.goto_table.next_table_id ||
+            json_array_size(ms) != in->u.goto_table.match_num)
+            return 0;
+        for (size_t i = 0; i < json_array_size(ms); i++)
+            if (!check_match(json_array_get(ms, i), &in->u.goto_table.matches[i]))
+                return 0;
+        return 1;
+    }
+    case POFIT_WRITE_METADATA:
+        return streq(j, "type", "WRITE_METADATA") &&
+               ival(j, "metadata_offset") == in->u.write_metadata.metadata_offset &&
+               ival(j, "length") == in->u.write_metadata.len && hexeq(j, "value", in->u.write_metadata.value, 16);
+    case POFIT_WRITE_METADATA_FROM_PACKET:
+        return streq(j, "type", "WRITE_METADATA_FROM_PACKET") &&
+               ival(j, "metadata_offset") == in->u.write_metadata_from_packet.metadata_offset &&
+               ival(j, "packet_offset") == in->u.write_metadata_from_packet.packet_offset &&
+               ival(j, "length") == in->u.write_metadata_from_packet.len;
+    case POFIT_METER: return streq(j, "type", "METER") && ival(j, "meter_id") == in->u.meter.meter_id;
+    case POFIT_GOTO_DIRECT_TABLE:
+        return streq(j, "type", "GOTO_DIRECT_TABLE") && ival(j, "next_table_id") == in->u.goto_direct.next_table_id &&
+               ival(j, "packet_offset") == in->u.goto_direct.packet_offset &&
+               ival(j, "value") == in->u.goto_direct.index_value;
+    case POFIT_APPLY_ACTIONS: {
+        json_t *as = json_object_get(j, "actions");
+        if (!streq(j, "type", "APPLY_ACTIONS") || json_array_size(as) != in->u.apply_actions.action_num)
+            return 0;
+        for (size_t i = 0; i < json_array_size(as); i++)
+            if (!check_action(json_array_get(as, i), &in->u.apply_actions.actions[i]))
+                return 0;
+        return 1;
+    }
+    default: return 0;
+    }
+}
+
+static int check_port(json_t *j, const struct pof_port *p)
+{
+    return ival(j, "port_id") == p->port_id && ival(j, "dev_id") == p->dev_id && hexeq(j, "hw_addr", p->hw_addr, 6) &&
+           streq(j, "name", p->name) && ival(j, "curr_speed") == p->curr_speed && ival(j, "of_enable") == p->of_enable;
+}
+
+/* Field-by-field comparison of the decoded message with the vector's "body". */
+static int check_fields(json_t *b, const struct pof_msg *m)
+{
+    switch (m->hdr.type) {
+    case POFT_FLOW_MOD: {
+        const struct pof_flow_mod *f = &m->u.flow_mod;
+        json_t *ms = json_object_get(b, "matches"), *is = json_object_get(b, "instructions");
+        if (ival(b, "command") != f->command || ival(b, "counter_id") != f->counter_id ||
+            (uint64_t)ival(b, "cookie") != f->cookie || ival(b, "table_id") != f->table_id ||
+            ival(b, "table_type") != f->table_type || ival(b, "priority") != f->priority ||
+            ival(b, "index") != f->index || json_array_size(ms) != f->match_num ||
+            json_array_size(is) != f->instruction_num)
+            return 0;
+        for (size_t i = 0; i < f->match_num; i++)
+            if (!check_match_x(json_array_get(ms, i), &f->matches[i]))
+                return 0;
+        for (size_t i = 0; i < f->instruction_num; i++)
+            if (!check_instruction(json_array_get(is, i), &f->instructions[i]))
+                return 0;
+        return 1;
+    }
+    case POFT_TABLE_MOD: {
+        const struct pof_table_mod *t = &m->u.table_mod;
+        json_t *ms = json_object_get(b, "matches");
+        if (ival(b, "command") != t->command || ival(b, "table_id") != t->table_id ||
+            ival(b, "table_type") != t->table_type || ival(b, "size") != t->size || ival(b, "key_len") != t->key_len ||
+            !streq(b, "name", t->name) || json_array_size(ms) != t->match_num)
+            return 0;
+        for (size_t i = 0; i < t->match_num; i++)
+            if (!check_match(json_array_get(ms, i), &t->matches[i]))
+                return 0;
+        return 1;
+    }
+    case POFT_PORT_STATUS: case POFT_PORT_MOD:
+        return ival(b, "reason") == m->u.port_status.reason &&
+               check_port(json_object_get(b, "port"), &m->u.port_status.port);
+    case POFT_FEATURES_REPLY:
+        return ival(b, "dev_id") == m->u.features.dev_id && ival(b, "port_num") == m->u.features.port_num &&
+               ival(b, "table_num") == m->u.features.table_num && streq(b, "vendor_id", m->u.features.vendor_id) &&
+               streq(b, "dev_fw_id", m->u.features.dev_fw_id);
+    case POFT_SET_CONFIG: case POFT_GET_CONFIG_REPLY:
+        return ival(b, "dev_id") == m->u.config.dev_id && ival(b, "miss_send_len") == m->u.config.miss_send_len;
+    case POFT_RESOURCE_REPORT: {
+        const struct pof_resource_report *r = &m->u.resource;
+        json_t *ts = json_object_get(b, "tables");
+        if (ival(b, "counter_num") != r->counter_num || ival(b, "meter_num") != r->meter_num ||
+            ival(b, "group_num") != r->group_num || json_array_size(ts) != POF_TABLE_TYPES)
+            return 0;
+        for (int i = 0; i < POF_TABLE_TYPES; i++) {
+            json_t *t = json_array_get(ts, (size_t)i);
+            if (ival(t, "type") != r->tables[i].type || ival(t, "tbl_num") != r->tables[i].tbl_num ||
+                ival(t, "key_len") != r->tables[i].key_len || ival(t, "total_size") != r->tables[i].total_size)
+                return 0;
+        }
+        return 1;
+    }
+    case POFT_ERROR:
+        return ival(b, "type") == m->u.error.type && ival(b, "code") == m->u.error.code &&
+               streq(b, "string", m->u.error.string);
+    case POFT_METER_MOD:
+        return ival(b, "command") == m->u.meter_mod.command && ival(b, "meter_id") == m->u.meter_mod.meter_id &&
+               ival(b, "rate") == m->u.meter_mod.rate;
+    case POFT_COUNTER_MOD: case POFT_COUNTER_REQUEST: case POFT_COUNTER_REPLY:
+        return ival(b, "counter_id") == m->u.counter.counter_id && ival(b, "packets") == (json_int_t)m->u.counter.packets &&
+               ival(b, "bytes") == (json_int_t)m->u.counter.bytes;
+    case POFT_PACKET_IN:
+        return ival(b, "port_id") == m->u.packet_in.port_id && ival(b, "table_id") == m->u.packet_in.table_id &&
+               ival(b, "reason") == m->u.packet_in.reason &&
+               hexeq(b, "data", m->u.packet_in.data, m->u.packet_in.total_len);
+    case POFT_PACKET_OUT: {
+        json_t *as = json_object_get(b, "actions");
+        if (ival(b, "in_port") != m->u.packet_out.in_port || json_array_size(as) != m->u.packet_out.action_num)
+            return 0;
+        for (size_t i = 0; i < json_array_size(as); i++)
+            if (!check_action(json_array_get(as, i), &m->u.packet_out.actions[i]))
+                return 0;
+        return 1;
+    }
+    case POFT_ECHO_REQUEST: case POFT_ECHO_REPLY:
+        return hexeq(b, "data", m->u.echo.data, m->u.echo.len) || m->u.echo.len > 64;
+    default:
+        return json_object_size(b) == 0;
+    }
+}
+
+static void run_vector(const char *path, bool invalid)
+{
+    json_error_t jerr;
+    json_t *doc = json_load_file(path, 0, &jerr);
+    CHECK(doc != NULL);
+    if (!doc)
+        return;
+    static uint8_t raw[65536], again[65536];
+    static struct pof_msg msg;
+    size_t n = unhex(json_string_value(json_object_get(doc, "hex")), raw, sizeof(raw));
+    struct pof_status st;
+    int rc = pof_decode(raw, n, &msg, &st);
+    if (invalid) {
+        json_t *e = json_object_get(doc, "error");
+        CHECK_MSG(rc < 0 && st.type == ival(e, "type") && st.code == ival(e, "code"), path);
+    } else {
+        CHECK_MSG(rc == 0, path);
+        if (rc == 0) {
+            json_t *m = json_object_get(doc, "message");
+            CHECK_MSG(msg.hdr.xid == ival(m, "xid"), path);
+            CHECK_MSG(check_fields(json_object_get(m, "body"), &msg), path);
+            int len = pof_encode(&msg, again, sizeof(again));
+            CHECK_MSG(len == (int)n && memcmp(raw, again, n) == 0, path);
+        }
+    }
+    json_decref(doc);
+}
+
+static int run_dir(const char *dir, bool invalid)
+{
+    DIR *d = opendir(dir);
+    int count = 0;
+    CHECK_MSG(d != NULL, dir);
+    if (!d)
+        return 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        size_t l = strlen(e->d_name);
+        if (l < 6 || strcmp(e->d_name + l - 5, ".json") != 0)
+            continue;
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        run_vector(path, invalid);
+        count++;
+    }
+    closedir(d);
+    return count;
+}
+
+static void test_all_vectors(void)
+{
+    char inv[1024];
+    snprintf(inv, sizeof(inv), "%s/invalid", vector_dir);
+    CHECK(run_dir(vector_dir, false) >= 20);
+    CHECK(run_dir(inv, true) >= 4);
+}
+
+static void test_truncated_prefixes_never_decode_past_end(void)
+{
+    /* Every prefix of a FLOW_MOD with a patched length must be rejected, not read past its end. */
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/flow_mod_meter_output.json", vector_dir);
+    json_t *doc = json_load_file(path, 0, NULL);
+    CHECK(doc != NULL);
+    if (!doc)
+        return;
+    static uint8_t raw[4096], cut[4096];
+    static struct pof_msg msg;
+    size_t n = unhex(json_string_value(json_object_get(doc, "hex")), raw, sizeof(raw));
+    for (size_t l = 0; l < n; l++) {
+        memcpy(cut, raw, l);
+        if (l >= 4) {
+            cut[2] = (uint8_t)(l >> 8);
+            cut[3] = (uint8_t)l;
+        }
+        struct pof_status st;
+        CHECK(pof_decode(cut, l, &msg, &st) < 0);
+    }
+    json_decref(doc);
+}
+
+static void test_bad_counts_rejected(void)
+{
+    static uint8_t raw[POF_HEADER_LEN + POF_FLOW_MOD_SIZE];
+    static struct pof_msg msg;
+    struct pof_status st;
+    raw[0] = 4;
+    raw[1] = POFT_FLOW_MOD;
+    raw[2] = (uint8_t)(sizeof(raw) >> 8);
+    raw[3] = (uint8_t)sizeof(raw);
+    raw[8 + 1] = 9; /* nine matches */
+    CHECK(pof_decode(raw, sizeof(raw), &msg, &st) < 0 && st.type == POFET_BAD_MATCH);
+    raw[8 + 1] = 0;
+    raw[8 + 2] = 7; /* seven instructions */
+    CHECK(pof_decode(raw, sizeof(raw), &msg, &st) < 0 && st.type == POFET_BAD_INSTRUCTION);
+}
+
+int main(int argc, char **argv)
+{
+    vector_dir = argc > 1 ? argv[1] : "../../spec/pof/vectors";
+    RUN(test_all_vectors);
+    RUN(test_truncated_prefixes_never_decode_past_end);
+    RUN(test_bad_counts_rejected);
+    return unit_summary();
+}
