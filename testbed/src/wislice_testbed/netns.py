@@ -55,8 +55,12 @@ class Namespace:
         ns = cls(unique_name(tag))
         netns.create(ns.name)
         ns._token = janitor.register(f"netns {ns.name}", ns.delete)
-        with NetNS(ns.name) as ipr:
-            ipr.link("set", index=ipr.link_lookup(ifname="lo")[0], state="up")
+        try:
+            with NetNS(ns.name) as ipr:
+                ipr.link("set", index=ipr.link_lookup(ifname="lo")[0], state="up")
+        except BaseException:
+            ns.delete()
+            raise
         return ns
 
     @property
