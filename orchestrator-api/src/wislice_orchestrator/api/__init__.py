@@ -1,0 +1,1 @@
+"""REST resources under /api/v1 (one blueprint per area)."""

@@ -1,0 +1,216 @@
+"""A tenant's slices and their parts: vAPs (addVapToTenant, removeVap, getVaps), vNFs (addVnfToTenant, removeVnf,
+getVnfs), clients (getClients), live statistics."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from flask import abort, request
+from flask_smorest import Blueprint
+from sqlalchemy import select
+
+from .. import auth
+from ..controllers import ControllerError
+from ..models import Slice
+from ..schemas import (
+    ClientListSchema,
+    OperationSchema,
+    SliceCreateSchema,
+    SliceListSchema,
+    SliceSchema,
+    SliceStatsSchema,
+    VapListSchema,
+    VapRequestSchema,
+    VnfListSchema,
+    VnfRequestSchema,
+)
+from ..service import event
+from .common import (
+    IDEMPOTENCY_HEADER,
+    db,
+    get_slice,
+    get_tenant,
+    operation_json,
+    service,
+    slice_json,
+    vap_json,
+    vnf_json,
+)
+
+blp = Blueprint("slices", __name__, url_prefix="/api/v1/tenants/<int(max=65535):tenant_id>",
+                description="Slices of a tenant: vAPs, vNFs, clients, statistics")
+
+SLICE = "/slices/<int(max=2147483647):slice_id>"
+
+
+def _key() -> str | None:
+    key = request.headers.get("Idempotency-Key")
+    if key is not None and not 1 <= len(key) <= 128:
+        abort(400, "Idempotency-Key must be 1-128 characters")
+    return key
+
+
+def _accepted(op: Any) -> tuple[dict[str, Any], int, dict[str, str]]:
+    return operation_json(op), 202, {"Location": f"/api/v1/operations/{op.id}"}
+
+
+@blp.get("/slices")
+@blp.response(200, SliceListSchema)
+def list_slices(tenant_id: int) -> dict[str, Any]:
+    """The tenant's slices (deleted ones are left out)."""
+    auth.require_tenant(tenant_id)
+    get_tenant(tenant_id)
+    rows = db().scalars(select(Slice).where(Slice.tenant_id == tenant_id, Slice.status != "deleted").order_by(Slice.id))
+    return {"slices": [slice_json(s) for s in rows]}
+
+
+@blp.post("/slices")
+@blp.arguments(SliceCreateSchema)
+@blp.response(202, OperationSchema)
+@blp.doc(parameters=[IDEMPOTENCY_HEADER])
+def create_slice(body: dict[str, Any], tenant_id: int) -> Any:
+    """Ask for an end-to-end slice. Admission runs now (409 with reasons if it does not fit); building runs as an
+    operation (poll its Location)."""
+    auth.require_tenant(tenant_id)
+    tenant = get_tenant(tenant_id)
+    op, _created = service().create_slice(db(), tenant, body, _key())
+    return _accepted(op)
+
+
+@blp.get(SLICE)
+@blp.response(200, SliceSchema)
+def get_slice_view(tenant_id: int, slice_id: int) -> dict[str, Any]:
+    """One slice, with its vAPs and vNFs."""
+    auth.require_tenant(tenant_id)
+    return slice_json(get_slice(tenant_id, slice_id))
+
+
+@blp.delete(SLICE)
+@blp.response(202, OperationSchema)
+def delete_slice(tenant_id: int, slice_id: int) -> Any:
+    """Tear a slice down (paths, vNFs, vAPs) as an operation."""
+    auth.require_tenant(tenant_id)
+    return _accepted(service().delete_slice(db(), get_slice(tenant_id, slice_id)))
+
+
+@blp.get(SLICE + "/vaps")
+@blp.response(200, VapListSchema)
+def get_vaps(tenant_id: int, slice_id: int) -> dict[str, Any]:
+    """getVaps of a slice."""
+    auth.require_tenant(tenant_id)
+    return {"vaps": [vap_json(v) for v in get_slice(tenant_id, slice_id).vaps]}
+
+
+@blp.post(SLICE + "/vaps")
+@blp.arguments(VapRequestSchema)
+@blp.response(202, OperationSchema)
+@blp.doc(parameters=[IDEMPOTENCY_HEADER])
+def add_vap(body: dict[str, Any], tenant_id: int, slice_id: int) -> Any:
+    """addVapToTenant: one more vAP in an active slice."""
+    auth.require_tenant(tenant_id)
+    op, _ = service().add_vap(db(), get_slice(tenant_id, slice_id), body, _key())
+    return _accepted(op)
+
+
+@blp.delete(SLICE + "/vaps/<string(maxlength=64):vap_id>")
+@blp.response(202, OperationSchema)
+def remove_vap(tenant_id: int, slice_id: int, vap_id: str) -> Any:
+    """removeVap."""
+    auth.require_tenant(tenant_id)
+    slice_ = get_slice(tenant_id, slice_id)
+    vap = next((v for v in slice_.vaps if v.vap_id == vap_id), None)
+    if vap is None:
+        abort(404, f"vAP {vap_id} not found in slice {slice_id}")
+    return _accepted(service().remove_vap(db(), slice_, vap))
+
+
+@blp.get(SLICE + "/vnfs")
+@blp.response(200, VnfListSchema)
+def get_vnfs(tenant_id: int, slice_id: int) -> dict[str, Any]:
+    """getVnfs of a slice (the chain, in order)."""
+    auth.require_tenant(tenant_id)
+    return {"vnfs": [vnf_json(v) for v in get_slice(tenant_id, slice_id).vnfs]}
+
+
+@blp.post(SLICE + "/vnfs")
+@blp.arguments(VnfRequestSchema)
+@blp.response(202, OperationSchema)
+@blp.doc(parameters=[IDEMPOTENCY_HEADER])
+def add_vnf(body: dict[str, Any], tenant_id: int, slice_id: int) -> Any:
+    """addVnfToTenant: append a vNF to the slice's chain."""
+    auth.require_tenant(tenant_id)
+    op, _ = service().add_vnf(db(), get_slice(tenant_id, slice_id), body, _key())
+    return _accepted(op)
+
+
+@blp.delete(SLICE + "/vnfs/<int(max=4294967295):vnf_id>")
+@blp.response(202, OperationSchema)
+def remove_vnf(tenant_id: int, slice_id: int, vnf_id: int) -> Any:
+    """removeVnf."""
+    auth.require_tenant(tenant_id)
+    slice_ = get_slice(tenant_id, slice_id)
+    vnf = next((v for v in slice_.vnfs if v.vnf_id == vnf_id), None)
+    if vnf is None:
+        abort(404, f"vNF {vnf_id} not found in slice {slice_id}")
+    return _accepted(service().remove_vnf(db(), slice_, vnf))
+
+
+@blp.get(SLICE + "/clients")
+@blp.response(200, ClientListSchema)
+def get_clients(tenant_id: int, slice_id: int) -> dict[str, Any]:
+    """getClients: stations associated to the slice's vAPs."""
+    auth.require_tenant(tenant_id)
+    slice_ = get_slice(tenant_id, slice_id)
+    clients = []
+    for vap in slice_.vaps:
+        if vap.state == "up":
+            clients += service().controllers.list_clients(vap.agent_id, vap.vap_id)
+    return {"clients": clients}
+
+
+@blp.delete(SLICE + "/clients/<string(maxlength=17):mac>")
+@blp.response(204)
+def kick_client(tenant_id: int, slice_id: int, mac: str) -> None:
+    """Disassociate one of the slice's clients."""
+    auth.require_tenant(tenant_id)
+    slice_ = get_slice(tenant_id, slice_id)
+    mac = mac.lower()
+    for vap in slice_.vaps:
+        for client in service().controllers.list_clients(vap.agent_id, vap.vap_id) if vap.state == "up" else []:
+            if client["mac"].lower() == mac:
+                service().controllers.kick_client(vap.agent_id, mac)
+                event(db(), "client", f"client {mac} kicked from {vap.vap_id}", tenant_id)
+                db().commit()
+                return
+    abort(404, f"client {mac} is not associated to slice {slice_id}")
+
+
+@blp.get(SLICE + "/stats")
+@blp.response(200, SliceStatsSchema)
+def slice_stats(tenant_id: int, slice_id: int) -> dict[str, Any]:
+    """Live statistics: per-vAP rates and clients, per-vNF counters. Parts that cannot be read are listed in errors."""
+    auth.require_tenant(tenant_id)
+    slice_ = get_slice(tenant_id, slice_id)
+    ctl = service().controllers
+    vaps, vnfs, errors = [], [], []
+    for vap in slice_.vaps:
+        if vap.state != "up":
+            continue
+        try:
+            rates = ctl.vap_rates(vap.agent_id, vap.vap_id)
+            clients = len(ctl.list_clients(vap.agent_id, vap.vap_id))
+            vaps.append({"vap_id": vap.vap_id, "tx_bps": int(rates.get("tx_bps", 0)),
+                         "rx_bps": int(rates.get("rx_bps", 0)), "clients": clients})
+        except ControllerError as exc:
+            errors.append(f"vAP {vap.vap_id}: {exc.message}")
+    for vnf in slice_.vnfs:
+        if vnf.state != "running":
+            continue
+        try:
+            vnfs.append(ctl.vnf_stats(vnf.vnf_id))
+        except ControllerError as exc:
+            errors.append(f"vNF {vnf.vnf_id}: {exc.message}")
+    return {"slice_id": slice_.id, "ts": time.time(), "tx_bps": sum(v["tx_bps"] for v in vaps),
+            "rx_bps": sum(v["rx_bps"] for v in vaps), "clients": sum(v["clients"] for v in vaps), "vaps": vaps,
+            "vnfs": vnfs, "errors": errors}

@@ -1,0 +1,109 @@
+"""Application factory: settings, database (migrated at start), controllers, saga runner, REST, dashboard."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from flask import Flask, g
+from flask_smorest import Api
+from sqlalchemy import func, select
+
+from . import auth, db, errors
+from .api import infra, slices, tenants
+from .config import from_environment
+from .controllers import Controllers
+from .controllers.fake import FakeControllers
+from .controllers.rest import RestControllers
+from .dashboard import blp as dashboard_blp
+from .metrics import Metrics
+from .models import ApiToken, Setting, Slice
+from .schemas import ProblemSchema
+from .service import SliceService
+
+log = logging.getLogger(__name__)
+
+
+class WiSliceApi(Api):
+    ERROR_SCHEMA = ProblemSchema
+
+
+def make_controllers(settings: dict[str, Any]) -> Controllers:
+    kind = settings["CONTROLLERS"]
+    if kind == "fake":
+        return FakeControllers(aps=settings["FAKE_APS"], mec_nodes=settings["FAKE_MEC_NODES"])
+    if kind == "rest":
+        return RestControllers(settings["ONOS_URL"], settings["ONOS_USER"], settings["ONOS_PASSWORD"],
+                               settings["ONOS_TIMEOUT_S"])
+    raise ValueError(f"WISLICE_CONTROLLERS must be rest or fake, not {kind!r}")
+
+
+def _bootstrap(session_factory: Any, settings: dict[str, Any], controllers: Controllers) -> None:
+    with session_factory() as session:
+        token = settings["BOOTSTRAP_OPERATOR_TOKEN"]
+        has_operator = session.scalar(select(ApiToken.id).where(ApiToken.role == "operator")) is not None
+        if token and not has_operator:
+            if len(token) < 24:
+                raise ValueError("WISLICE_BOOTSTRAP_OPERATOR_TOKEN must be at least 24 characters")
+            auth.issue_token(session, "operator", None, "bootstrap", plain=token)
+        if isinstance(controllers, FakeControllers) and session.get(Setting, "topology") is None:
+            session.add(Setting(key="topology", value=FakeControllers.default_topology(
+                list(controllers.agents), list(controllers.nodes))))
+        session.commit()
+
+
+def create_app(test_config: dict[str, Any] | None = None, controllers: Controllers | None = None) -> Flask:
+    app = Flask(__name__)
+    settings = from_environment()
+    settings.update(test_config or {})
+    app.config.update(settings)
+    app.config.update(
+        API_TITLE="WiSlice orchestrator", API_VERSION="1.0.0", OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/api/v1", OPENAPI_JSON_PATH="openapi.json",
+        API_SPEC_OPTIONS={
+            "info": {"description": "Tenant and operator API of WiSlice: end-to-end slices over WiFi APs, a POF "
+                                    "wired network and MEC nodes (ADE2WiNFV Table I as resources)."},
+            "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+            "security": [{"bearer": []}],
+        },
+    )
+    engine = db.make_engine(app.config["DATABASE_URL"])
+    db.upgrade(engine)
+    session_factory = db.make_session_factory(engine)
+    ctl = controllers or make_controllers(settings)
+    metrics = Metrics()
+    service = SliceService(session_factory, ctl, app.config["AP_BUDGET_KBPS"], metrics)
+    app.extensions["wislice"] = service
+    app.extensions["wislice_engine"] = engine
+
+    def slice_counts() -> dict[str, int]:
+        with session_factory() as s:
+            return {str(k): int(v) for k, v in s.execute(select(Slice.status, func.count()).group_by(Slice.status))}
+
+    metrics.add_slice_gauge(slice_counts)
+    _bootstrap(session_factory, settings, ctl)
+
+    @app.before_request
+    def _open_session() -> None:
+        g.db = session_factory()
+        auth.load_principal(g.db)
+
+    @app.teardown_request
+    def _close_session(_exc: BaseException | None) -> None:
+        session = g.pop("db", None)
+        if session is not None:
+            session.close()
+
+    errors.init_app(app)
+    metrics.init_app(app)
+    api = WiSliceApi(app)
+    for blp in (tenants.blp, slices.blp, infra.blp):
+        api.register_blueprint(blp)
+    app.register_blueprint(dashboard_blp)
+
+    if app.config["START_WORKER"]:
+        service.runner.start()
+        recovered = service.runner.recover()
+        if recovered:
+            log.warning("recovering interrupted operations %s", recovered)
+    return app

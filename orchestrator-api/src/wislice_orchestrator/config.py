@@ -1,0 +1,49 @@
+"""Settings: defaults, then WISLICE_* environment variables, then the test overrides given to create_app."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+DEFAULTS: dict[str, Any] = {
+    # SQLite by default; PostgreSQL with postgresql+psycopg://user@host:port/db.
+    "DATABASE_URL": "sqlite:///wislice-orchestrator.db",
+    # "rest" drives the ONOS apps on ONOS_URL; "fake" uses in-memory controllers (development, browser tests).
+    "CONTROLLERS": "rest",
+    "ONOS_URL": "http://127.0.0.1:8181",
+    "ONOS_USER": "onos",
+    "ONOS_PASSWORD": "",
+    "ONOS_TIMEOUT_S": 10.0,
+    # Airtime budget of one AP, shared by the guaranteed bandwidth of the slices with a vAP on it.
+    "AP_BUDGET_KBPS": 200_000,
+    # Plain token for a first operator, hashed into the database at start when no operator token exists yet.
+    "BOOTSTRAP_OPERATOR_TOKEN": "",
+    # Start the saga worker and recover interrupted operations at app creation (off for some unit tests).
+    "START_WORKER": True,
+    # Seed the fake controllers' infrastructure with this many APs and MEC nodes.
+    "FAKE_APS": 2,
+    "FAKE_MEC_NODES": 2,
+}
+
+INT_KEYS = {"AP_BUDGET_KBPS", "FAKE_APS", "FAKE_MEC_NODES"}
+FLOAT_KEYS = {"ONOS_TIMEOUT_S"}
+BOOL_KEYS = {"START_WORKER"}
+
+
+def from_environment(environ: dict[str, str] | None = None) -> dict[str, Any]:
+    """Read WISLICE_<KEY> for every default key, converting to the default's type."""
+    environ = os.environ if environ is None else environ
+    settings = dict(DEFAULTS)
+    for key in DEFAULTS:
+        raw = environ.get(f"WISLICE_{key}")
+        if raw is None:
+            continue
+        if key in INT_KEYS:
+            settings[key] = int(raw)
+        elif key in FLOAT_KEYS:
+            settings[key] = float(raw)
+        elif key in BOOL_KEYS:
+            settings[key] = raw.lower() in ("1", "true", "yes", "on")
+        else:
+            settings[key] = raw
+    return settings

@@ -1,0 +1,5 @@
+"""The three ONOS controllers behind one interface: a REST client for the real apps, an in-memory fake for tests."""
+
+from .base import ControllerError, Controllers
+
+__all__ = ["ControllerError", "Controllers"]

@@ -1,0 +1,79 @@
+"""What the orchestrator needs from the wifi, nfv and pof controllers (controller REST contract)."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+Json = dict[str, Any]
+
+
+class ControllerError(Exception):
+    """A controller refused or failed a request; `code` follows the agent protocol codes plus
+    agent_unreachable / timeout / unreachable (the controller itself did not answer)."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message
+
+    @property
+    def not_found(self) -> bool:
+        return self.status == 404 or self.code == "not_found"
+
+
+class Controllers(ABC):
+    # --- wifi ---------------------------------------------------------------------------------------------
+    @abstractmethod
+    def list_agents(self) -> list[Json]: ...
+
+    @abstractmethod
+    def list_vaps(self, agent_id: str | None = None) -> list[Json]: ...
+
+    @abstractmethod
+    def create_vap(self, agent_id: str, spec: Json) -> Json: ...
+
+    @abstractmethod
+    def delete_vap(self, agent_id: str, vap_id: str) -> None: ...
+
+    @abstractmethod
+    def list_clients(self, agent_id: str | None = None, vap_id: str | None = None) -> list[Json]: ...
+
+    @abstractmethod
+    def kick_client(self, agent_id: str, mac: str) -> None: ...
+
+    @abstractmethod
+    def set_channel(self, agent_id: str, radio: str, channel: int) -> Json: ...
+
+    @abstractmethod
+    def vap_rates(self, agent_id: str, vap_id: str) -> Json: ...
+
+    # --- nfv ----------------------------------------------------------------------------------------------
+    @abstractmethod
+    def list_nodes(self) -> list[Json]: ...
+
+    @abstractmethod
+    def list_vnfs(self) -> list[Json]: ...
+
+    @abstractmethod
+    def create_vnf(self, spec: Json, node: str | None = None, near_ap: str | None = None) -> tuple[Json, str]: ...
+
+    @abstractmethod
+    def delete_vnf(self, vnf_id: int) -> None: ...
+
+    @abstractmethod
+    def vnf_stats(self, vnf_id: int) -> Json: ...
+
+    # --- pof ----------------------------------------------------------------------------------------------
+    @abstractmethod
+    def list_switches(self) -> list[Json]: ...
+
+    @abstractmethod
+    def list_paths(self) -> list[Json]: ...
+
+    @abstractmethod
+    def create_path(self, path: Json) -> Json: ...
+
+    @abstractmethod
+    def delete_path(self, slice_id: str) -> None: ...

@@ -1,0 +1,259 @@
+"""In-memory controllers for unit tests, development and the dashboard's browser tests (never the testbed).
+
+Holds a small infrastructure (APs with one radio each, MEC nodes, one pof-switch per agent plus a core switch),
+lets a test make any method fail (`fail_next` / `fail_always`), and invents moving client rates so charts move.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from typing import Any
+
+from .base import ControllerError, Controllers, Json
+
+
+class FakeControllers(Controllers):
+    def __init__(self, aps: int = 2, mec_nodes: int = 2, max_vaps: int = 4) -> None:
+        self.lock = threading.Lock()
+        self.calls: list[str] = []
+        self.failures: dict[str, tuple[ControllerError, bool]] = {}
+        self.agents: dict[str, Json] = {}
+        self.vaps: dict[str, Json] = {}
+        self.clients: dict[str, Json] = {}
+        self.nodes: dict[str, Json] = {}
+        self.vnfs: dict[int, Json] = {}
+        self.paths: dict[str, Json] = {}
+        self.next_port = 100
+        self.next_tag = 1
+        for i in range(1, aps + 1):
+            radio = {"name": "phy0", "mac": f"02:00:00:00:0{i}:00", "channel": 6, "hw_mode": "g",
+                     "max_vaps": max_vaps, "vaps_used": 0}
+            self.agents[f"ap-{i}"] = {"agent_id": f"ap-{i}", "connected": True, "address": f"10.0.0.{i}",
+                                      "radios": [radio], "vaps": 0, "clients": 0, "last_seen": time.time()}
+        for i in range(1, mec_nodes + 1):
+            self.nodes[f"mec-{i}"] = {"agent_id": f"mec-{i}", "connected": True,
+                                      "capacity": {"cpu": 4.0, "memory_mib": 8192},
+                                      "used": {"cpu": 0.0, "memory_mib": 0},
+                                      "catalog": ["dpdk-fwd", "firewall", "nat", "cache"], "dpdk": True}
+
+    # --- test controls ------------------------------------------------------------------------------------
+    def fail_next(self, method: str, status: int = 500, code: str = "internal") -> None:
+        self.failures[method] = (ControllerError(status, code, f"injected failure in {method}"), False)
+
+    def fail_always(self, method: str, status: int = 500, code: str = "internal") -> None:
+        self.failures[method] = (ControllerError(status, code, f"injected failure in {method}"), True)
+
+    def clear_failures(self) -> None:
+        self.failures.clear()
+
+    def _enter(self, method: str) -> None:
+        self.calls.append(method)
+        failure = self.failures.get(method)
+        if failure:
+            error, always = failure
+            if not always:
+                del self.failures[method]
+            raise error
+
+    @staticmethod
+    def _missing(what: str) -> ControllerError:
+        return ControllerError(404, "not_found", f"{what} not found")
+
+    def _radio(self, agent_id: str, radio: str) -> Json:
+        agent = self.agents.get(agent_id)
+        if agent is None:
+            raise self._missing(f"agent {agent_id}")
+        for r in agent["radios"]:
+            if r["name"] == radio:
+                return r
+        raise self._missing(f"radio {radio} of {agent_id}")
+
+    def _refresh_counts(self) -> None:
+        for agent in self.agents.values():
+            agent["vaps"] = sum(1 for v in self.vaps.values() if v["agent_id"] == agent["agent_id"])
+            agent["clients"] = sum(1 for c in self.clients.values() if c["agent_id"] == agent["agent_id"])
+            for r in agent["radios"]:
+                r["vaps_used"] = sum(1 for v in self.vaps.values()
+                                     if v["agent_id"] == agent["agent_id"] and v["radio"] == r["name"])
+        for node in self.nodes.values():
+            mine = [v for v in self.vnfs.values() if v["node"] == node["agent_id"]]
+            node["used"] = {"cpu": sum(v["cpu"] for v in mine), "memory_mib": sum(v["memory_mib"] for v in mine)}
+
+    # --- wifi ---------------------------------------------------------------------------------------------
+    def list_agents(self) -> list[Json]:
+        with self.lock:
+            self._enter("list_agents")
+            return [dict(a, radios=[dict(r) for r in a["radios"]]) for a in self.agents.values()]
+
+    def list_vaps(self, agent_id: str | None = None) -> list[Json]:
+        with self.lock:
+            self._enter("list_vaps")
+            return [dict(v) for v in self.vaps.values() if agent_id in (None, v["agent_id"])]
+
+    def create_vap(self, agent_id: str, spec: Json) -> Json:
+        with self.lock:
+            self._enter("create_vap")
+            radio = self._radio(agent_id, spec["radio"])
+            if spec["vap_id"] in self.vaps:
+                raise ControllerError(409, "conflict", f"vap {spec['vap_id']} exists")
+            if radio["vaps_used"] >= radio["max_vaps"]:
+                raise ControllerError(409, "capacity", f"radio {radio['name']} has no free vAP slot")
+            self.next_port += 1
+            state = {k: v for k, v in spec.items() if k != "security"}
+            state["security"] = {"mode": spec["security"]["mode"]}
+            n = len(self.vaps) + 1
+            state.update(agent_id=agent_id, ifname=f"wlan0-{n}", bssid=f"02:00:00:aa:{n // 256:02x}:{n % 256:02x}",
+                         state="up", clients=0, pof_port=self.next_port)
+            self.vaps[spec["vap_id"]] = state
+            # Two associated stations per new vAP, so the dashboard has clients to show and kick.
+            for k in (1, 2):
+                mac = f"02:11:{n // 256:02x}:{n % 256:02x}:00:{k:02x}"
+                self.clients[mac] = {"mac": mac, "vap_id": spec["vap_id"], "agent_id": agent_id, "signal_dbm": -40 - k,
+                                     "connected_s": 1, "tx_bytes": 0, "rx_bytes": 0}
+            state["clients"] = 2
+            self._refresh_counts()
+            return dict(state)
+
+    def delete_vap(self, agent_id: str, vap_id: str) -> None:
+        with self.lock:
+            self._enter("delete_vap")
+            vap = self.vaps.get(vap_id)
+            if vap is None or vap["agent_id"] != agent_id:
+                raise self._missing(f"vap {vap_id}")
+            del self.vaps[vap_id]
+            for mac in [m for m, c in self.clients.items() if c["vap_id"] == vap_id]:
+                del self.clients[mac]
+            self._refresh_counts()
+
+    def list_clients(self, agent_id: str | None = None, vap_id: str | None = None) -> list[Json]:
+        with self.lock:
+            self._enter("list_clients")
+            return [dict(c) for c in self.clients.values()
+                    if agent_id in (None, c["agent_id"]) and vap_id in (None, c["vap_id"])]
+
+    def kick_client(self, agent_id: str, mac: str) -> None:
+        with self.lock:
+            self._enter("kick_client")
+            client = self.clients.get(mac.lower())
+            if client is None or client["agent_id"] != agent_id:
+                raise self._missing(f"client {mac}")
+            del self.clients[mac.lower()]
+            self.vaps[client["vap_id"]]["clients"] -= 1
+            self._refresh_counts()
+
+    def set_channel(self, agent_id: str, radio: str, channel: int) -> Json:
+        with self.lock:
+            self._enter("set_channel")
+            r = self._radio(agent_id, radio)
+            r["channel"] = channel
+            return dict(r)
+
+    def vap_rates(self, agent_id: str, vap_id: str) -> Json:
+        with self.lock:
+            self._enter("vap_rates")
+            vap = self.vaps.get(vap_id)
+            if vap is None:
+                raise self._missing(f"vap {vap_id}")
+            # A slow wave scaled by the cap so charts move; only the clients' presence makes traffic.
+            cap = (vap.get("rate_limit") or {}).get("down_kbps") or 20_000
+            wave = 0.6 + 0.3 * math.sin(time.time() / 3.0)
+            busy = 1 if vap["clients"] else 0
+            return {"tx_bps": int(cap * 1000 * wave * busy), "rx_bps": int(cap * 250 * wave * busy), "interval_s": 1}
+
+    # --- nfv ----------------------------------------------------------------------------------------------
+    def list_nodes(self) -> list[Json]:
+        with self.lock:
+            self._enter("list_nodes")
+            return [dict(n, used=dict(n["used"]), capacity=dict(n["capacity"])) for n in self.nodes.values()]
+
+    def list_vnfs(self) -> list[Json]:
+        with self.lock:
+            self._enter("list_vnfs")
+            return [dict(v) for v in self.vnfs.values()]
+
+    def create_vnf(self, spec: Json, node: str | None = None, near_ap: str | None = None) -> tuple[Json, str]:
+        with self.lock:
+            self._enter("create_vnf")
+            vnf_id = (spec["tenant_id"] << 16) | spec["instance_id"]
+            if vnf_id in self.vnfs:
+                raise ControllerError(409, "conflict", f"vnf {vnf_id} exists")
+            node = node or next(iter(self.nodes))
+            if node not in self.nodes:
+                raise self._missing(f"node {node}")
+            if spec["image"] not in self.nodes[node]["catalog"]:
+                raise ControllerError(400, "bad_request", f"image {spec['image']} not in catalog")
+            self.next_port += 2
+            t, i = spec["tenant_id"], spec["instance_id"]
+            state = dict(spec, vnf_id=vnf_id, address=f"{t >> 8}.{t & 255}.{i >> 8}.{i & 255}",
+                         node=node, state="running", container_id=f"c{vnf_id:08x}", **{"class": "kernel"},
+                         ports=[{"name": "in", "pof_port": self.next_port - 1},
+                                {"name": "out", "pof_port": self.next_port}])
+            self.vnfs[vnf_id] = state
+            self._refresh_counts()
+            return dict(state), node
+
+    def delete_vnf(self, vnf_id: int) -> None:
+        with self.lock:
+            self._enter("delete_vnf")
+            if vnf_id not in self.vnfs:
+                raise self._missing(f"vnf {vnf_id}")
+            del self.vnfs[vnf_id]
+            self._refresh_counts()
+
+    def vnf_stats(self, vnf_id: int) -> Json:
+        with self.lock:
+            self._enter("vnf_stats")
+            vnf = self.vnfs.get(vnf_id)
+            if vnf is None:
+                raise self._missing(f"vnf {vnf_id}")
+            return {"vnf_id": vnf_id, "cpu_pct": 12.5, "memory_mib": vnf["memory_mib"] // 2,
+                    "ports": [{"name": p["name"], "rx_packets": 0, "rx_bytes": 0, "tx_packets": 0, "tx_bytes": 0}
+                              for p in vnf["ports"]]}
+
+    # --- pof ----------------------------------------------------------------------------------------------
+    def list_switches(self) -> list[Json]:
+        with self.lock:
+            self._enter("list_switches")
+            ids = ["pof:core"] + [f"pof:{a}" for a in self.agents] + [f"pof:{n}" for n in self.nodes]
+            return [{"device_id": d, "dev_id": k, "address": "127.0.0.1", "connected": True, "ports": []}
+                    for k, d in enumerate(ids)]
+
+    def list_paths(self) -> list[Json]:
+        with self.lock:
+            self._enter("list_paths")
+            return [dict(p) for p in self.paths.values()]
+
+    def create_path(self, path: Json) -> Json:
+        with self.lock:
+            self._enter("create_path")
+            if path["slice_id"] in self.paths:
+                raise ControllerError(409, "conflict", f"slice path {path['slice_id']} exists")
+            stored = dict(path)
+            if stored.get("tag") is None:
+                stored["tag"] = self.next_tag
+                self.next_tag += 1
+            self.paths[path["slice_id"]] = stored
+            return dict(stored)
+
+    def delete_path(self, slice_id: str) -> None:
+        with self.lock:
+            self._enter("delete_path")
+            if slice_id not in self.paths:
+                raise self._missing(f"slice path {slice_id}")
+            del self.paths[slice_id]
+
+    # --- helpers for tests --------------------------------------------------------------------------------
+    def resources(self) -> dict[str, list[Any]]:
+        """Everything the controllers hold for slices: a test asserts it is empty after a rollback."""
+        with self.lock:
+            return {"vaps": sorted(self.vaps), "vnfs": sorted(self.vnfs), "paths": sorted(self.paths)}
+
+    @staticmethod
+    def default_topology(aps: list[str], nodes: list[str]) -> Json:
+        """A star around pof:core: every agent's own switch on port 1, core port k toward the k-th agent."""
+        attachments = {a: f"pof:{a}" for a in aps + nodes}
+        links = [{"a": "pof:core", "a_port": k, "b": f"pof:{name}", "b_port": 1, "capacity_kbps": 1_000_000}
+                 for k, name in enumerate(aps + nodes, start=1)]
+        return {"attachments": attachments, "links": links}

@@ -1,0 +1,105 @@
+"""REST clients for the ONOS apps (/onos/wifi, /onos/nfv, /onos/pof on port 8181, HTTP basic auth)."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+import requests
+
+from .base import ControllerError, Controllers, Json
+
+
+class RestControllers(Controllers):
+    def __init__(self, base_url: str, user: str, password: str, timeout_s: float = 10.0) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.timeout_s = timeout_s
+        self.http = requests.Session()
+        self.http.auth = (user, password)
+        self.http.headers["Accept"] = "application/json"
+
+    def _call(self, method: str, path: str, body: Json | None = None, params: dict[str, str] | None = None) -> Any:
+        url = self.base_url + path
+        try:
+            resp = self.http.request(method, url, json=body, params=params, timeout=self.timeout_s)
+        except requests.Timeout as exc:
+            raise ControllerError(504, "timeout", f"{method} {path}: controller did not answer in time") from exc
+        except requests.RequestException as exc:
+            raise ControllerError(502, "unreachable", f"{method} {path}: {exc}") from exc
+        if resp.status_code >= 400:
+            code, message = "internal", resp.text[:300]
+            try:
+                err = resp.json()
+                code, message = str(err.get("code", code)), str(err.get("message", message))
+            except ValueError:
+                pass
+            raise ControllerError(resp.status_code, code, f"{method} {path}: {message}")
+        if resp.status_code == 204 or not resp.content:
+            return None
+        try:
+            return resp.json()
+        except ValueError as exc:
+            raise ControllerError(502, "bad_reply", f"{method} {path}: reply is not JSON") from exc
+
+    # --- wifi ---------------------------------------------------------------------------------------------
+    def list_agents(self) -> list[Json]:
+        return self._call("GET", "/onos/wifi/agents")["agents"]
+
+    def list_vaps(self, agent_id: str | None = None) -> list[Json]:
+        params = {"agent": agent_id} if agent_id else None
+        return self._call("GET", "/onos/wifi/vaps", params=params)["vaps"]
+
+    def create_vap(self, agent_id: str, spec: Json) -> Json:
+        return self._call("POST", f"/onos/wifi/agents/{quote(agent_id)}/vaps", spec)["vap"]
+
+    def delete_vap(self, agent_id: str, vap_id: str) -> None:
+        self._call("DELETE", f"/onos/wifi/agents/{quote(agent_id)}/vaps/{quote(vap_id)}")
+
+    def list_clients(self, agent_id: str | None = None, vap_id: str | None = None) -> list[Json]:
+        params = {k: v for k, v in (("agent", agent_id), ("vap", vap_id)) if v}
+        return self._call("GET", "/onos/wifi/clients", params=params or None)["clients"]
+
+    def kick_client(self, agent_id: str, mac: str) -> None:
+        self._call("DELETE", f"/onos/wifi/agents/{quote(agent_id)}/clients/{quote(mac)}")
+
+    def set_channel(self, agent_id: str, radio: str, channel: int) -> Json:
+        path = f"/onos/wifi/agents/{quote(agent_id)}/radios/{quote(radio)}/channel"
+        return self._call("POST", path, {"channel": channel})["radio"]
+
+    def vap_rates(self, agent_id: str, vap_id: str) -> Json:
+        return self._call("GET", f"/onos/wifi/agents/{quote(agent_id)}/vaps/{quote(vap_id)}/rates")
+
+    # --- nfv ----------------------------------------------------------------------------------------------
+    def list_nodes(self) -> list[Json]:
+        return self._call("GET", "/onos/nfv/nodes")["nodes"]
+
+    def list_vnfs(self) -> list[Json]:
+        return self._call("GET", "/onos/nfv/vnfs")["vnfs"]
+
+    def create_vnf(self, spec: Json, node: str | None = None, near_ap: str | None = None) -> tuple[Json, str]:
+        body = dict(spec)
+        if node:
+            body["node"] = node
+        if near_ap:
+            body["near_ap"] = near_ap
+        reply = self._call("POST", "/onos/nfv/vnfs", body)
+        return reply["vnf"], reply["node"]
+
+    def delete_vnf(self, vnf_id: int) -> None:
+        self._call("DELETE", f"/onos/nfv/vnfs/{int(vnf_id)}")
+
+    def vnf_stats(self, vnf_id: int) -> Json:
+        return self._call("GET", f"/onos/nfv/vnfs/{int(vnf_id)}/stats")
+
+    # --- pof ----------------------------------------------------------------------------------------------
+    def list_switches(self) -> list[Json]:
+        return self._call("GET", "/onos/pof/switches")["switches"]
+
+    def list_paths(self) -> list[Json]:
+        return self._call("GET", "/onos/pof/slices")["slices"]
+
+    def create_path(self, path: Json) -> Json:
+        return self._call("POST", "/onos/pof/slices", path)
+
+    def delete_path(self, slice_id: str) -> None:
+        self._call("DELETE", f"/onos/pof/slices/{quote(slice_id)}")

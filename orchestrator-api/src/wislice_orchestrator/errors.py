@@ -1,0 +1,57 @@
+"""One error shape for every response: RFC 9457 problem+json (type, title, status, detail, errors)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask, Response, json
+from werkzeug.exceptions import HTTPException, InternalServerError
+
+from .controllers import ControllerError
+from .service import Conflict, Rejected
+
+PROBLEM = "application/problem+json"
+
+
+def problem(status: int, title: str, detail: str = "", errors: Any = None, kind: str = "about:blank") -> Response:
+    body: dict[str, Any] = {"type": kind, "title": title, "status": status}
+    if detail:
+        body["detail"] = detail
+    if errors is not None:
+        body["errors"] = errors
+    return Response(json.dumps(body), status=status, mimetype=PROBLEM)
+
+
+def _http_error(exc: HTTPException) -> Response:
+    status = exc.code or 500
+    data = getattr(exc, "data", None) or {}
+    # webargs/flask-smorest put validation details under data["messages"].
+    errors = data.get("messages")
+    detail = data.get("message") or exc.description or ""
+    if errors and status == 422:
+        detail = "the request does not match the schema; see errors"
+    response = problem(status, exc.name, detail, errors)
+    if status == 401:
+        response.headers["WWW-Authenticate"] = 'Bearer realm="wislice"'
+    return response
+
+
+def _controller_error(exc: ControllerError) -> Response:
+    status = 404 if exc.not_found else 504 if exc.code == "timeout" else 409 if exc.status == 409 else 502
+    return problem(status, "controller error", exc.message, {"controller_code": exc.code},
+                   kind="urn:wislice:controller-error")
+
+
+def _unexpected(exc: Exception) -> Response:
+    if isinstance(exc, HTTPException):
+        return _http_error(exc)
+    return _http_error(InternalServerError())
+
+
+def init_app(app: Flask) -> None:
+    app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(ControllerError, _controller_error)
+    app.register_error_handler(Conflict, lambda exc: problem(409, "conflict", str(exc)))
+    app.register_error_handler(Rejected, lambda exc: problem(409, exc.title, "; ".join(exc.reasons), exc.reasons,
+                                                             kind="urn:wislice:not-admitted"))
+    app.register_error_handler(Exception, _unexpected)

@@ -1,0 +1,151 @@
+"""Database tables. The orchestrator's own records: tenants, tokens, slices and their parts, operations (the saga
+journal), events and the operator-configured wired topology."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import JSON, ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Tenant(Base):
+    __tablename__ = "tenants"
+    # The 16-bit tenant_id that the agents, vNF ids and slice tags carry.
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    quota_slices: Mapped[int] = mapped_column(Integer, default=10)
+    quota_vaps: Mapped[int] = mapped_column(Integer, default=8)
+    quota_bandwidth_kbps: Mapped[int] = mapped_column(Integer, default=100_000)
+    quota_cpu: Mapped[float] = mapped_column(default=4.0)
+    quota_memory_mib: Mapped[int] = mapped_column(Integer, default=4096)
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    slices: Mapped[list[Slice]] = relationship(back_populates="tenant")
+
+
+class ApiToken(Base):
+    __tablename__ = "api_tokens"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    # SHA-256 of the token: tokens are 256-bit random values, so a fast hash is enough and lookups stay O(1).
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    prefix: Mapped[str] = mapped_column(String(16))
+    role: Mapped[str] = mapped_column(String(16))  # operator | tenant
+    tenant_id: Mapped[int | None] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"), nullable=True)
+    name: Mapped[str] = mapped_column(String(64), default="")
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+
+
+class Slice(Base):
+    __tablename__ = "slices"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id"))
+    name: Mapped[str] = mapped_column(String(64))
+    down_guaranteed_kbps: Mapped[int] = mapped_column(Integer, default=0)
+    up_guaranteed_kbps: Mapped[int] = mapped_column(Integer, default=0)
+    down_cap_kbps: Mapped[int] = mapped_column(Integer, default=0)
+    up_cap_kbps: Mapped[int] = mapped_column(Integer, default=0)
+    latency_class: Mapped[str] = mapped_column(String(16), default="best_effort")
+    # creating | active | failed | deleting | deleted
+    status: Mapped[str] = mapped_column(String(16), default="creating")
+    status_reason: Mapped[str] = mapped_column(String(500), default="")
+    mec_node: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    # Placement result: the wired links the slice reserves bandwidth on, as [[a_device, b_device], ...].
+    path_links: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    tag: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    tenant: Mapped[Tenant] = relationship(back_populates="slices")
+    vaps: Mapped[list[SliceVap]] = relationship(back_populates="slice", order_by="SliceVap.id")
+    vnfs: Mapped[list[SliceVnf]] = relationship(back_populates="slice", order_by="SliceVnf.chain_position")
+
+    @property
+    def controller_id(self) -> str:
+        """The slice_id the controllers see (unique across tenants)."""
+        return f"t{self.tenant_id}s{self.id}"
+
+
+class SliceVap(Base):
+    __tablename__ = "slice_vaps"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    slice_id: Mapped[int] = mapped_column(ForeignKey("slices.id"))
+    vap_id: Mapped[str] = mapped_column(String(64), unique=True)
+    agent_id: Mapped[str] = mapped_column(String(64))
+    radio: Mapped[str] = mapped_column(String(32))
+    ssid: Mapped[str] = mapped_column(String(64))
+    security_mode: Mapped[str] = mapped_column(String(16), default="open")
+    # Kept only until the vAP exists on the agent; cleared afterwards so no secret rests in the database.
+    passphrase: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    hidden: Mapped[bool] = mapped_column(default=False)
+    max_clients: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # planned | creating | up | removing
+    state: Mapped[str] = mapped_column(String(16), default="planned")
+    pof_port: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    slice: Mapped[Slice] = relationship(back_populates="vaps")
+
+
+class SliceVnf(Base):
+    __tablename__ = "slice_vnfs"
+    __table_args__ = (UniqueConstraint("tenant_id", "instance_id"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    slice_id: Mapped[int] = mapped_column(ForeignKey("slices.id"))
+    tenant_id: Mapped[int] = mapped_column(Integer)
+    instance_id: Mapped[int] = mapped_column(Integer)
+    image: Mapped[str] = mapped_column(String(64))
+    params: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    cpu: Mapped[float] = mapped_column(default=0.5)
+    memory_mib: Mapped[int] = mapped_column(Integer, default=128)
+    chain_position: Mapped[int] = mapped_column(Integer, default=0)
+    node: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    state: Mapped[str] = mapped_column(String(16), default="planned")
+    ports: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    slice: Mapped[Slice] = relationship(back_populates="vnfs")
+
+    @property
+    def vnf_id(self) -> int:
+        return (self.tenant_id << 16) | self.instance_id
+
+
+class Operation(Base):
+    """One saga run and its journal: each step is recorded before and after it talks to a controller."""
+
+    __tablename__ = "operations"
+    __table_args__ = (UniqueConstraint("tenant_id", "idempotency_key"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(32))  # create_slice | delete_slice | add_vap | ...
+    tenant_id: Mapped[int] = mapped_column(Integer)
+    slice_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # pending | running | rolling_back | succeeded | failed
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    steps: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    error: Mapped[str] = mapped_column(String(1000), default="")
+    idempotency_key: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    request_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(nullable=True)
+
+
+class Event(Base):
+    __tablename__ = "events"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    ts: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    level: Mapped[str] = mapped_column(String(8), default="info")
+    kind: Mapped[str] = mapped_column(String(32))
+    tenant_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    message: Mapped[str] = mapped_column(String(1000))
+
+
+class Setting(Base):
+    """Operator-managed documents, e.g. the wired topology, stored as JSON by key."""
+
+    __tablename__ = "settings"
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[Any] = mapped_column(JSON)

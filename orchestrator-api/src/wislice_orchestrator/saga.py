@@ -1,0 +1,182 @@
+"""Runs operations (sagas) from their journal in the database, one at a time on a worker thread.
+
+Each step is journalled as started before its controller call and done after it, so after a crash the
+orchestrator knows exactly what may exist. Create-type operations roll back on failure or restart; delete-type
+operations roll forward (their steps are idempotent: "not found" counts as done).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from .controllers import Controllers
+from .models import Event, Operation, utcnow
+from .steps import DO, UNDO, step_label
+
+log = logging.getLogger(__name__)
+
+# Operation kinds whose interruption is finished rather than undone.
+ROLL_FORWARD = {"delete_slice", "remove_vap", "remove_vnf"}
+ACTIVE_STATES = ("pending", "running", "rolling_back")
+
+Hook = Callable[[Session, Operation], None]
+
+
+class SagaRunner:
+    def __init__(self, session_factory: sessionmaker[Session], controllers: Controllers,
+                 on_success: Hook, on_failure: Hook, observe: Callable[[Operation, float], None] | None = None,
+                 step_hook: Callable[[Operation, dict[str, Any]], None] | None = None) -> None:
+        self.session_factory = session_factory
+        self.controllers = controllers
+        self.on_success = on_success
+        self.on_failure = on_failure
+        self.observe = observe
+        # Called after every journalled step (tests use it to simulate a crash at a given step).
+        self.step_hook = step_hook
+        self.queue: queue.Queue[int | None] = queue.Queue()
+        self.thread: threading.Thread | None = None
+        self.idle = threading.Event()
+        self.idle.set()
+
+    # --- worker -------------------------------------------------------------------------------------------
+    def start(self) -> None:
+        if self.thread is None:
+            self.thread = threading.Thread(target=self._work, name="wislice-saga", daemon=True)
+            self.thread.start()
+
+    def stop(self) -> None:
+        if self.thread is not None:
+            self.queue.put(None)
+            self.thread.join(timeout=10)
+            self.thread = None
+
+    def submit(self, op_id: int) -> None:
+        self.idle.clear()
+        self.queue.put(op_id)
+        if self.thread is None:  # no worker (some unit tests): run now, in the caller's thread
+            self._drain()
+
+    def wait_idle(self, timeout: float = 10.0) -> bool:
+        return self.idle.wait(timeout)
+
+    def _drain(self) -> None:
+        while not self.queue.empty():
+            op_id = self.queue.get()
+            if op_id is not None:
+                self.run(op_id)
+        self.idle.set()
+
+    def _work(self) -> None:
+        while True:
+            op_id = self.queue.get()
+            if op_id is None:
+                return
+            try:
+                self.run(op_id)
+            except Exception:  # the worker must survive anything one operation does
+                log.exception("operation %s crashed the runner", op_id)
+            if self.queue.empty():
+                self.idle.set()
+
+    # --- recovery -----------------------------------------------------------------------------------------
+    def recover(self) -> list[int]:
+        """Queue every operation a previous process left unfinished; running create-type ones roll back."""
+        with self.session_factory() as db:
+            ops = db.scalars(select(Operation).where(Operation.status.in_(ACTIVE_STATES)).order_by(Operation.id))
+            ids = []
+            for op in ops:
+                if op.status == "running" and op.kind not in ROLL_FORWARD:
+                    op.status = "rolling_back"
+                    op.error = op.error or "interrupted by an orchestrator restart; rolling back"
+                db.add(Event(kind="recovery", tenant_id=op.tenant_id, level="warn",
+                             message=f"operation {op.id} ({op.kind}) was interrupted; "
+                                     f"{'rolling back' if op.status == 'rolling_back' else 'finishing'}"))
+                ids.append(op.id)
+            db.commit()
+        for op_id in ids:
+            self.submit(op_id)
+        return ids
+
+    # --- one operation ------------------------------------------------------------------------------------
+    def run(self, op_id: int) -> None:
+        started = time.monotonic()
+        with self.session_factory() as db:
+            op = db.get(Operation, op_id)
+            if op is None or op.status not in ACTIVE_STATES:
+                return
+            if op.status == "rolling_back":
+                self._rollback(db, op)
+            else:
+                self._forward(db, op)
+            if self.observe:
+                self.observe(op, time.monotonic() - started)
+
+    def _save(self, db: Session, op: Operation, steps: list[dict[str, Any]]) -> None:
+        op.steps = [dict(s) for s in steps]  # a new list, so SQLAlchemy sees the JSON change
+        op.updated_at = utcnow()
+        db.commit()
+
+    def _forward(self, db: Session, op: Operation) -> None:
+        op.status = "running"
+        steps = [dict(s) for s in op.steps]
+        self._save(db, op, steps)
+        for step in steps:
+            if step["state"] == "done":
+                continue
+            step["state"] = "started"
+            step["started_at"] = time.time()
+            self._save(db, op, steps)
+            if self.step_hook:
+                self.step_hook(op, step)
+            try:
+                step["result"] = DO[step["kind"]](self.controllers, db, step["ref"])
+            except Exception as exc:  # any failure of a step fails the operation, with its message kept
+                db.rollback()
+                step["state"] = "failed"
+                step["error"] = str(exc)[:500]
+                op.error = f"step '{step_label(step)}' failed: {exc}"[:1000]
+                self._save(db, op, steps)
+                if op.kind in ROLL_FORWARD:
+                    self._finish(db, op, "failed")
+                else:
+                    op.status = "rolling_back"
+                    self._save(db, op, steps)
+                    self._rollback(db, op)
+                return
+            step["state"] = "done"
+            step["seconds"] = round(time.time() - step["started_at"], 6)
+            self._save(db, op, steps)
+        self._finish(db, op, "succeeded")
+
+    def _rollback(self, db: Session, op: Operation) -> None:
+        steps = [dict(s) for s in op.steps]
+        problems = []
+        for step in reversed(steps):
+            if step["state"] not in ("started", "done", "failed"):
+                continue
+            try:
+                UNDO[step["kind"]](self.controllers, db, step["ref"])
+                step["state"] = "undone"
+            except Exception as exc:  # keep undoing the rest; report what could not be undone
+                db.rollback()
+                step["undo_error"] = str(exc)[:500]
+                problems.append(f"{step_label(step)}: {exc}")
+            self._save(db, op, steps)
+        if problems:
+            op.error = (op.error + " | rollback incomplete: " + "; ".join(problems))[:1000]
+        self._finish(db, op, "failed")
+
+    def _finish(self, db: Session, op: Operation, status: str) -> None:
+        op.status = status
+        op.finished_at = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+        (self.on_success if status == "succeeded" else self.on_failure)(db, op)
+        db.commit()

@@ -1,0 +1,372 @@
+"""Slice lifecycle: quota and admission checks, recording the plan, and queuing the saga that builds it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from .admission import AdmissionError, Snapshot, TenantUsage, admit, check_quota
+from .controllers import Controllers
+from .models import Event, Operation, Slice, SliceVap, SliceVnf, Tenant
+from .saga import ACTIVE_STATES, SagaRunner
+from .steps import load_topology, new_step, path_id
+
+LIVE = ("creating", "active", "deleting")
+
+
+class Conflict(Exception):
+    """The request clashes with the current state (409)."""
+
+
+class Rejected(Exception):
+    """The request is well-formed but cannot be admitted (409 with reasons)."""
+
+    def __init__(self, title: str, reasons: list[str]) -> None:
+        super().__init__(title)
+        self.title = title
+        self.reasons = reasons
+
+
+def request_hash(kind: str, body: Any) -> str:
+    return hashlib.sha256(json.dumps([kind, body], sort_keys=True, default=str).encode()).hexdigest()
+
+
+def event(db: Session, kind: str, message: str, tenant_id: int | None = None, level: str = "info") -> None:
+    db.add(Event(kind=kind, message=message[:1000], tenant_id=tenant_id, level=level))
+
+
+class SliceService:
+    def __init__(self, session_factory: sessionmaker[Session], controllers: Controllers, ap_budget_kbps: int,
+                 metrics: Any = None) -> None:
+        self.session_factory = session_factory
+        self.controllers = controllers
+        self.ap_budget_kbps = ap_budget_kbps
+        self.metrics = metrics
+        # Admission reads reservations and writes new ones: one request at a time, so two cannot both fit.
+        self.admission_lock = threading.Lock()
+        self.runner = SagaRunner(session_factory, controllers, self._on_success, self._on_failure,
+                                 observe=self._observe)
+
+    # --- snapshot of what is used ---------------------------------------------------------------------------
+    def snapshot(self, db: Session) -> Snapshot:
+        ctl = self.controllers
+        live_slices = list(db.scalars(select(Slice).where(Slice.status.in_(LIVE))))
+        snap = Snapshot(agents=ctl.list_agents(), nodes=ctl.list_nodes(), controller_vaps=ctl.list_vaps(),
+                        controller_vnfs=ctl.list_vnfs(), topology=load_topology(db),
+                        ap_budget_kbps=self.ap_budget_kbps)
+        for s in live_slices:
+            per_ap = s.down_guaranteed_kbps + s.up_guaranteed_kbps
+            for ap in {v.agent_id for v in s.vaps}:
+                snap.ap_reserved_kbps[ap] = snap.ap_reserved_kbps.get(ap, 0) + per_ap
+            for key in s.path_links or []:
+                snap.link_reserved_kbps[key] = (snap.link_reserved_kbps.get(key, 0)
+                                                + max(s.down_guaranteed_kbps, s.up_guaranteed_kbps))
+            snap.own_vaps += [{"vap_id": v.vap_id, "agent_id": v.agent_id, "radio": v.radio} for v in s.vaps]
+            snap.own_vnfs += [{"vnf_id": v.vnf_id, "node": v.node or s.mec_node, "cpu": v.cpu,
+                               "memory_mib": v.memory_mib} for v in s.vnfs]
+        return snap
+
+    def usage(self, db: Session, tenant_id: int) -> TenantUsage:
+        usage = TenantUsage()
+        for s in db.scalars(select(Slice).where(Slice.tenant_id == tenant_id, Slice.status.in_(LIVE))):
+            usage.slices += 1
+            usage.vaps += len(s.vaps)
+            usage.bandwidth_kbps += s.down_guaranteed_kbps + s.up_guaranteed_kbps
+            usage.cpu += sum(v.cpu for v in s.vnfs)
+            usage.memory_mib += sum(v.memory_mib for v in s.vnfs)
+        return usage
+
+    # --- idempotency ------------------------------------------------------------------------------------------
+    @staticmethod
+    def _replay(db: Session, tenant_id: int, key: str | None, digest: str) -> Operation | None:
+        if not key:
+            return None
+        op = db.scalar(select(Operation).where(Operation.tenant_id == tenant_id, Operation.idempotency_key == key))
+        if op is not None and op.request_hash != digest:
+            raise Conflict(f"Idempotency-Key {key!r} was already used with a different request")
+        return op
+
+    @staticmethod
+    def _busy(db: Session, slice_id: int) -> None:
+        running = db.scalar(select(Operation.id).where(Operation.slice_id == slice_id,
+                                                       Operation.status.in_(ACTIVE_STATES)))
+        if running is not None:
+            raise Conflict(f"slice has operation {running} in progress; retry when it has finished")
+
+    def _next_instance(self, db: Session, tenant_id: int) -> int:
+        highest = db.scalar(select(func.max(SliceVnf.instance_id)).where(SliceVnf.tenant_id == tenant_id))
+        nxt = (highest or 0) + 1
+        if nxt > 0xFFFF:
+            raise Conflict("tenant has used all 65535 vNF instance ids")
+        return nxt
+
+    # --- create ------------------------------------------------------------------------------------------------
+    def create_slice(self, db: Session, tenant: Tenant, body: dict[str, Any],
+                     idempotency_key: str | None = None) -> tuple[Operation, bool]:
+        """Admit and record a slice, queue its saga; returns (operation, newly created)."""
+        digest = request_hash("create_slice", body)
+        with self.admission_lock:
+            old = self._replay(db, tenant.id, idempotency_key, digest)
+            if old is not None:
+                return old, False
+            reasons = check_quota(tenant, self.usage(db, tenant.id), body)
+            if reasons:
+                raise Rejected("quota exceeded", reasons)
+            try:
+                plan = admit(self.snapshot(db), body)
+            except AdmissionError as exc:
+                event(db, "admission", f"tenant {tenant.id} slice {body['name']!r} rejected: {exc}", tenant.id, "warn")
+                db.commit()
+                raise Rejected("slice does not fit", exc.reasons) from exc
+            bw = body["bandwidth"]
+            slice_ = Slice(tenant_id=tenant.id, name=body["name"], latency_class=body["latency_class"],
+                           down_guaranteed_kbps=bw["down_guaranteed_kbps"], up_guaranteed_kbps=bw["up_guaranteed_kbps"],
+                           down_cap_kbps=bw["down_cap_kbps"], up_cap_kbps=bw["up_cap_kbps"], status="creating",
+                           mec_node=plan.mec_node, path_links=plan.link_keys())
+            db.add(slice_)
+            db.flush()
+            for k, v in enumerate(body["vaps"], start=1):
+                db.add(SliceVap(slice=slice_, vap_id=f"{slice_.controller_id}v{k}", agent_id=v["agent_id"],
+                                radio=v["radio"], ssid=v["ssid"], security_mode=v["security"]["mode"],
+                                passphrase=v["security"].get("passphrase"), hidden=v["hidden"],
+                                max_clients=v.get("max_clients")))
+            first = self._next_instance(db, tenant.id)
+            for k, v in enumerate(body["vnfs"]):
+                db.add(SliceVnf(slice=slice_, tenant_id=tenant.id, instance_id=first + k, image=v["image"],
+                                params=v["params"], cpu=v["cpu"], memory_mib=v["memory_mib"], chain_position=k,
+                                node=plan.mec_node))
+            db.flush()
+            steps = [new_step("create_vap", vap_id=v.vap_id, agent_id=v.agent_id) for v in slice_.vaps]
+            steps += [new_step("create_vnf", row=v.id, vnf_id=v.vnf_id) for v in slice_.vnfs]
+            if plan.mec_node:
+                steps += [new_step("create_path", slice=slice_.id, vap_id=v.vap_id, path_id=path_id(slice_, v))
+                          for v in slice_.vaps]
+            op = Operation(kind="create_slice", tenant_id=tenant.id, slice_id=slice_.id, steps=steps,
+                           idempotency_key=idempotency_key, request_hash=digest)
+            db.add(op)
+            event(db, "slice", f"tenant {tenant.id} slice {slice_.id} {slice_.name!r} admitted "
+                               f"(MEC node {plan.mec_node or '-'}); building", tenant.id)
+            db.commit()
+        self.runner.submit(op.id)
+        return op, True
+
+    def add_vap(self, db: Session, slice_: Slice, body: dict[str, Any],
+                idempotency_key: str | None = None) -> tuple[Operation, bool]:
+        digest = request_hash(f"add_vap:{slice_.id}", body)
+        with self.admission_lock:
+            old = self._replay(db, slice_.tenant_id, idempotency_key, digest)
+            if old is not None:
+                return old, False
+            if slice_.status != "active":
+                raise Conflict(f"slice is {slice_.status}; vAPs can be added to an active slice only")
+            self._busy(db, slice_.id)
+            tenant = db.get(Tenant, slice_.tenant_id)
+            assert tenant is not None
+            if self.usage(db, tenant.id).vaps + 1 > tenant.quota_vaps:
+                raise Rejected("quota exceeded", [f"tenant quota exceeded: vAPs would be above {tenant.quota_vaps}"])
+            # Admit the new vAP as a one-vAP slice with the same bandwidth, pinned to the slice's MEC node.
+            probe = {"bandwidth": self._bandwidth(slice_), "latency_class": slice_.latency_class, "vaps": [body],
+                     "vnfs": [{"image": v.image, "cpu": 0, "memory_mib": 0} for v in slice_.vnfs],
+                     "mec_node": slice_.mec_node}
+            try:
+                plan = admit(self.snapshot(db), probe)
+            except AdmissionError as exc:
+                raise Rejected("vAP does not fit", exc.reasons) from exc
+            slice_.path_links = sorted(set(slice_.path_links or []) | set(plan.link_keys()))
+            k = 1 + max((int(v.vap_id.rsplit("v", 1)[1]) for v in slice_.vaps), default=0)
+            vap = SliceVap(slice=slice_, vap_id=f"{slice_.controller_id}v{k}", agent_id=body["agent_id"],
+                           radio=body["radio"], ssid=body["ssid"], security_mode=body["security"]["mode"],
+                           passphrase=body["security"].get("passphrase"), hidden=body["hidden"],
+                           max_clients=body.get("max_clients"))
+            db.add(vap)
+            db.flush()
+            steps = [new_step("create_vap", vap_id=vap.vap_id, agent_id=vap.agent_id)]
+            if slice_.mec_node:
+                steps.append(new_step("create_path", slice=slice_.id, vap_id=vap.vap_id,
+                                      path_id=path_id(slice_, vap)))
+            op = Operation(kind="add_vap", tenant_id=slice_.tenant_id, slice_id=slice_.id, steps=steps,
+                           idempotency_key=idempotency_key, request_hash=digest)
+            db.add(op)
+            db.commit()
+        self.runner.submit(op.id)
+        return op, True
+
+    def add_vnf(self, db: Session, slice_: Slice, body: dict[str, Any],
+                idempotency_key: str | None = None) -> tuple[Operation, bool]:
+        digest = request_hash(f"add_vnf:{slice_.id}", body)
+        with self.admission_lock:
+            old = self._replay(db, slice_.tenant_id, idempotency_key, digest)
+            if old is not None:
+                return old, False
+            if slice_.status != "active":
+                raise Conflict(f"slice is {slice_.status}; vNFs can be added to an active slice only")
+            self._busy(db, slice_.id)
+            tenant = db.get(Tenant, slice_.tenant_id)
+            assert tenant is not None
+            usage = self.usage(db, tenant.id)
+            over = []
+            if usage.cpu + body["cpu"] > tenant.quota_cpu:
+                would = usage.cpu + body["cpu"]
+                over.append(f"tenant quota exceeded: vNF CPU would be {would:g} of {tenant.quota_cpu}")
+            if usage.memory_mib + body["memory_mib"] > tenant.quota_memory_mib:
+                over.append(f"tenant quota exceeded: vNF memory would be {usage.memory_mib + body['memory_mib']} "
+                            f"of {tenant.quota_memory_mib}")
+            if over:
+                raise Rejected("quota exceeded", over)
+            probe = {"bandwidth": self._bandwidth(slice_), "latency_class": slice_.latency_class,
+                     "vaps": [{"agent_id": v.agent_id, "radio": v.radio} for v in slice_.vaps][:0],
+                     "vnfs": [body], "mec_node": slice_.mec_node}
+            try:
+                plan = admit(self.snapshot(db), probe)
+            except AdmissionError as exc:
+                raise Rejected("vNF does not fit", exc.reasons) from exc
+            if slice_.mec_node is None:
+                # The slice had no vNFs: its vAPs now need wired paths to the chosen node.
+                probe["vaps"] = [{"agent_id": v.agent_id, "radio": v.radio} for v in slice_.vaps]
+                probe["vnfs"] = [body]
+                try:
+                    snap = self.snapshot(db)
+                    for v in slice_.vaps:  # the slice's own vAPs are already counted; do not count them twice
+                        snap.ap_reserved_kbps[v.agent_id] -= probe["bandwidth"]["down_guaranteed_kbps"] + \
+                            probe["bandwidth"]["up_guaranteed_kbps"]
+                    snap.own_vaps = [o for o in snap.own_vaps if o["vap_id"] not in {v.vap_id for v in slice_.vaps}]
+                    plan = admit(snap, probe)
+                except AdmissionError as exc:
+                    raise Rejected("vNF does not fit", exc.reasons) from exc
+                slice_.mec_node = plan.mec_node
+                slice_.path_links = plan.link_keys()
+            vnf = SliceVnf(slice=slice_, tenant_id=slice_.tenant_id, instance_id=self._next_instance(db, tenant.id),
+                           image=body["image"], params=body["params"], cpu=body["cpu"], memory_mib=body["memory_mib"],
+                           chain_position=1 + max((v.chain_position for v in slice_.vnfs), default=-1),
+                           node=slice_.mec_node)
+            db.add(vnf)
+            db.flush()
+            steps = [new_step("create_vnf", row=vnf.id, vnf_id=vnf.vnf_id)]
+            steps += [new_step("replace_path", slice=slice_.id, vap_id=v.vap_id, path_id=path_id(slice_, v),
+                               exclude_row=vnf.id) for v in slice_.vaps]
+            op = Operation(kind="add_vnf", tenant_id=slice_.tenant_id, slice_id=slice_.id, steps=steps,
+                           idempotency_key=idempotency_key, request_hash=digest)
+            db.add(op)
+            db.commit()
+        self.runner.submit(op.id)
+        return op, True
+
+    @staticmethod
+    def _bandwidth(slice_: Slice) -> dict[str, int]:
+        return {"down_guaranteed_kbps": slice_.down_guaranteed_kbps, "up_guaranteed_kbps": slice_.up_guaranteed_kbps,
+                "down_cap_kbps": slice_.down_cap_kbps, "up_cap_kbps": slice_.up_cap_kbps}
+
+    # --- delete -------------------------------------------------------------------------------------------------
+    def delete_slice(self, db: Session, slice_: Slice) -> Operation:
+        with self.admission_lock:
+            if slice_.status in ("deleted", "failed"):
+                raise Conflict(f"slice is already {slice_.status}")
+            self._busy(db, slice_.id)
+            steps = [new_step("delete_path", path_id=path_id(slice_, v)) for v in slice_.vaps if slice_.mec_node]
+            steps += [new_step("delete_vnf", vnf_id=v.vnf_id) for v in reversed(slice_.vnfs)]
+            steps += [new_step("delete_vap", vap_id=v.vap_id, agent_id=v.agent_id) for v in slice_.vaps]
+            slice_.status = "deleting"
+            op = Operation(kind="delete_slice", tenant_id=slice_.tenant_id, slice_id=slice_.id, steps=steps)
+            db.add(op)
+            db.commit()
+        self.runner.submit(op.id)
+        return op
+
+    def remove_vap(self, db: Session, slice_: Slice, vap: SliceVap) -> Operation:
+        with self.admission_lock:
+            if slice_.status != "active":
+                raise Conflict(f"slice is {slice_.status}")
+            self._busy(db, slice_.id)
+            steps = [new_step("delete_path", path_id=path_id(slice_, vap))] if slice_.mec_node else []
+            steps.append(new_step("delete_vap", vap_id=vap.vap_id, agent_id=vap.agent_id))
+            vap.state = "removing"
+            op = Operation(kind="remove_vap", tenant_id=slice_.tenant_id, slice_id=slice_.id, steps=steps)
+            db.add(op)
+            db.commit()
+        self.runner.submit(op.id)
+        return op
+
+    def remove_vnf(self, db: Session, slice_: Slice, vnf: SliceVnf) -> Operation:
+        with self.admission_lock:
+            if slice_.status != "active":
+                raise Conflict(f"slice is {slice_.status}")
+            self._busy(db, slice_.id)
+            vnf.state = "removing"
+            rest = [v for v in slice_.vnfs if v.id != vnf.id]
+            if rest:
+                steps = [new_step("replace_path", slice=slice_.id, vap_id=v.vap_id, path_id=path_id(slice_, v),
+                                  exclude_row=None, without_row=vnf.id) for v in slice_.vaps]
+            else:
+                steps = [new_step("delete_path", path_id=path_id(slice_, v)) for v in slice_.vaps]
+            steps.append(new_step("delete_vnf", vnf_id=vnf.vnf_id, row=vnf.id))
+            op = Operation(kind="remove_vnf", tenant_id=slice_.tenant_id, slice_id=slice_.id, steps=steps)
+            db.add(op)
+            db.commit()
+        self.runner.submit(op.id)
+        return op
+
+    # --- saga outcomes ------------------------------------------------------------------------------------------
+    def _on_success(self, db: Session, op: Operation) -> None:
+        slice_ = db.get(Slice, op.slice_id) if op.slice_id else None
+        if slice_ is None:
+            return
+        if op.kind == "create_slice":
+            slice_.status = "active"
+            event(db, "slice", f"slice {slice_.id} {slice_.name!r} is active", slice_.tenant_id)
+        elif op.kind == "delete_slice":
+            slice_.status = "deleted"
+            slice_.path_links = []
+            event(db, "slice", f"slice {slice_.id} {slice_.name!r} deleted", slice_.tenant_id)
+        elif op.kind == "remove_vap":
+            for vap in [v for v in slice_.vaps if v.state == "removing"]:
+                db.delete(vap)
+            event(db, "slice", f"slice {slice_.id}: vAP removed", slice_.tenant_id)
+        elif op.kind == "remove_vnf":
+            gone = [v for v in slice_.vnfs if v.state == "removing"]
+            for vnf in gone:
+                db.delete(vnf)
+            if len(gone) == len(slice_.vnfs):
+                slice_.mec_node = None
+                slice_.path_links = []
+            event(db, "slice", f"slice {slice_.id}: vNF removed", slice_.tenant_id)
+        else:
+            event(db, "slice", f"slice {slice_.id}: {op.kind} done", slice_.tenant_id)
+
+    def _on_failure(self, db: Session, op: Operation) -> None:
+        slice_ = db.get(Slice, op.slice_id) if op.slice_id else None
+        if slice_ is None:
+            return
+        level = "error"
+        if op.kind == "create_slice":
+            slice_.status = "failed"
+            slice_.status_reason = op.error[:500]
+            slice_.path_links = []
+            for vap in slice_.vaps:
+                vap.passphrase = None
+        elif op.kind == "add_vap":
+            new_ids = {s["ref"]["vap_id"] for s in op.steps if s["kind"] == "create_vap"}
+            for vap in [v for v in slice_.vaps if v.vap_id in new_ids]:
+                db.delete(vap)
+        elif op.kind == "add_vnf":
+            rows = {s["ref"]["row"] for s in op.steps if s["kind"] == "create_vnf"}
+            for vnf in [v for v in slice_.vnfs if v.id in rows]:
+                db.delete(vnf)
+            if not [v for v in slice_.vnfs if v.id not in rows]:
+                slice_.mec_node = None
+                slice_.path_links = []
+        else:
+            # A deletion that could not finish: the slice keeps its reservations until a retry succeeds.
+            slice_.status_reason = f"{op.kind} incomplete: {op.error}"[:500]
+            if op.kind == "delete_slice":
+                slice_.status = "deleting"
+        event(db, "operation", f"operation {op.id} ({op.kind}) on slice {slice_.id} failed: {op.error}",
+              slice_.tenant_id, level)
+
+    def _observe(self, op: Operation, seconds: float) -> None:
+        if self.metrics is not None:
+            self.metrics.observe_operation(op.kind, op.status, seconds)

@@ -1,0 +1,213 @@
+"""Saga steps: what one step does on the controllers and how it is undone.
+
+A step is a journal entry {"kind", "ref", "state", "result"}; `ref` names the resource (all ids are chosen by the
+orchestrator before the call, so a step that crashed mid-call can still be undone by id). Undo treats "not found" as
+already undone. Dispatch is by table, keyed by kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from .controllers import ControllerError, Controllers
+from .models import Setting, Slice, SliceVap, SliceVnf
+from .topology import Topology, hops_for
+
+Step = dict[str, Any]
+
+
+def load_topology(db: Session) -> Topology:
+    row = db.get(Setting, "topology")
+    return Topology.from_json(row.value if row else None)
+
+
+def vap_spec(slice_: Slice, vap: SliceVap) -> dict[str, Any]:
+    security: dict[str, Any] = {"mode": vap.security_mode}
+    if vap.passphrase:
+        security["passphrase"] = vap.passphrase
+    spec: dict[str, Any] = {"vap_id": vap.vap_id, "radio": vap.radio, "ssid": vap.ssid, "security": security,
+                            "hidden": vap.hidden, "tenant_id": slice_.tenant_id, "slice_id": slice_.controller_id,
+                            "rate_limit": {"down_kbps": slice_.down_cap_kbps, "up_kbps": slice_.up_cap_kbps}}
+    if vap.max_clients:
+        spec["max_clients"] = vap.max_clients
+    return spec
+
+
+def vnf_spec(vnf: SliceVnf) -> dict[str, Any]:
+    return {"tenant_id": vnf.tenant_id, "instance_id": vnf.instance_id, "image": vnf.image, "params": vnf.params,
+            "cpu": vnf.cpu, "memory_mib": vnf.memory_mib, "chain_position": vnf.chain_position}
+
+
+def path_id(slice_: Slice, vap: SliceVap) -> str:
+    return f"{slice_.controller_id}-{vap.vap_id}"
+
+
+def path_body(db: Session, slice_: Slice, vap: SliceVap, exclude_vnf_row: int | None = None) -> dict[str, Any]:
+    """The SlicePath of one vAP: its AP switch -> planned links -> MEC switch -> the slice's vNF chain -> egress."""
+    topo = load_topology(db)
+    src = topo.attachments[vap.agent_id]
+    dst = topo.attachments[slice_.mec_node or ""]
+    reserved: dict[str, int] = {}
+    allowed = set(slice_.path_links or [])
+    # Re-derive the route over only the links placement reserved for this slice.
+    sub = Topology(topo.attachments, [x for x in topo.links if x.key in allowed], topo.egress)
+    links = sub.shortest_path(src, dst, 0, reserved, 64)
+    if links is None:
+        raise ControllerError(409, "no_path", f"reserved links no longer connect {src} to {dst}")
+    if vap.pof_port is None:
+        raise ControllerError(409, "no_port", f"vAP {vap.vap_id} has no pof-switch port")
+    chain = []
+    for vnf in sorted(slice_.vnfs, key=lambda v: v.chain_position):
+        if vnf.id == exclude_vnf_row:
+            continue
+        ports = [p["pof_port"] for p in vnf.ports or [] if p.get("pof_port") is not None]
+        if not ports:
+            raise ControllerError(409, "no_port", f"vNF {vnf.vnf_id} has no pof-switch port")
+        chain.append((ports[0], ports[-1]))
+    hops = hops_for(links, src, vap.pof_port, dst, chain, topo.egress.get(dst))
+    rate = max(slice_.down_cap_kbps, slice_.up_cap_kbps)
+    body: dict[str, Any] = {"slice_id": path_id(slice_, vap), "tenant_id": slice_.tenant_id, "rate_kbps": rate,
+                            "hops": hops}
+    if slice_.tag is not None:
+        body["tag"] = slice_.tag
+    return body
+
+
+def _vap(db: Session, ref: dict[str, Any]) -> SliceVap:
+    vap = db.scalar(select(SliceVap).where(SliceVap.vap_id == ref["vap_id"]))
+    if vap is None:
+        raise ControllerError(409, "gone", f"vAP {ref['vap_id']} is no longer recorded")
+    return vap
+
+
+def _vnf(db: Session, ref: dict[str, Any]) -> SliceVnf:
+    vnf = db.get(SliceVnf, ref["row"])
+    if vnf is None:
+        raise ControllerError(409, "gone", f"vNF row {ref['row']} is no longer recorded")
+    return vnf
+
+
+# --- do ---------------------------------------------------------------------------------------------------------
+def do_create_vap(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[str, Any]:
+    vap = _vap(db, ref)
+    state = ctl.create_vap(vap.agent_id, vap_spec(vap.slice, vap))
+    vap.state = "up" if state.get("state", "up") == "up" else state.get("state", "up")
+    vap.pof_port = state.get("pof_port")
+    vap.passphrase = None  # the agent has it now; no secret stays at rest here
+    return {"bssid": state.get("bssid"), "ifname": state.get("ifname"), "pof_port": vap.pof_port}
+
+
+def do_create_vnf(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[str, Any]:
+    vnf = _vnf(db, ref)
+    near = vnf.slice.vaps[0].agent_id if vnf.slice.vaps else None
+    state, node = ctl.create_vnf(vnf_spec(vnf), node=vnf.slice.mec_node, near_ap=near)
+    vnf.node = node
+    vnf.state = state.get("state", "running")
+    vnf.ports = state.get("ports", [])
+    return {"node": node, "address": state.get("address"), "container_id": state.get("container_id")}
+
+
+def do_create_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[str, Any]:
+    slice_ = db.get(Slice, ref["slice"])
+    assert slice_ is not None
+    vap = _vap(db, ref)
+    reply = ctl.create_path(path_body(db, slice_, vap, exclude_vnf_row=ref.get("without_row")))
+    if slice_.tag is None and reply.get("tag") is not None:
+        slice_.tag = int(reply["tag"])  # the controller assigns the slice tag once; later paths reuse it
+    return {"tag": reply.get("tag"), "hops": len(reply.get("hops", []))}
+
+
+def do_replace_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[str, Any]:
+    """Re-install a vAP's path after its slice's vNF chain changed."""
+    try:
+        ctl.delete_path(ref["path_id"])
+    except ControllerError as exc:
+        if not exc.not_found:
+            raise
+    return do_create_path(ctl, db, ref)
+
+
+def do_delete_vap(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[str, Any]:
+    _ignore_missing(lambda: ctl.delete_vap(ref["agent_id"], ref["vap_id"]))
+    return {}
+
+
+def do_delete_vnf(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[str, Any]:
+    _ignore_missing(lambda: ctl.delete_vnf(ref["vnf_id"]))
+    return {}
+
+
+def do_delete_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[str, Any]:
+    _ignore_missing(lambda: ctl.delete_path(ref["path_id"]))
+    return {}
+
+
+# --- undo -------------------------------------------------------------------------------------------------------
+def _ignore_missing(call: Callable[[], None]) -> None:
+    try:
+        call()
+    except ControllerError as exc:
+        if not exc.not_found:
+            raise
+
+
+def undo_create_vap(ctl: Controllers, db: Session, ref: dict[str, Any]) -> None:
+    _ignore_missing(lambda: ctl.delete_vap(ref["agent_id"], ref["vap_id"]))
+
+
+def undo_create_vnf(ctl: Controllers, db: Session, ref: dict[str, Any]) -> None:
+    _ignore_missing(lambda: ctl.delete_vnf(ref["vnf_id"]))
+
+
+def undo_create_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> None:
+    _ignore_missing(lambda: ctl.delete_path(ref["path_id"]))
+
+
+def undo_replace_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> None:
+    """Put back the path as it was before the vNF chain changed (without the vNF being added)."""
+    _ignore_missing(lambda: ctl.delete_path(ref["path_id"]))
+    slice_ = db.get(Slice, ref["slice"])
+    vap = db.scalar(select(SliceVap).where(SliceVap.vap_id == ref["vap_id"]))
+    if slice_ is not None and vap is not None and any(v.id != ref.get("exclude_row") for v in slice_.vnfs):
+        ctl.create_path(path_body(db, slice_, vap, exclude_vnf_row=ref.get("exclude_row")))
+
+
+def undo_nothing(ctl: Controllers, db: Session, ref: dict[str, Any]) -> None:
+    """Deletions are rolled forward, never undone."""
+
+
+DO: dict[str, Callable[[Controllers, Session, dict[str, Any]], dict[str, Any]]] = {
+    "create_vap": do_create_vap,
+    "create_vnf": do_create_vnf,
+    "create_path": do_create_path,
+    "replace_path": do_replace_path,
+    "delete_vap": do_delete_vap,
+    "delete_vnf": do_delete_vnf,
+    "delete_path": do_delete_path,
+}
+
+UNDO: dict[str, Callable[[Controllers, Session, dict[str, Any]], None]] = {
+    "create_vap": undo_create_vap,
+    "create_vnf": undo_create_vnf,
+    "create_path": undo_create_path,
+    "replace_path": undo_replace_path,
+    "delete_vap": undo_nothing,
+    "delete_vnf": undo_nothing,
+    "delete_path": undo_nothing,
+}
+
+
+def new_step(kind: str, **ref: Any) -> Step:
+    if kind not in DO:
+        raise ValueError(f"unknown step kind {kind}")
+    return {"kind": kind, "ref": ref, "state": "pending", "result": None, "error": None}
+
+
+def step_label(step: Step) -> str:
+    ref = step["ref"]
+    target = ref.get("vap_id") or ref.get("vnf_id") or ref.get("path_id") or ""
+    return f"{step['kind']} {target}".strip()
