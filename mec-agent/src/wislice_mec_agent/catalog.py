@@ -1,0 +1,85 @@
+"""The vNF catalog (mec-agent/vnfs/catalog.json): image names, class, least resources, rootfs recipe, params."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import bad_request
+from .spec import IDENT_RE, ParamValue, VnfSpec
+
+VNFS_DIR = Path(__file__).resolve().parents[2] / "vnfs"
+CATALOG_FILE = VNFS_DIR / "catalog.json"
+CLASSES = ("kernel", "dpdk")
+PARAM_TYPES = ("string", "integer", "number", "boolean")
+
+
+@dataclass(frozen=True)
+class CatalogImage:
+    name: str
+    vnf_class: str
+    cpu: float
+    memory_mib: int
+    busybox: bool
+    binaries: tuple[str, ...]
+    extra_libs: tuple[str, ...]
+    params: dict[str, str]
+
+    def check_params(self, params: dict[str, ParamValue]) -> None:
+        for name, value in params.items():
+            kind = self.params.get(name)
+            if kind is None:
+                known = ", ".join(sorted(self.params)) or "none"
+                raise bad_request(f"image {self.name} has no parameter {name!r} (accepted: {known})")
+            ok = {"string": isinstance(value, str),
+                  "boolean": isinstance(value, bool),
+                  "integer": isinstance(value, int) and not isinstance(value, bool),
+                  "number": isinstance(value, int | float) and not isinstance(value, bool)}[kind]
+            if not ok:
+                raise bad_request(f"image {self.name}: parameter {name} must be a {kind}, got {value!r}")
+
+
+class Catalog:
+    def __init__(self, images: dict[str, CatalogImage]) -> None:
+        self.images = images
+
+    @classmethod
+    def load(cls, path: Path = CATALOG_FILE) -> Catalog:
+        raw = json.loads(path.read_text())
+        return cls({name: _parse_image(name, body) for name, body in raw["images"].items()})
+
+    def names(self) -> list[str]:
+        return sorted(self.images)
+
+    def get(self, name: str) -> CatalogImage:
+        image = self.images.get(name)
+        if image is None:
+            raise bad_request(f"unknown image {name!r}: the catalog has {', '.join(self.names())}")
+        return image
+
+    def check_spec(self, spec: VnfSpec) -> CatalogImage:
+        """The image exists, the request meets its least resources, and its params are ones it accepts."""
+        image = self.get(spec.image)
+        if spec.cpu < image.cpu:
+            raise bad_request(f"image {image.name} needs at least {image.cpu} CPU, asked {spec.cpu}")
+        if spec.memory_mib < image.memory_mib:
+            raise bad_request(f"image {image.name} needs at least {image.memory_mib} MiB, asked {spec.memory_mib}")
+        image.check_params(spec.params)
+        return image
+
+
+def _parse_image(name: str, body: dict[str, Any]) -> CatalogImage:
+    if not IDENT_RE.match(name):
+        raise ValueError(f"catalog: bad image name {name!r}")
+    if body.get("class") not in CLASSES:
+        raise ValueError(f"catalog: image {name}: class must be one of {CLASSES}")
+    params = dict(body.get("params", {}))
+    for pname, kind in params.items():
+        if kind not in PARAM_TYPES:
+            raise ValueError(f"catalog: image {name}: parameter {pname} has unknown type {kind!r}")
+    rootfs = body.get("rootfs", {})
+    return CatalogImage(name=name, vnf_class=body["class"], cpu=float(body["cpu"]), memory_mib=int(body["memory_mib"]),
+                        busybox=bool(rootfs.get("busybox", True)), binaries=tuple(rootfs.get("binaries", [])),
+                        extra_libs=tuple(rootfs.get("extra_libs", [])), params=params)

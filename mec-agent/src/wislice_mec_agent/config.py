@@ -1,0 +1,64 @@
+"""Agent configuration (TOML), validated on load. Example: mec-agent/examples/mec-agent.toml."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .ids import check_prefix
+from .spec import IDENT_RE
+
+
+@dataclass
+class AgentConfig:
+    agent_id: str
+    state_dir: str
+    docker_url: str = "unix:///var/run/docker.sock"
+    capacity_cpu: float = float(os.cpu_count() or 1)
+    capacity_memory_mib: int = 1024
+    veth_prefix: str = "wm"
+    switch_mgmt: str = ""  # path of the pof-switch management socket; empty = node without a switch
+    switch_veth_args: str = "{ifname}"
+    switch_vhost_args: str = "net_vhost_{name},iface={socket}"
+    controller: str = ""  # host:port of the nfv-controller; empty = run without one
+    secret_file: str = ""  # shared secret for hmac-sha256 auth
+    stats_interval_s: float = 10.0
+    warm_pool: dict[str, int] = field(default_factory=dict)  # catalog image -> warm containers kept ready
+    scheduler_interval_s: float = 0.0  # > 0 enables the NFVnice-style CPU-share scheduler
+
+    def __post_init__(self) -> None:
+        if not IDENT_RE.match(self.agent_id):
+            raise ValueError(f"agent_id {self.agent_id!r} must match [A-Za-z0-9_.:-]{{1,64}}")
+        check_prefix(self.veth_prefix)
+        if not self.capacity_cpu > 0 or self.capacity_memory_mib <= 0:
+            raise ValueError("capacity_cpu and capacity_memory_mib must be positive")
+        for image, n in self.warm_pool.items():
+            if not isinstance(n, int) or not 0 <= n <= 64:
+                raise ValueError(f"warm_pool.{image} must be an integer 0-64")
+
+    @property
+    def db_path(self) -> Path:
+        return Path(self.state_dir) / "vnfs.sqlite"
+
+    @property
+    def vnf_dir(self) -> Path:
+        return Path(self.state_dir) / "vnfs"
+
+    @property
+    def pool_dir(self) -> Path:
+        return Path(self.state_dir) / "pool"
+
+    def secret(self) -> bytes | None:
+        return Path(self.secret_file).read_bytes().strip() if self.secret_file else None
+
+
+def load_config(path: str | Path) -> AgentConfig:
+    raw: dict[str, Any] = tomllib.loads(Path(path).read_text())
+    known = set(AgentConfig.__dataclass_fields__)
+    unknown = set(raw) - known
+    if unknown:
+        raise ValueError(f"{path}: unknown settings {', '.join(sorted(unknown))}")
+    return AgentConfig(**raw)

@@ -1,0 +1,300 @@
+"""The vNF manager: createVnf / delVnf / getVnfs / syncVnfs / getStatus over the runtime, wiring and switch
+boundaries, with SQLite records. Every create step registers its undo, so a failure leaves no partial state."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import shlex
+import shutil
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .catalog import Catalog, CatalogImage
+from .config import AgentConfig
+from .errors import AgentError
+from .ids import address_of, check_vnf_id, container_name, host_ifname
+from .runtime import LABEL_AGENT, LABEL_IMAGE, LABEL_VNF_ID, ContainerConfig, ContainerRuntime
+from .spec import VnfSpec, parse_vnf_spec
+from .store import Store, VnfRecord
+from .switch import SwitchAttachment
+from .wiring import NetWiring
+
+log = logging.getLogger(__name__)
+VHOST_SOCKET = "vhost.sock"
+PAUSE_ENV = "WISLICE_MEC_TEST_PAUSE_AT"  # fault injection for the kill -9 mid-create test: a step name
+KERNEL_SYSCTLS = {"net.ipv4.ip_forward": "1", "net.ipv4.conf.all.send_redirects": "0",
+                  "net.ipv4.conf.all.rp_filter": "0", "net.ipv4.conf.default.rp_filter": "0"}
+KERNEL_CAPS = ["NET_ADMIN", "NET_RAW"]
+DPDK_CAPS = ["IPC_LOCK"]
+
+EventSink = Callable[[int, str], None]
+
+
+class Undo:
+    """A stack of undo actions run in reverse on failure; each is attempted even if an earlier one fails."""
+
+    def __init__(self) -> None:
+        self.actions: list[tuple[str, Callable[[], Any]]] = []
+
+    def push(self, what: str, fn: Callable[[], Any]) -> None:
+        self.actions.append((what, fn))
+
+    def run(self) -> list[str]:
+        errors = []
+        for what, fn in reversed(self.actions):
+            try:
+                fn()
+            except Exception as exc:
+                errors.append(f"{what}: {exc}")
+                log.error("undo %s failed: %s", what, exc)
+        self.actions.clear()
+        return errors
+
+
+def params_env(params: dict[str, Any]) -> str:
+    """Parameters as shell assignments P_<name>=<value> (names are [A-Za-z0-9_], values quoted)."""
+    lines = []
+    for name, value in sorted(params.items()):
+        text = ("true" if value else "false") if isinstance(value, bool) else str(value)
+        lines.append(f"P_{name}={shlex.quote(text)}")
+    return "\n".join(lines) + "\n"
+
+
+class VnfManager:
+    def __init__(self, config: AgentConfig, catalog: Catalog, store: Store, runtime: ContainerRuntime,
+                 wiring: NetWiring, switch: SwitchAttachment, pool: Any = None) -> None:
+        self.config = config
+        self.catalog = catalog
+        self.store = store
+        self.runtime = runtime
+        self.wiring = wiring
+        self.switch = switch
+        self.pool = pool
+        self.lock = threading.RLock()
+        self.started = time.monotonic()
+        self.events: list[EventSink] = []
+        config.vnf_dir.mkdir(parents=True, exist_ok=True)
+
+    # ---- helpers ----------------------------------------------------------------------------------------------
+    def _emit(self, vnf_id: int, state: str) -> None:
+        for sink in self.events:
+            try:
+                sink(vnf_id, state)
+            except Exception as exc:
+                log.warning("event sink failed: %s", exc)
+
+    @staticmethod
+    def _pause(step: str) -> None:
+        if os.environ.get(PAUSE_ENV) == step:
+            log.warning("paused at %s for a fault-injection test", step)
+            time.sleep(3600)
+
+    def used(self) -> tuple[float, int]:
+        recs = self.store.all()
+        return sum(r.spec.cpu for r in recs), sum(r.spec.memory_mib for r in recs)
+
+    def vnf_dir(self, vnf_id: int) -> Path:
+        return self.config.vnf_dir / str(vnf_id)
+
+    def port_name(self, vnf_id: int) -> str:
+        return host_ifname(self.config.veth_prefix, vnf_id)
+
+    def state_of(self, rec: VnfRecord) -> dict[str, Any]:
+        """VnfState (spec/agent: VnfSpec plus vnf_id, address, class, state, container_id, ports)."""
+        state = dict(rec.spec.to_json())
+        state.update(vnf_id=rec.vnf_id, address=address_of(rec.vnf_id), state=rec.state, ports=rec.ports,
+                     container_id=rec.container_id or "0" * 12)
+        state["class"] = rec.vnf_class
+        return state
+
+    # ---- createVnf --------------------------------------------------------------------------------------------
+    def create(self, vnf_obj: object) -> dict[str, Any]:
+        spec = parse_vnf_spec(vnf_obj)
+        image = self.catalog.check_spec(spec)
+        with self.lock:
+            rec = self._admit(spec, image)
+            try:
+                rec = self._build(rec, image)
+            except AgentError:
+                raise
+            except Exception as exc:
+                log.exception("createVnf %d failed", rec.vnf_id)
+                raise AgentError("internal", f"createVnf {rec.vnf_id}: {exc}") from exc
+        self._emit(rec.vnf_id, "running")
+        return self.state_of(rec)
+
+    def _admit(self, spec: VnfSpec, image: CatalogImage) -> VnfRecord:
+        """Checks that need no side effect, then the 'creating' record (the only thing a crash can leave)."""
+        vnf_id = spec.vnf_id
+        if self.store.get(vnf_id) is not None:
+            raise AgentError("conflict", f"vnf_id {vnf_id} (tenant {spec.tenant_id}, instance {spec.instance_id})"
+                                         " already exists on this node")
+        cpu, mem = self.used()
+        if cpu + spec.cpu > self.config.capacity_cpu + 1e-9:
+            raise AgentError("capacity", f"cpu {spec.cpu} does not fit: {cpu:g} of {self.config.capacity_cpu:g}"
+                                         " cores in use")
+        if mem + spec.memory_mib > self.config.capacity_memory_mib:
+            raise AgentError("capacity", f"memory {spec.memory_mib} MiB does not fit: {mem} of"
+                                         f" {self.config.capacity_memory_mib} MiB in use")
+        if image.vnf_class == "dpdk" and not self.switch.present:
+            raise AgentError("unsupported", f"image {image.name} is a DPDK vNF: this node has no pof-switch")
+        rec = VnfRecord(vnf_id=vnf_id, spec=spec, vnf_class=image.vnf_class, state="creating",
+                        container_name=container_name(self.config.agent_id, vnf_id),
+                        config_dir=str(self.vnf_dir(vnf_id)),
+                        host_ifname=self.port_name(vnf_id) if image.vnf_class == "kernel" else "")
+        if not self.store.insert_new(rec):
+            raise AgentError("conflict", f"vnf_id {vnf_id} already exists on this node")
+        return rec
+
+    def _build(self, rec: VnfRecord, image: CatalogImage) -> VnfRecord:
+        undo = Undo()
+        undo.push("record", lambda: self.store.delete(rec.vnf_id))
+        try:
+            return self._build_steps(rec, image, undo)
+        except BaseException:
+            errors = undo.run()
+            if errors:
+                log.error("createVnf %d: rollback incomplete: %s", rec.vnf_id, "; ".join(errors))
+            raise
+
+    def _build_steps(self, rec: VnfRecord, image: CatalogImage, undo: Undo) -> VnfRecord:
+        spec, vnf_id, name = rec.spec, rec.vnf_id, self.port_name(rec.vnf_id)
+        claimed = self.pool.claim(image.name) if self.pool is not None else None
+        if claimed is not None:
+            container_id, pid, cdir = claimed.container_id, claimed.pid, Path(claimed.config_dir)
+            rec = rec.with_(config_dir=str(cdir), container_id=container_id)
+            self.store.put(rec)
+            undo.push("container", lambda: self.runtime.remove(container_id))
+            undo.push("config dir", lambda: shutil.rmtree(cdir, ignore_errors=True))
+            self.runtime.rename(container_id, rec.container_name)
+            self.runtime.update_limits(container_id, spec.cpu, spec.memory_mib)
+            (cdir / "params.env").write_text(params_env(spec.params))
+        else:
+            cdir = Path(rec.config_dir)
+            ref = self.runtime.ensure_image(image)
+            cdir.mkdir(parents=True, exist_ok=True)
+            undo.push("config dir", lambda: shutil.rmtree(cdir, ignore_errors=True))
+            (cdir / "params.env").write_text(params_env(spec.params))
+        ports: list[dict[str, Any]] = []
+        if image.vnf_class == "dpdk":
+            sock = str(cdir / VHOST_SOCKET)
+            pof_port = self.switch.add_vhost(name, sock)
+            undo.push("switch port", lambda: self.switch.remove(name))
+            ports.append({"name": name, "pof_port": pof_port})
+        self._pause("switch")
+        if claimed is None:
+            labels = {LABEL_AGENT: self.config.agent_id, LABEL_VNF_ID: str(vnf_id), LABEL_IMAGE: image.name}
+            kernel = image.vnf_class == "kernel"
+            container_id = self.runtime.create(ContainerConfig(
+                name=rec.container_name, image_ref=ref, labels=labels, cpu=spec.cpu, memory_mib=spec.memory_mib,
+                config_dir=str(cdir), cap_add=KERNEL_CAPS if kernel else DPDK_CAPS,
+                sysctls=KERNEL_SYSCTLS if kernel else {}))
+            undo.push("container", lambda: self.runtime.remove(container_id))
+            rec = rec.with_(container_id=container_id)
+            self.store.put(rec)
+            pid = self.runtime.start(container_id)
+        self._pause("container")
+        if image.vnf_class == "kernel":
+            self.wiring.create_veth(rec.host_ifname, pid, address_of(vnf_id))
+            undo.push("veth", lambda: self.wiring.delete_link(rec.host_ifname))
+            pof_port = self.switch.add_veth(name, rec.host_ifname)
+            if self.switch.present:
+                undo.push("switch port", lambda: self.switch.remove(name))
+            ports.append({"name": name, "pof_port": pof_port})
+        self._pause("wiring")
+        (cdir / "ready").write_text("1\n")
+        rec = rec.with_(state="running", ports=ports)
+        self.store.put(rec)
+        return rec
+
+    # ---- delVnf -----------------------------------------------------------------------------------------------
+    def delete(self, vnf_id: object) -> dict[str, Any]:
+        vnf_id = check_vnf_id(vnf_id)
+        with self.lock:
+            rec = self.store.get(vnf_id)
+            if rec is None:
+                raise AgentError("not_found", f"no vNF {vnf_id} on this node")
+            errors = self.teardown(rec)
+            if errors:
+                self.store.put(rec.with_(state="failed"))
+                raise AgentError("internal", f"delVnf {vnf_id}: {'; '.join(errors)}")
+            self.store.delete(vnf_id)
+        self._emit(vnf_id, "removed")
+        return {}
+
+    def teardown(self, rec: VnfRecord) -> list[str]:
+        """Remove everything a vNF may own (switch port, container, veth, config dir); each step is tried."""
+        undo = Undo()  # reused as "run all, collect errors", in this order (pushed reversed)
+        name = self.port_name(rec.vnf_id)
+        cdir = Path(rec.config_dir)
+        undo.push("config dir", lambda: shutil.rmtree(cdir) if cdir.exists() else None)
+        if rec.host_ifname:
+            undo.push("veth", lambda: self.wiring.delete_link(rec.host_ifname))
+        undo.push("container", lambda: self.runtime.remove(rec.container_id or rec.container_name))
+        if rec.container_id:
+            undo.push("container by name", lambda: self.runtime.remove(rec.container_name))
+        undo.push("switch port", lambda: self.switch.remove(name))
+        return undo.run()
+
+    # ---- getVnfs / getStatus ----------------------------------------------------------------------------------
+    def list_states(self) -> list[dict[str, Any]]:
+        with self.lock:
+            live = {c.name: c.status for c in self.runtime.list(self.config.agent_id)}
+            out = []
+            for rec in self.store.all():
+                if rec.state == "running" and live.get(rec.container_name) != "running":
+                    rec = rec.with_(state="failed" if rec.container_name not in live else "stopped")
+                out.append(self.state_of(rec))
+            return out
+
+    def status(self) -> dict[str, Any]:
+        cpu, mem = self.used()
+        return {"agent_id": self.config.agent_id, "uptime_s": int(time.monotonic() - self.started),
+                "capacity": {"cpu": self.config.capacity_cpu, "memory_mib": self.config.capacity_memory_mib},
+                "used": {"cpu": round(cpu, 6), "memory_mib": mem}, "vnfs": len(self.store.all())}
+
+    # ---- syncVnfs ---------------------------------------------------------------------------------------------
+    def sync(self, vnfs: object) -> dict[str, Any]:
+        if not isinstance(vnfs, list) or len(vnfs) > 1024:
+            raise AgentError("bad_request", "vnfs must be a list of at most 1024 VnfSpec")
+        desired: dict[int, VnfSpec] = {}
+        failed: list[dict[str, Any]] = []
+        for obj in vnfs:
+            spec = parse_vnf_spec(obj)  # one unparsable spec fails the whole request: its vnf_id is unknown
+            if spec.vnf_id in desired:
+                raise AgentError("bad_request", f"vnf_id {spec.vnf_id} appears twice")
+            desired[spec.vnf_id] = spec
+        created, removed, kept = [], [], []
+        with self.lock:
+            live = {c.name: c.status for c in self.runtime.list(self.config.agent_id)}
+            for rec in self.store.all():
+                want = desired.get(rec.vnf_id)
+                healthy = rec.state == "running" and live.get(rec.container_name) == "running"
+                if want is not None and want == rec.spec and healthy:
+                    kept.append(rec.vnf_id)
+                    continue
+                try:
+                    self.delete(rec.vnf_id)
+                    if want is None:
+                        removed.append(rec.vnf_id)
+                except AgentError as exc:
+                    failed.append({"vnf_id": rec.vnf_id, "error": exc.message})
+                    desired.pop(rec.vnf_id, None)
+            for vnf_id, spec in desired.items():
+                if vnf_id in kept:
+                    continue
+                try:
+                    self.create(spec.to_json())
+                    created.append(vnf_id)
+                except AgentError as exc:
+                    failed.append({"vnf_id": vnf_id, "error": exc.message})
+        return {"created": created, "removed": removed, "kept": kept, "failed": failed}
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.store.close()

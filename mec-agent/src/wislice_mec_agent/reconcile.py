@@ -1,0 +1,94 @@
+"""Converge the node on the agent's records after an agent restart (even a kill -9 mid-create) or a dockerd
+restart: roll back half-built vNFs, adopt healthy ones, rebuild broken ones from their recorded spec, and remove
+orphans (containers with our label, veths with our prefix, switch ports with our prefix, config dirs)."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from pathlib import Path
+from typing import Any
+
+from .errors import AgentError
+from .manager import VnfManager
+from .store import VnfRecord
+
+log = logging.getLogger(__name__)
+
+
+def is_healthy(m: VnfManager, rec: VnfRecord, running: dict[str, int], switch_ports: set[str]) -> bool:
+    pid = running.get(rec.container_name)
+    if rec.state != "running" or not pid:
+        return False
+    name = m.port_name(rec.vnf_id)
+    if m.switch.present and name not in switch_ports:
+        return False
+    if rec.vnf_class == "kernel":
+        return m.wiring.exists(rec.host_ifname) and m.wiring.container_has_link(pid)
+    return m.switch.present
+
+
+def reconcile(m: VnfManager) -> dict[str, Any]:
+    report: dict[str, Any] = {"adopted": [], "rebuilt": [], "rolled_back": [], "failed": [],
+                              "removed_containers": [], "removed_links": [], "removed_ports": [], "removed_dirs": []}
+    with m.lock:
+        running: dict[str, int] = {}
+        for c in m.runtime.list(m.config.agent_id):
+            if c.status == "running":
+                info = m.runtime.inspect(c.id)
+                running[c.name] = info.pid if info else 0
+        switch_ports = set(m.switch.ports()) if m.switch.present else set()
+        for rec in m.store.all():
+            if rec.state == "creating":
+                errors = m.teardown(rec)
+                m.store.delete(rec.vnf_id)
+                report["rolled_back"].append(rec.vnf_id)
+                if errors:
+                    report["failed"].append({"vnf_id": rec.vnf_id, "error": "; ".join(errors)})
+            elif is_healthy(m, rec, running, switch_ports):
+                report["adopted"].append(rec.vnf_id)
+            else:
+                _rebuild(m, rec, report)
+        _remove_orphans(m, report)
+    log.info("reconcile: %s", {k: v for k, v in report.items() if v})
+    return report
+
+
+def _rebuild(m: VnfManager, rec: VnfRecord, report: dict[str, Any]) -> None:
+    errors = m.teardown(rec)
+    m.store.delete(rec.vnf_id)
+    try:
+        if errors:
+            raise AgentError("internal", "; ".join(errors))
+        m.create(rec.spec.to_json())
+        report["rebuilt"].append(rec.vnf_id)
+    except AgentError as exc:
+        # Keep the record so the controller sees the vNF as failed instead of silently losing it.
+        m.store.put(rec.with_(state="failed", container_id="", ports=[]))
+        report["failed"].append({"vnf_id": rec.vnf_id, "error": exc.message})
+
+
+def _remove_orphans(m: VnfManager, report: dict[str, Any]) -> None:
+    records = m.store.all()
+    names = {r.container_name for r in records}
+    ids = {r.container_id for r in records if r.container_id}
+    for c in m.runtime.list(m.config.agent_id):
+        if c.name not in names and c.id not in ids:
+            m.runtime.remove(c.id)
+            report["removed_containers"].append(c.name)
+    links = {r.host_ifname for r in records if r.host_ifname}
+    for ifname in m.wiring.list_links(m.config.veth_prefix):
+        if ifname not in links and m.wiring.delete_link(ifname):
+            report["removed_links"].append(ifname)
+    if m.switch.present:
+        ports = {m.port_name(r.vnf_id) for r in records}
+        for name in m.switch.ports():
+            if name.startswith(m.config.veth_prefix) and name not in ports and m.switch.remove(name):
+                report["removed_ports"].append(name)
+    dirs = {str(Path(r.config_dir)) for r in records}
+    for parent in (m.config.vnf_dir, m.config.pool_dir):
+        if parent.is_dir():
+            for d in parent.iterdir():
+                if str(d) not in dirs:
+                    shutil.rmtree(d, ignore_errors=True)
+                    report["removed_dirs"].append(d.name)

@@ -1,0 +1,80 @@
+"""getStatistics: node CPU and memory, per-vNF CPU (cgroup cpuacct deltas), memory and port counters.
+Port counters are from the vNF's side: a kernel vNF's rx is its host veth's tx; a DPDK vNF's come from the
+switch's port (packets only: the management socket reports no bytes)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from . import cgroups
+from .errors import AgentError
+from .ids import check_vnf_id
+from .manager import VnfManager
+
+
+def node_cpu_times() -> tuple[int, int]:
+    fields = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    idle = fields[3] + fields[4]
+    return sum(fields), idle
+
+
+def node_memory_used_mib() -> float:
+    info = {}
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        key, value = line.split(":", 1)
+        info[key] = int(value.split()[0])
+    return round((info["MemTotal"] - info["MemAvailable"]) / 1024, 1)
+
+
+class StatsCollector:
+    def __init__(self, manager: VnfManager) -> None:
+        self.m = manager
+        self.last_node = node_cpu_times()
+        self.last_vnf: dict[int, tuple[float, int]] = {}  # vnf_id -> (monotonic time, cpu ns)
+
+    def node(self) -> dict[str, Any]:
+        total, idle = node_cpu_times()
+        dt, di = total - self.last_node[0], idle - self.last_node[1]
+        self.last_node = (total, idle)
+        busy = 100.0 * (dt - di) / dt if dt > 0 else 0.0
+        return {"cpu_pct": round(max(0.0, busy), 2), "memory_used_mib": node_memory_used_mib()}
+
+    def vnf(self, vnf_id: int) -> dict[str, Any]:
+        rec = self.m.store.get(vnf_id)
+        if rec is None:
+            raise AgentError("not_found", f"no vNF {vnf_id} on this node")
+        info = self.m.runtime.inspect(rec.container_id) if rec.container_id else None
+        pid = info.pid if info and info.status == "running" else 0
+        cpu_pct, mem_mib = 0.0, 0.0
+        if pid:
+            now, used = time.monotonic(), cgroups.cpu_usage_ns(pid)
+            prev = self.last_vnf.get(vnf_id)
+            if used is not None:
+                if prev is not None and now > prev[0]:
+                    cpu_pct = max(0.0, 100.0 * (used - prev[1]) / 1e9 / (now - prev[0]))
+                self.last_vnf[vnf_id] = (now, used)
+            mem = cgroups.memory_bytes(pid)
+            mem_mib = round(mem / 1048576, 2) if mem else 0.0
+        return {"vnf_id": vnf_id, "cpu_pct": round(cpu_pct, 2), "memory_mib": mem_mib, "ports": self._ports(rec)}
+
+    def _ports(self, rec: Any) -> list[dict[str, Any]]:
+        name = self.m.port_name(rec.vnf_id)
+        if rec.vnf_class == "kernel":
+            s = self.m.wiring.stats(rec.host_ifname)
+            if s is None:
+                return []
+            return [{"name": name, "rx_packets": s.tx_packets, "rx_bytes": s.tx_bytes, "tx_packets": s.rx_packets,
+                     "tx_bytes": s.rx_bytes}]
+        port = self.m.switch.ports().get(name) if self.m.switch.present else None
+        if port is None:
+            return []
+        # The switch's tx on this port is what the vNF received.
+        return [{"name": name, "rx_packets": port.tx_packets, "rx_bytes": 0, "tx_packets": port.rx_packets,
+                 "tx_bytes": 0}]
+
+    def collect(self, vnf_id: object = None) -> dict[str, Any]:
+        with self.m.lock:
+            ids = [check_vnf_id(vnf_id)] if vnf_id is not None else [r.vnf_id for r in self.m.store.all()]
+            return {"node": self.node(), "vnfs": [self.vnf(i) for i in ids]}
