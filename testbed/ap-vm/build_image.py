@@ -13,6 +13,7 @@ Two cached stages under $WISLICE_CACHE/ap-vm/:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import hashlib
 import json
@@ -45,10 +46,10 @@ BINARIES = [
 ]
 # Kernel module directories (under kernel/) kept in the image; depmod -b then resolves the rest.
 MODULE_DIRS = [
-    "net/wireless", "net/mac80211", "drivers/net/wireless/mac80211_hwsim.ko", "net/sched", "net/9p", "fs/9p", "fs/netfs",
-    "fs/fscache", "crypto", "lib/crypto", "arch/x86/crypto", "drivers/virtio", "drivers/char/virtio_console.ko",
-    "drivers/net/virtio_net.ko", "drivers/net/net_failover.ko", "net/core/failover.ko", "drivers/net/ifb.ko",
-    "drivers/net/veth.ko", "net/rfkill", "lib/libcrc32c.ko",
+    "net/wireless", "net/mac80211", "net/rfkill", "drivers/net/wireless/mac80211_hwsim.ko", "net/sched",
+    "net/9p", "fs/9p", "fs/netfs", "fs/fscache", "crypto", "lib/crypto", "arch/x86/crypto", "lib/libcrc32c.ko",
+    "drivers/virtio", "drivers/char/virtio_console.ko", "drivers/net/virtio_net.ko", "drivers/net/net_failover.ko",
+    "net/core/failover.ko", "drivers/net/ifb.ko", "drivers/net/veth.ko",
 ]
 # Standard-library parts the agent, guestd and the benchmarks never import: left out to keep the image small.
 PY_SKIP = {"test", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3", "pydoc_data", "distutils",
@@ -118,8 +119,21 @@ def library_closure(packages: list[str]) -> list[str]:
 
 
 def resolve() -> dict[str, str]:
-    packages = library_closure([*TOP_PACKAGES, kernel_package()])
-    return candidate_versions(packages)
+    """Pinned versions of every package; remembered until apt's package lists change (apt-cache takes seconds)."""
+    lists = sorted(Path("/var/lib/apt/lists").glob("*_Packages*"))
+    h = hashlib.sha256(" ".join(TOP_PACKAGES).encode())
+    for f in lists:
+        st = f.stat()
+        h.update(f"{f.name} {st.st_size} {st.st_mtime_ns}\n".encode())
+    memo = cache_dir() / "resolved.json"
+    with contextlib.suppress(OSError, ValueError):
+        saved = json.loads(memo.read_text())
+        if saved.get("lists") == h.hexdigest():
+            return dict(saved["versions"])
+    versions = candidate_versions(library_closure([*TOP_PACKAGES, kernel_package()]))
+    memo.parent.mkdir(parents=True, exist_ok=True)
+    memo.write_text(json.dumps({"lists": h.hexdigest(), "versions": versions}, indent=1) + "\n")
+    return versions
 
 
 # --- fetching and extracting ------------------------------------------------------------------------------------

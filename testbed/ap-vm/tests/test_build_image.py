@@ -1,0 +1,39 @@
+"""Fast checks of the image builder's pure parts (no apt, no qemu)."""
+
+import lzma
+from pathlib import Path
+
+import apvm
+import build_image
+import pytest
+
+
+def test_deb_path_encodes_epoch(tmp_path: Path) -> None:
+    (tmp_path / "hostapd_2%3a2.10-12_amd64.deb").write_bytes(b"")
+    assert build_image.deb_path(tmp_path, "hostapd", "2:2.10-12").exists()
+    assert not build_image.deb_path(tmp_path, "hostapd", "2:2.10-13").exists()
+
+
+def test_extract_vmlinux_finds_the_xz_elf(tmp_path: Path) -> None:
+    payload = b"\x7fELF" + b"kernel" * 100
+    (tmp_path / "vmlinuz").write_bytes(b"MZ-bzimage-header" + lzma.compress(payload, format=lzma.FORMAT_XZ))
+    build_image.extract_vmlinux(tmp_path / "vmlinuz", tmp_path / "vmlinux")
+    assert (tmp_path / "vmlinux").read_bytes() == payload
+
+
+def test_extract_vmlinux_rejects_non_kernel(tmp_path: Path) -> None:
+    (tmp_path / "vmlinuz").write_bytes(b"no compressed payload here")
+    with pytest.raises(SystemExit, match="no xz payload"):
+        build_image.extract_vmlinux(tmp_path / "vmlinuz", tmp_path / "vmlinux")
+
+
+def test_image_key_changes_with_versions() -> None:
+    a = build_image.image_key({"hostapd": "2:2.10-12"})
+    assert a == build_image.image_key({"hostapd": "2:2.10-12"})
+    assert a != build_image.image_key({"hostapd": "2:2.10-13"})
+
+
+@pytest.mark.parametrize("radios", [0, 17, -1])
+def test_radio_count_is_validated(radios: int) -> None:
+    with pytest.raises(ValueError, match="radios"):
+        apvm.ApVm(radios=radios)
