@@ -19,7 +19,8 @@ class AgentConfig:
     docker_url: str = "unix:///var/run/docker.sock"
     capacity_cpu: float = float(os.cpu_count() or 1)
     capacity_memory_mib: int = 1024
-    veth_prefix: str = "wm"
+    veth_prefix: str = "wm"  # host-side veth and switch port names: <prefix><vnf_id as 8 hex>; unique per node
+    node_netns: str = ""  # network namespace holding the host side of veths (and the switch); empty = the agent's
     switch_mgmt: str = ""  # path of the pof-switch management socket; empty = node without a switch
     switch_veth_args: str = "{ifname}"
     switch_vhost_args: str = "net_vhost_{name},iface={socket}"

@@ -74,6 +74,7 @@ def script_files(image: CatalogImage) -> dict[str, Path]:
 
 def image_key(image: CatalogImage, files: list[str]) -> str:
     h = hashlib.sha256()
+    h.update(b"rootfs-v2")  # bump when write_rootfs changes
     h.update(json.dumps(image.__dict__, sort_keys=True, default=list).encode())
     for arc, src in sorted(script_files(image).items()):
         h.update(arc.encode() + src.read_bytes())
@@ -106,32 +107,39 @@ def write_rootfs(image: CatalogImage, files: list[str], out: Path) -> None:
     fd, tmp = tempfile.mkstemp(dir=out.parent, suffix=".part")
     try:
         with os.fdopen(fd, "wb") as f, tarfile.open(fileobj=f, mode="w") as tar:
-            added: set[str] = set()
+            added: set[str] = set()  # docker import refuses duplicate paths
+
+            def add_dir(name: str) -> None:
+                parts = name.split("/")
+                for i in range(1, len(parts) + 1):
+                    d = "/".join(parts[:i])
+                    if d not in added:
+                        _add_dir(tar, d, 0o1777 if d == "tmp" else 0o755)
+                        added.add(d)
+
+            def add_file(arc: str, data: bytes, mode: int = 0o755) -> None:
+                if arc not in added:
+                    add_dir(arc.rsplit("/", 1)[0])
+                    _add_bytes(tar, arc, data, mode)
+                    added.add(arc)
+
             for d in DIRS:
-                _add_dir(tar, d, 0o1777 if d == "tmp" else 0o755)
-                added.add(d)
+                add_dir(d)
             for path in files:
-                arc = path.lstrip("/")
-                parts = arc.split("/")
-                for i in range(1, len(parts)):
-                    parent = "/".join(parts[:i])
-                    if parent not in added:
-                        _add_dir(tar, parent)
-                        added.add(parent)
                 with open(os.path.realpath(path), "rb") as src:
-                    _add_bytes(tar, arc, src.read(), os.stat(path).st_mode & 0o777)
+                    add_file(path.lstrip("/"), src.read(), os.stat(path).st_mode & 0o777)
             if image.busybox:
                 bb = busybox_path()
-                _add_bytes(tar, "bin/busybox", Path(bb).read_bytes())
+                add_file("bin/busybox", Path(bb).read_bytes())
                 for applet in busybox_applets(bb):
-                    if f"bin/{applet}" in (p.lstrip("/") for p in files):
-                        continue
-                    link = tarfile.TarInfo(f"bin/{applet}")
-                    link.type, link.linkname = tarfile.SYMTYPE, "busybox"
-                    tar.addfile(link)
+                    if f"bin/{applet}" not in added:
+                        link = tarfile.TarInfo(f"bin/{applet}")
+                        link.type, link.linkname = tarfile.SYMTYPE, "busybox"
+                        tar.addfile(link)
+                        added.add(f"bin/{applet}")
             for arc, src in script_files(image).items():
-                _add_bytes(tar, arc, src.read_bytes())
-            _add_bytes(tar, "etc/passwd", b"root:x:0:0:root:/:/bin/sh\n", 0o644)
+                add_file(arc, src.read_bytes())
+            add_file("etc/passwd", b"root:x:0:0:root:/:/bin/sh\n", 0o644)
         os.replace(tmp, out)
     except BaseException:
         os.unlink(tmp)

@@ -1,13 +1,15 @@
-"""Kernel vNF wiring through netlink (pyroute2): a veth whose peer moves into the container's network
-namespace, renamed ``in``, addressed with the vNF's /32 and a default route on-link. ``NetWiring`` is the
-boundary; unit tests use a fake."""
+"""Kernel vNF wiring through netlink (pyroute2): a veth whose host side lives in the node's namespace (the
+agent's own, or ``node_netns`` from the config) and whose peer moves into the container's network namespace,
+renamed ``in``, addressed with the vNF's /32 and a default route on-link. ``NetWiring`` is the boundary; unit
+tests use a fake."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from .ids import CONTAINER_IFNAME
 
@@ -30,40 +32,45 @@ class NetWiring(Protocol):
 
 
 class PyrouteWiring:
+    def __init__(self, node_netns: str = "") -> None:
+        self.node_netns = node_netns
+
+    @contextlib.contextmanager
+    def _node(self) -> Iterator[Any]:
+        from pyroute2 import IPRoute, NetNS
+
+        ipr = NetNS(self.node_netns) if self.node_netns else IPRoute()
+        try:
+            yield ipr
+        finally:
+            ipr.close()
+
     def create_veth(self, host_ifname: str, pid: int, address: str) -> None:
         """Create host_ifname <-> peer, move the peer into /proc/<pid>/ns/net as ``in``, address it, bring both up.
         On failure the host side is deleted (which deletes the peer too)."""
-        from pyroute2 import IPRoute, NetNS
+        from pyroute2 import NetNS
 
         peer = f"{host_ifname[:13]}_c"
-        ns_path = f"/proc/{pid}/ns/net"
-        with IPRoute() as ipr:
+        with self._node() as ipr:
             ipr.link("add", ifname=host_ifname, kind="veth", peer=peer)
             try:
-                peer_idx = ipr.link_lookup(ifname=peer)[0]
-                fd = os.open(ns_path, os.O_RDONLY)
-                try:
-                    ipr.link("set", index=peer_idx, net_ns_fd=fd)
-                finally:
-                    os.close(fd)
-                with NetNS(ns_path) as ns:
+                ipr.link("set", index=ipr.link_lookup(ifname=peer)[0], net_ns_pid=pid)
+                with NetNS(f"/proc/{pid}/ns/net") as ns:
                     idx = ns.link_lookup(ifname=peer)[0]
                     ns.link("set", index=idx, ifname=CONTAINER_IFNAME)
                     ns.addr("add", index=idx, address=address, prefixlen=32)
                     ns.link("set", index=idx, state="up")
                     ns.route("add", dst="0.0.0.0/0", oif=idx, scope="link")
-                host_idx = ipr.link_lookup(ifname=host_ifname)[0]
-                ipr.link("set", index=host_idx, state="up")
+                ipr.link("set", index=ipr.link_lookup(ifname=host_ifname)[0], state="up")
             except BaseException:
                 with contextlib.suppress(Exception):
                     ipr.link("del", ifname=host_ifname)
                 raise
 
     def delete_link(self, ifname: str) -> bool:
-        from pyroute2 import IPRoute
         from pyroute2.netlink.exceptions import NetlinkError
 
-        with IPRoute() as ipr:
+        with self._node() as ipr:
             try:
                 ipr.link("del", ifname=ifname)
             except NetlinkError as exc:
@@ -73,7 +80,10 @@ class PyrouteWiring:
         return True
 
     def exists(self, ifname: str) -> bool:
-        return os.path.exists(f"/sys/class/net/{ifname}")
+        if not self.node_netns:
+            return os.path.exists(f"/sys/class/net/{ifname}")
+        with self._node() as ipr:
+            return bool(ipr.link_lookup(ifname=ifname))
 
     def container_has_link(self, pid: int) -> bool:
         from pyroute2 import NetNS
@@ -81,18 +91,22 @@ class PyrouteWiring:
         try:
             with NetNS(f"/proc/{pid}/ns/net") as ns:
                 return bool(ns.link_lookup(ifname=CONTAINER_IFNAME))
-        except OSError:
+        except Exception:
             return False
 
     def list_links(self, prefix: str) -> list[str]:
-        return sorted(n for n in os.listdir("/sys/class/net") if n.startswith(prefix))
+        if not self.node_netns:
+            return sorted(n for n in os.listdir("/sys/class/net") if n.startswith(prefix))
+        with self._node() as ipr:
+            names = [link.get_attr("IFLA_IFNAME") for link in ipr.get_links()]
+        return sorted(n for n in names if n and n.startswith(prefix))
 
     def stats(self, ifname: str) -> LinkStats | None:
-        base = f"/sys/class/net/{ifname}/statistics"
-        try:
-            def read(name: str) -> int:
-                with open(f"{base}/{name}") as f:
-                    return int(f.read())
-            return LinkStats(read("rx_packets"), read("rx_bytes"), read("tx_packets"), read("tx_bytes"))
-        except OSError:
+        with self._node() as ipr:
+            idx = ipr.link_lookup(ifname=ifname)
+            if not idx:
+                return None
+            s = ipr.get_links(idx[0])[0].get_attr("IFLA_STATS64")
+        if s is None:
             return None
+        return LinkStats(s["rx_packets"], s["rx_bytes"], s["tx_packets"], s["tx_bytes"])

@@ -1,0 +1,77 @@
+"""createVnf / delVnf on the real Docker Engine and netlink: traffic to each vnf_id and back, nothing left."""
+
+from __future__ import annotations
+
+import pytest
+
+from wislice_mec_agent.errors import AgentError
+
+from .conftest import RealNode
+
+pytestmark = pytest.mark.integration
+
+
+def kspec(instance: int, image: str = "kernel-fwd", **kw: object) -> dict:
+    s = {"tenant_id": 1, "instance_id": instance, "image": image, "params": {}, "cpu": 0.2, "memory_mib": 64,
+         "chain_position": 0}
+    s.update(kw)
+    return s
+
+
+def test_kernel_vnf_answers_on_its_vnf_id_and_delete_leaves_nothing(real_node: RealNode) -> None:
+    state = real_node.manager.create(kspec(2))
+    assert state["address"] == "0.1.0.2" and state["state"] == "running"
+    host = state["ports"][0]["name"]
+    real_node.ns.exec(["ip", "route", "add", "0.1.0.2/32", "dev", host])
+    out = real_node.ping("0.1.0.2")
+    assert "3 received" in out
+    stats = real_node.manager  # counters seen from the vNF's side
+    from wislice_mec_agent.stats import StatsCollector
+
+    vs = StatsCollector(stats).collect(state["vnf_id"])["vnfs"][0]
+    assert vs["ports"][0]["rx_packets"] >= 3 and vs["ports"][0]["tx_packets"] >= 3
+    assert vs["memory_mib"] > 0
+    real_node.manager.delete(state["vnf_id"])
+    assert not any(real_node.holdings().values()), real_node.holdings()
+
+
+def test_firewall_rules_come_from_params(real_node: RealNode) -> None:
+    state = real_node.manager.create(kspec(7, "firewall", params={"allow_tcp": "80,443", "allow_icmp": False}))
+    ruleset = real_node.manager.vnf_dir(state["vnf_id"]) / "ruleset.txt"
+    import time
+
+    deadline = time.monotonic() + 10
+    while not ruleset.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    text = ruleset.read_text()
+    assert "tcp dport { 80, 443 } accept" in text and "icmp" not in text and "policy drop" in text
+    host = state["ports"][0]["name"]
+    real_node.ns.exec(["ip", "route", "add", "0.1.0.7/32", "dev", host])
+    res = real_node.ns.exec(["ping", "-c", "2", "-W", "1", "0.1.0.7"], check=False)
+    assert res.returncode != 0, "ICMP should be dropped by the firewall"
+    real_node.manager.delete(state["vnf_id"])
+    assert not any(real_node.holdings().values())
+
+
+@pytest.mark.parametrize(("change", "code"), [
+    ({"image": "no-such-image"}, "bad_request"),
+    ({"tenant_id": 65536}, "bad_request"),
+    ({"cpu": 64.0}, "capacity"),
+    ({"memory_mib": 999999}, "capacity"),
+])
+def test_bad_input_is_refused_without_partial_state(real_node: RealNode, change: dict, code: str) -> None:
+    with pytest.raises(AgentError) as err:
+        real_node.manager.create(kspec(3, **change))
+    assert err.value.code == code
+    assert not any(real_node.holdings().values())
+
+
+def test_duplicate_instance_is_refused_and_the_first_keeps_working(real_node: RealNode) -> None:
+    state = real_node.manager.create(kspec(4))
+    with pytest.raises(AgentError) as err:
+        real_node.manager.create(kspec(4, "monitor"))
+    assert err.value.code == "conflict"
+    real_node.ns.exec(["ip", "route", "add", "0.1.0.4/32", "dev", state["ports"][0]["name"]])
+    real_node.ping("0.1.0.4", count=1)
+    real_node.manager.delete(state["vnf_id"])
+    assert not any(real_node.holdings().values())
