@@ -1,0 +1,203 @@
+"""Agent configuration: a JSON file, or an INI file with an [agent] section and one [radio <phy>] section per
+radio. Every key is checked; unknown keys are refused (a typo must not silently fall back to a default).
+
+JSON example::
+
+    {"agent_id": "ap-1", "controller": "127.0.0.1:6690", "secret_file": "/etc/wislice/ap-1.secret",
+     "hostapd_global": "/var/run/hostapd-global", "hostapd_ctrl_dir": "/var/run/hostapd",
+     "radios": [{"name": "phy0", "iface": "wlan0", "max_vaps": 8}]}
+"""
+
+from __future__ import annotations
+
+import configparser
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import validate as V
+
+HOSTPORT = re.compile(r"^(?P<host>\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]{1,253}):(?P<port>\d{1,5})$")
+SHAPING = ("auto", "pyroute2", "tc", "none")
+AGENT_KEYS = {
+    "agent_id", "controller", "secret", "secret_file", "tls", "tls_ca_file", "tls_cert_file", "tls_key_file",
+    "tls_server_name", "hostapd_global", "hostapd_ctrl_dir", "conf_dir", "client_dir", "shaping",
+    "pof_switch_socket", "stats_interval_s", "keepalive_s", "remove_vaps_on_exit", "log_level", "radios",
+}
+RADIO_KEYS = {"name", "iface", "max_vaps", "driver", "mac", "channel", "hw_mode"}
+
+
+class ConfigError(ValueError):
+    pass
+
+
+@dataclass
+class AgentConfig:
+    agent_id: str
+    controller_host: str
+    controller_port: int
+    hostapd_global: str
+    radios: list[dict[str, Any]]
+    secret: bytes | None = None
+    tls: bool = False
+    tls_ca_file: str | None = None
+    tls_cert_file: str | None = None
+    tls_key_file: str | None = None
+    tls_server_name: str | None = None
+    hostapd_ctrl_dir: str = "/var/run/hostapd"
+    conf_dir: str = "/var/lib/wislice-ap-agent"
+    client_dir: str | None = None
+    shaping: str = "auto"
+    pof_switch_socket: str | None = None
+    stats_interval_s: float = 5.0
+    keepalive_s: float = 10.0
+    remove_vaps_on_exit: bool = False
+    log_level: str = "INFO"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _path(v: Any, key: str) -> str:
+    if not isinstance(v, str) or not v.startswith("/") or any(c in v for c in "\n\r\0"):
+        raise ConfigError(f"{key}: must be an absolute path")
+    return v
+
+
+def _bool(v: Any, key: str) -> bool:
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, str) and v.lower() in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+        return v.lower() in ("1", "true", "yes", "on")
+    raise ConfigError(f"{key}: must be true or false")
+
+
+def _num(v: Any, key: str, lo: float, hi: float) -> float:
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{key}: must be a number") from None
+    if not lo <= x <= hi:
+        raise ConfigError(f"{key}: must be between {lo} and {hi}")
+    return x
+
+
+def _radio(r: Any, i: int) -> dict[str, Any]:
+    if not isinstance(r, dict):
+        raise ConfigError(f"radios[{i}]: must be an object")
+    unknown = set(r) - RADIO_KEYS
+    if unknown:
+        raise ConfigError(f"radios[{i}]: unknown keys {sorted(unknown)}")
+    try:
+        out: dict[str, Any] = {"name": V.ident(r.get("name"), "name")}
+        out["iface"] = V.string(r.get("iface"), "iface", V.IFNAME)
+        out["max_vaps"] = int(_num(r.get("max_vaps", 8), "max_vaps", 1, 64))
+        out["driver"] = V.enum(r.get("driver", "nl80211"), "driver", ("nl80211", "wired"))
+        if "mac" in r:
+            out["mac"] = V.mac(str(r["mac"]).lower(), "mac")
+        if "channel" in r:
+            out["channel"] = V.integer(int(r["channel"]), "channel", 1, 233)
+        if "hw_mode" in r:
+            out["hw_mode"] = V.enum(r["hw_mode"], "hw_mode", ("a", "b", "g"))
+    except (V.ValidationError, ValueError) as e:
+        raise ConfigError(f"radios[{i}].{e}") from None
+    if len(out["iface"]) > 12:
+        raise ConfigError(f"radios[{i}].iface: at most 12 characters (vAP netdevs are <iface>_<slot>)")
+    return out
+
+
+def from_dict(d: dict[str, Any], base_dir: str = "/") -> AgentConfig:
+    unknown = set(d) - AGENT_KEYS
+    if unknown:
+        raise ConfigError(f"unknown keys {sorted(unknown)}")
+    for key in ("agent_id", "controller", "hostapd_global", "radios"):
+        if key not in d:
+            raise ConfigError(f"missing key {key!r}")
+    try:
+        agent_id = V.ident(d["agent_id"], "agent_id")
+    except V.ValidationError as e:
+        raise ConfigError(str(e)) from None
+    m = HOSTPORT.match(str(d["controller"]))
+    if not m or not 1 <= int(m.group("port")) <= 65535:
+        raise ConfigError("controller: must be host:port")
+    radios = d["radios"]
+    if not isinstance(radios, list) or not 1 <= len(radios) <= 16:
+        raise ConfigError("radios: must list 1-16 radios")
+    cfg = AgentConfig(agent_id, m.group("host").strip("[]"), int(m.group("port")),
+                      _path(d["hostapd_global"], "hostapd_global"), [_radio(r, i) for i, r in enumerate(radios)])
+    if len({r["name"] for r in cfg.radios}) != len(cfg.radios):
+        raise ConfigError("radios: duplicate radio name")
+    if "secret" in d and "secret_file" in d:
+        raise ConfigError("give secret or secret_file, not both")
+    if "secret" in d:
+        if not isinstance(d["secret"], str) or not d["secret"]:
+            raise ConfigError("secret: must be a non-empty string")
+        cfg.secret = d["secret"].encode()
+    if "secret_file" in d:
+        path = os.path.join(base_dir, d["secret_file"])
+        try:
+            with open(path, "rb") as f:
+                cfg.secret = f.read().strip()
+        except OSError as e:
+            raise ConfigError(f"secret_file: {e}") from None
+        if not cfg.secret:
+            raise ConfigError("secret_file: empty")
+    cfg.tls = _bool(d.get("tls", False), "tls")
+    for key in ("tls_ca_file", "tls_cert_file", "tls_key_file", "hostapd_ctrl_dir", "conf_dir", "client_dir",
+                "pof_switch_socket"):
+        if d.get(key) is not None:
+            setattr(cfg, key, _path(d[key], key))
+    if d.get("tls_server_name") is not None:
+        cfg.tls_server_name = V.string(d["tls_server_name"], "tls_server_name", re.compile(r"^[A-Za-z0-9.-]{1,253}$"))
+    if (cfg.tls_cert_file is None) != (cfg.tls_key_file is None):
+        raise ConfigError("tls_cert_file and tls_key_file go together")
+    cfg.shaping = d.get("shaping", "auto")
+    if cfg.shaping not in SHAPING:
+        raise ConfigError(f"shaping: one of {', '.join(SHAPING)}")
+    cfg.stats_interval_s = _num(d.get("stats_interval_s", 5), "stats_interval_s", 1, 3600)
+    cfg.keepalive_s = _num(d.get("keepalive_s", 10), "keepalive_s", 1, 25)
+    cfg.remove_vaps_on_exit = _bool(d.get("remove_vaps_on_exit", False), "remove_vaps_on_exit")
+    cfg.log_level = str(d.get("log_level", "INFO")).upper()
+    if cfg.log_level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
+        raise ConfigError("log_level: DEBUG, INFO, WARNING or ERROR")
+    return cfg
+
+
+def _from_ini(text: str) -> dict[str, Any]:
+    cp = configparser.ConfigParser(interpolation=None)
+    cp.optionxform = str  # type: ignore[assignment,method-assign]  # keys are case-sensitive
+    cp.read_string(text)
+    d: dict[str, Any] = {}
+    radios = []
+    for section in cp.sections():
+        if section == "agent":
+            d.update(cp[section])
+        elif section.startswith("radio "):
+            r: dict[str, Any] = {"name": section[6:].strip()}
+            r.update(cp[section])
+            radios.append(r)
+        else:
+            raise ConfigError(f"unknown section [{section}]")
+    d["radios"] = radios
+    return d
+
+
+def load(path: str) -> AgentConfig:
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise ConfigError(f"cannot read {path}: {e}") from None
+    if text.lstrip().startswith("{"):
+        try:
+            d = json.loads(text)
+        except ValueError as e:
+            raise ConfigError(f"{path}: not valid JSON: {e}") from None
+        if not isinstance(d, dict):
+            raise ConfigError(f"{path}: must hold a JSON object")
+    else:
+        try:
+            d = _from_ini(text)
+        except configparser.Error as e:
+            raise ConfigError(f"{path}: not a valid INI file: {e}") from None
+    return from_dict(d, os.path.dirname(os.path.abspath(path)))

@@ -1,0 +1,72 @@
+"""Table II of ADE2WiNFV (plus syncVaps): controller requests -> VapManager calls -> result objects."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from .errors import AgentError
+from .vaps import VapManager
+
+AP_METHODS = ("createVap", "delVap", "getVaps", "syncVaps", "getStatus", "changeChannel", "getClient",
+              "removeClient", "getTxRate", "getRxRate")
+
+
+class Handlers:
+    def __init__(self, agent_id: str, vaps: VapManager) -> None:
+        self.agent_id = agent_id
+        self.vaps = vaps
+        self.started = time.monotonic()
+        # Dispatch table: method name -> handler(params) -> result.
+        self.table: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+            "createVap": self.create_vap,
+            "delVap": self.del_vap,
+            "getVaps": self.get_vaps,
+            "syncVaps": self.sync_vaps,
+            "getStatus": self.get_status,
+            "changeChannel": self.change_channel,
+            "getClient": self.get_client,
+            "removeClient": self.remove_client,
+            "getTxRate": lambda p: self.vaps.rate(p["vap_id"], "tx"),
+            "getRxRate": lambda p: self.vaps.rate(p["vap_id"], "rx"),
+        }
+
+    def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Params were validated against the protocol already; raises AgentError for a refused call."""
+        handler = self.table.get(method)
+        if handler is None:
+            raise AgentError("unsupported", f"method {method} is not served by an ap-agent")
+        return handler(params)
+
+    def create_vap(self, p: dict[str, Any]) -> dict[str, Any]:
+        return {"vap": self.vaps.create(p["vap"]).public()}
+
+    def del_vap(self, p: dict[str, Any]) -> dict[str, Any]:
+        self.vaps.delete(p["vap_id"])
+        return {}
+
+    def get_vaps(self, p: dict[str, Any]) -> dict[str, Any]:
+        return {"vaps": [v.public() for v in self.vaps.vaps.values()]}
+
+    def sync_vaps(self, p: dict[str, Any]) -> dict[str, Any]:
+        return self.vaps.sync(p["vaps"])
+
+    def get_status(self, p: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "agent_id": self.agent_id,
+            "uptime_s": int(time.monotonic() - self.started),
+            "radios": self.vaps.radio_list(),
+            "vaps": len(self.vaps.vaps),
+            "clients": sum(len(v.clients) for v in self.vaps.vaps.values()),
+        }
+
+    def change_channel(self, p: dict[str, Any]) -> dict[str, Any]:
+        return {"radio": self.vaps.change_channel(p["radio"], p["channel"], p.get("cs_count", 5))}
+
+    def get_client(self, p: dict[str, Any]) -> dict[str, Any]:
+        return {"clients": self.vaps.clients(p.get("mac"), p.get("vap_id"))}
+
+    def remove_client(self, p: dict[str, Any]) -> dict[str, Any]:
+        self.vaps.remove_client(p["mac"], p.get("vap_id"), p.get("reason"))
+        return {}

@@ -1,0 +1,418 @@
+"""vAP lifecycle on one hostapd: create, delete, reconcile to a desired set, track clients from hostapd events.
+
+Each vAP is one extra BSS: ``ADD bss_config=<phy>:<file>`` on the global control socket (driver=nl80211), or,
+for radio-less hosts (driver=wired on a veth, used by the host integration tests), ``ADD <ifname> config=<file>``
+followed by ENABLE. hostapd is never restarted, so other vAPs' clients stay associated.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import bssconf
+from . import validate as V
+from .bssconf import RadioConfig
+from .errors import AgentError
+from .events import BssDisabled, BssEnabled, ChannelSwitched, Event, StaConnected, StaDisconnected
+from .hostapd_ctrl import CtrlError, HostapdControl, channel_to_freq, freq_to_channel
+from .pofswitch import NoSwitch, PortAttacher, SwitchError
+from .radio import radio_dict
+from .shaping import NullShaper, Shaper, ShapingError
+from .stats import RateMeter
+
+log = logging.getLogger(__name__)
+
+EmitFn = Callable[[str, dict[str, Any]], None]
+
+
+@dataclass
+class Vap:
+    spec: dict[str, Any]
+    slot: int
+    ifname: str
+    bssid: str
+    state: str = "down"
+    pof_port: int | None = None
+    clients: dict[str, float] = field(default_factory=dict)  # mac -> monotonic time of association
+
+    def public(self) -> dict[str, Any]:
+        """VapState: the spec without the passphrase, plus run-time facts."""
+        out = {k: v for k, v in self.spec.items() if k != "security"}
+        out["security"] = {"mode": self.spec["security"]["mode"]}
+        out.setdefault("hidden", False)
+        out.update(ifname=self.ifname, bssid=self.bssid, state=self.state, clients=len(self.clients),
+                   pof_port=self.pof_port)
+        return out
+
+
+def normalized(spec: dict[str, Any]) -> dict[str, Any]:
+    """The spec with defaults filled in, so equal intent compares equal."""
+    out = dict(spec)
+    out.setdefault("hidden", False)
+    return out
+
+
+def same_bss(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """True when two specs give the same BSS (everything but the rate caps, which change in place)."""
+    strip = ("rate_limit", "tenant_id", "slice_id")
+    return {k: v for k, v in normalized(a).items() if k not in strip} == {
+        k: v for k, v in normalized(b).items() if k not in strip
+    }
+
+
+class VapManager:
+    def __init__(
+        self,
+        hostapd: HostapdControl,
+        radios: list[RadioConfig],
+        conf_dir: str,
+        ctrl_dir: str,
+        shaper: Shaper | None = None,
+        attacher: PortAttacher | None = None,
+        emit: EmitFn | None = None,
+        meter: RateMeter | None = None,
+    ) -> None:
+        self.hostapd = hostapd
+        self.radios = {r.name: r for r in radios}
+        self.conf_dir = Path(conf_dir)
+        self.ctrl_dir = ctrl_dir
+        self.shaper = shaper or NullShaper()
+        self.attacher = attacher or NoSwitch()
+        self.emit: EmitFn = emit or (lambda name, data: None)
+        self.meter = meter or RateMeter()
+        self.vaps: dict[str, Vap] = {}
+        self.conf_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+
+    # ---- queries --------------------------------------------------------------------------------------------
+
+    def by_ifname(self, ifname: str | None) -> Vap | None:
+        for vap in self.vaps.values():
+            if vap.ifname == ifname:
+                return vap
+        return None
+
+    def on_radio(self, radio: str) -> list[Vap]:
+        return [v for v in self.vaps.values() if v.spec["radio"] == radio]
+
+    def radio_list(self) -> list[dict[str, Any]]:
+        return [radio_dict(r, len(self.on_radio(r.name))) for r in self.radios.values()]
+
+    def get(self, vap_id: str) -> Vap:
+        vap = self.vaps.get(vap_id)
+        if vap is None:
+            raise AgentError("not_found", f"no vAP {vap_id}")
+        return vap
+
+    # ---- create / delete ------------------------------------------------------------------------------------
+
+    def _free_slot(self, radio: RadioConfig) -> int:
+        used = {v.slot for v in self.on_radio(radio.name)}
+        if len(used) >= radio.max_vaps:
+            raise AgentError("capacity", f"radio {radio.name} already has its maximum of {radio.max_vaps} vAPs")
+        return next(s for s in range(1, radio.max_vaps + 1) if s not in used)
+
+    def _paths(self, ifname: str) -> tuple[Path, Path]:
+        return self.conf_dir / f"{ifname}.conf", self.conf_dir / f"{ifname}.json"
+
+    def create(self, spec: dict[str, Any]) -> Vap:
+        try:
+            V.vap_spec(spec, "vap")
+        except V.ValidationError as e:
+            raise AgentError("bad_request", str(e)) from e
+        vap_id = spec["vap_id"]
+        if vap_id in self.vaps:
+            raise AgentError("conflict", f"vAP {vap_id} already exists")
+        radio = self.radios.get(spec["radio"])
+        if radio is None:
+            raise AgentError("not_found", f"no radio {spec['radio']} on this AP")
+        rl = spec["rate_limit"]
+        if (rl["down_kbps"] or rl["up_kbps"]) and isinstance(self.shaper, NullShaper):
+            raise AgentError("unsupported", "bandwidth caps requested but shaping is disabled on this AP")
+        slot = self._free_slot(radio)
+        ifname = bssconf.vap_ifname(radio.iface, slot)
+        vap = Vap(normalized(spec), slot, ifname, bssconf.derive_bssid(radio.mac, slot))
+        conf_path, state_path = self._paths(ifname)
+        text = bssconf.render(spec, radio, ifname, vap.bssid, self.ctrl_dir)
+        _write_private(conf_path, text)
+        try:
+            self._hostapd_add(radio, ifname, str(conf_path))
+        except CtrlError as e:
+            conf_path.unlink(missing_ok=True)
+            raise AgentError("internal", f"hostapd could not add vAP {vap_id}: {e}") from e
+        try:
+            self.shaper.apply(ifname, rl["down_kbps"], rl["up_kbps"])
+            vap.pof_port = self.attacher.attach(ifname)
+        except (ShapingError, SwitchError) as e:
+            self._teardown(vap)
+            raise AgentError("internal", f"vAP {vap_id} removed again: {e}") from e
+        _write_private(state_path, json.dumps(vap.spec))
+        self.vaps[vap_id] = vap
+        self.meter.start(ifname)
+        vap.state = self._bss_state(ifname)
+        self.emit("vapState", {"vap_id": vap_id, "state": vap.state})
+        return vap
+
+    def _hostapd_add(self, radio: RadioConfig, ifname: str, conf_path: str) -> None:
+        if radio.driver == "wired":
+            self.hostapd.add_interface(ifname, conf_path)
+            reply = self.hostapd.raw("ENABLE", ifname).strip()
+            if reply != "OK":
+                self.hostapd.remove(ifname)
+                raise CtrlError(f"ENABLE {ifname}: {reply}")
+        else:
+            self.hostapd.add_bss(radio.name, conf_path)
+
+    def _bss_state(self, ifname: str) -> str:
+        try:
+            return "up" if self.hostapd.status(ifname).get("state") == "ENABLED" else "down"
+        except CtrlError:
+            return "failed"
+
+    def _teardown(self, vap: Vap) -> list[str]:
+        """Undo everything create() did; collects errors instead of stopping half-way."""
+        errors = []
+        steps = (
+            ("pof-switch", lambda: self.attacher.detach(vap.ifname) if vap.pof_port is not None else None),
+            ("shaping", lambda: self.shaper.remove(vap.ifname)),
+            ("hostapd", lambda: self.hostapd.remove(vap.ifname)),
+        )
+        for what, step in steps:
+            try:
+                step()
+            except (CtrlError, ShapingError, SwitchError) as e:
+                errors.append(f"{what}: {e}")
+        for p in self._paths(vap.ifname):
+            p.unlink(missing_ok=True)
+        self.meter.forget(vap.ifname)
+        return errors
+
+    def delete(self, vap_id: str) -> None:
+        vap = self.get(vap_id)
+        del self.vaps[vap_id]
+        errors = self._teardown(vap)
+        for mac in list(vap.clients):
+            self.emit("clientDisassociated", {"vap_id": vap_id, "mac": mac})
+        self.emit("vapState", {"vap_id": vap_id, "state": "down"})
+        if errors:
+            raise AgentError("internal", f"vAP {vap_id} removed with errors: {'; '.join(errors)}")
+
+    def update_rate(self, vap: Vap, spec: dict[str, Any]) -> None:
+        """Apply new caps (and tenant/slice labels) without touching the BSS: its clients stay associated."""
+        rl = spec["rate_limit"]
+        try:
+            self.shaper.apply(vap.ifname, rl["down_kbps"], rl["up_kbps"])
+        except ShapingError as e:
+            raise AgentError("internal", f"vAP {vap.spec['vap_id']}: {e}") from e
+        vap.spec = normalized(spec)
+        _write_private(self._paths(vap.ifname)[1], json.dumps(vap.spec))
+
+    # ---- reconcile ------------------------------------------------------------------------------------------
+
+    def sync(self, specs: list[dict[str, Any]]) -> dict[str, list[Any]]:
+        """Converge to exactly ``specs``: remove extra or changed vAPs, create missing ones, keep matching ones
+        untouched (a change of rate caps only is applied in place and counts as kept)."""
+        wanted: dict[str, dict[str, Any]] = {}
+        for s in specs:
+            if s["vap_id"] in wanted:
+                raise AgentError("bad_request", f"vAP {s['vap_id']} appears twice in syncVaps")
+            wanted[s["vap_id"]] = s
+        result: dict[str, list[Any]] = {"created": [], "removed": [], "kept": [], "failed": []}
+        for vap_id, vap in list(self.vaps.items()):
+            want = wanted.get(vap_id)
+            if want is not None and same_bss(vap.spec, want):
+                continue
+            try:
+                self.delete(vap_id)
+                result["removed"].append(vap_id)
+            except AgentError as e:
+                result["removed"].append(vap_id)
+                log.warning("sync: %s", e.message)
+        for vap_id, want in wanted.items():
+            vap = self.vaps.get(vap_id)
+            try:
+                if vap is None:
+                    self.create(want)
+                    result["created"].append(vap_id)
+                else:
+                    if normalized(want) != vap.spec:
+                        self.update_rate(vap, want)
+                    result["kept"].append(vap_id)
+            except AgentError as e:
+                result["failed"].append({"vap_id": vap_id, "error": {"code": e.code, "message": e.message}})
+        return result
+
+    def adopt_existing(self) -> list[str]:
+        """After an agent restart: take over the vAPs of our previous run that hostapd still runs (from the state
+        files), so the controller's syncVaps keeps them; forget files of vAPs hostapd no longer has."""
+        adopted = []
+        for state_path in sorted(self.conf_dir.glob("*.json")):
+            ifname = state_path.stem
+            try:
+                spec = V.vap_spec(json.loads(state_path.read_text()))
+                radio = self.radios[spec["radio"]]
+                slot = int(ifname.rsplit("_", 1)[1])
+                if bssconf.vap_ifname(radio.iface, slot) != ifname or spec["vap_id"] in self.vaps:
+                    raise ValueError("inconsistent state file")
+                status = self.hostapd.status(ifname)
+            except (ValueError, KeyError, IndexError, CtrlError, V.ValidationError) as e:
+                log.info("not adopting %s: %s", ifname, e)
+                for p in self._paths(ifname):
+                    p.unlink(missing_ok=True)
+                continue
+            vap = Vap(normalized(spec), slot, ifname, bssconf.derive_bssid(radio.mac, slot))
+            vap.state = "up" if status.get("state") == "ENABLED" else "down"
+            vap.pof_port = self._reattach(ifname)
+            for sta in self.hostapd.all_sta(ifname):
+                vap.clients[sta["mac"]] = time.monotonic() - _int(sta.get("connected_time"))
+            self.vaps[spec["vap_id"]] = vap
+            self.meter.start(ifname)
+            adopted.append(spec["vap_id"])
+        return adopted
+
+    def _reattach(self, ifname: str) -> int | None:
+        try:
+            return self.attacher.attach(ifname)
+        except SwitchError as e:
+            log.warning("pof-switch port for %s: %s", ifname, e)
+            return None
+
+    # ---- hostapd events ------------------------------------------------------------------------------------
+
+    def on_event(self, ev: Event) -> None:
+        vap = self.by_ifname(ev.ifname)
+        if isinstance(ev, ChannelSwitched):
+            self._on_channel_switched(ev)
+            return
+        if vap is None:
+            return
+        vap_id = vap.spec["vap_id"]
+        if isinstance(ev, StaConnected):
+            if ev.mac not in vap.clients:
+                vap.clients[ev.mac] = time.monotonic()
+                signal = self._signal(vap, ev.mac)
+                self.emit("clientAssociated", {"vap_id": vap_id, "mac": ev.mac, "signal_dbm": signal})
+        elif isinstance(ev, StaDisconnected):
+            if vap.clients.pop(ev.mac, None) is not None:
+                self.emit("clientDisassociated", {"vap_id": vap_id, "mac": ev.mac})
+        elif isinstance(ev, BssEnabled | BssDisabled):
+            state = "up" if isinstance(ev, BssEnabled) else "down"
+            if state != vap.state:
+                vap.state = state
+                self.emit("vapState", {"vap_id": vap_id, "state": state})
+
+    def _signal(self, vap: Vap, mac: str) -> int | None:
+        try:
+            info = self.hostapd.sta(vap.ifname, mac)
+        except CtrlError:
+            return None
+        return signal_of(info)
+
+    def _on_channel_switched(self, ev: ChannelSwitched) -> None:
+        if ev.freq is None:
+            return
+        for name, r in self.radios.items():
+            if r.iface == ev.ifname or self.by_ifname(ev.ifname) in self.on_radio(name):
+                self.radios[name] = dataclasses.replace(r, channel=freq_to_channel(ev.freq))
+
+    # ---- Table II helpers ----------------------------------------------------------------------------------
+
+    def clients(self, mac: str | None = None, vap_id: str | None = None) -> list[dict[str, Any]]:
+        vaps = [self.get(vap_id)] if vap_id else list(self.vaps.values())
+        out = []
+        for vap in vaps:
+            try:
+                stas = [self.hostapd.sta(vap.ifname, mac)] if mac else self.hostapd.all_sta(vap.ifname)
+            except CtrlError as e:
+                raise AgentError("internal", f"hostapd STA on {vap.ifname}: {e}") from e
+            for sta in stas:
+                if sta is None:
+                    continue
+                out.append({"mac": sta["mac"], "vap_id": vap.spec["vap_id"], "signal_dbm": signal_of(sta),
+                            "connected_s": _int(sta.get("connected_time")), "tx_bytes": _int(sta.get("tx_bytes")),
+                            "rx_bytes": _int(sta.get("rx_bytes"))})
+        return out
+
+    def remove_client(self, mac: str, vap_id: str | None = None, reason: int | None = None) -> None:
+        found = [c for c in self.clients(mac, vap_id)]
+        if not found:
+            raise AgentError("not_found", f"no client {mac}" + (f" on vAP {vap_id}" if vap_id else ""))
+        for c in found:
+            vap = self.vaps[c["vap_id"]]
+            try:
+                self.hostapd.deauthenticate(vap.ifname, mac, reason)
+            except CtrlError as e:
+                raise AgentError("internal", f"hostapd could not remove {mac}: {e}") from e
+
+    def change_channel(self, radio_name: str, channel: int, cs_count: int = 5) -> dict[str, Any]:
+        radio = self.radios.get(radio_name)
+        if radio is None:
+            raise AgentError("not_found", f"no radio {radio_name}")
+        band_ok = channel <= 14 if radio.hw_mode in ("b", "g") else channel >= 32
+        if not band_ok:
+            raise AgentError("bad_request", f"channel {channel} is not in band {radio.hw_mode} of {radio_name}")
+        try:
+            self.hostapd.chan_switch(radio.iface, cs_count, channel_to_freq(channel))
+        except (CtrlError, ValueError) as e:
+            raise AgentError("unsupported", f"channel switch on {radio_name} failed: {e}") from e
+        self.radios[radio_name] = dataclasses.replace(radio, channel=channel)
+        return radio_dict(self.radios[radio_name], len(self.on_radio(radio_name)))
+
+    def rate(self, vap_id: str, direction: str) -> dict[str, Any]:
+        vap = self.get(vap_id)
+        r = self.meter.sample(vap.ifname)
+        if r is None:
+            raise AgentError("internal", f"no counters for {vap.ifname}")
+        bps, pps = (r.tx_bps, r.tx_pps) if direction == "tx" else (r.rx_bps, r.rx_pps)
+        return {"vap_id": vap_id, "bps": round(bps, 1), "packets_per_s": round(pps, 1),
+                "interval_s": round(r.interval_s, 3)}
+
+    def stats(self) -> list[dict[str, Any]]:
+        out = []
+        for vap_id, vap in self.vaps.items():
+            r = self.meter.sample(vap.ifname)
+            out.append({"vap_id": vap_id, "tx_bps": round(r.tx_bps, 1) if r else 0.0,
+                        "rx_bps": round(r.rx_bps, 1) if r else 0.0, "clients": len(vap.clients)})
+        return out
+
+    def shutdown(self, remove_vaps: bool) -> None:
+        """On agent exit: by default leave the vAPs running (clients stay; adopt_existing() takes them back)."""
+        if remove_vaps:
+            for vap_id in list(self.vaps):
+                try:
+                    self.delete(vap_id)
+                except AgentError as e:
+                    log.warning("%s", e.message)
+
+
+def signal_of(sta: dict[str, str] | None) -> int | None:
+    if not sta:
+        return None
+    try:
+        value = int(sta.get("signal", ""))
+    except ValueError:
+        return None
+    return value if -127 <= value <= 0 else None
+
+
+def _int(text: str | None) -> int:
+    try:
+        return max(0, int(text or 0))
+    except ValueError:
+        return 0
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write a file only the agent can read (it holds the passphrase), atomically."""
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
