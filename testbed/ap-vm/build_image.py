@@ -310,7 +310,8 @@ def add_guest_files(image: Path, host_python: str) -> None:
     (image / "init").chmod(0o755)
     opt = image / "opt/wislice"
     opt.mkdir(parents=True)
-    shutil.copy2(GUEST_DIR / "guestd.py", opt / "guestd.py")
+    for script in GUEST_DIR.glob("*.py"):
+        shutil.copy2(script, opt / script.name)
     if (AGENT_SRC / "wislice_ap_agent").is_dir():
         shutil.copytree(AGENT_SRC / "wislice_ap_agent", opt / "ap-agent" / "wislice_ap_agent",
                         ignore=shutil.ignore_patterns("__pycache__"))
