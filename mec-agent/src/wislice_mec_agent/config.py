@@ -24,6 +24,7 @@ class AgentConfig:
     switch_mgmt: str = ""  # path of the pof-switch management socket; empty = node without a switch
     switch_veth_args: str = "{ifname}"
     switch_vhost_args: str = "net_vhost_{name},iface={socket}"
+    hugepages_dir: str = "/dev/hugepages"  # hugetlbfs mount bind-mounted into DPDK vNFs
     controller: str = ""  # host:port of the nfv-controller; empty = run without one
     secret_file: str = ""  # shared secret for hmac-sha256 auth
     stats_interval_s: float = 10.0

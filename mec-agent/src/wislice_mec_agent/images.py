@@ -26,7 +26,7 @@ from .catalog import VNFS_DIR, Catalog, CatalogImage
 
 BUSYBOX_CANDIDATES = ("/bin/busybox", "/usr/bin/busybox")
 DIRS = ("bin", "dev", "etc", "proc", "sys", "tmp", "run", "run/vnf", "var", "vnf", "usr", "usr/bin", "usr/sbin",
-        "lib", "lib64")
+        "lib", "lib64", "var/run", "dev/hugepages")
 _LDD_RE = re.compile(r"(?:=>\s*)?(/\S+)\s+\(0x[0-9a-f]+\)")
 
 

@@ -30,7 +30,7 @@ PAUSE_ENV = "WISLICE_MEC_TEST_PAUSE_AT"  # fault injection for the kill -9 mid-c
 KERNEL_SYSCTLS = {"net.ipv4.ip_forward": "1", "net.ipv4.conf.all.send_redirects": "0",
                   "net.ipv4.conf.all.rp_filter": "0", "net.ipv4.conf.default.rp_filter": "0"}
 KERNEL_CAPS = ["NET_ADMIN", "NET_RAW"]
-DPDK_CAPS = ["IPC_LOCK"]
+DPDK_CAPS = ["IPC_LOCK", "SYS_NICE"]  # hugepage locking, set_mempolicy
 
 EventSink = Callable[[int, str], None]
 
@@ -103,6 +103,12 @@ class VnfManager:
 
     def port_name(self, vnf_id: int) -> str:
         return host_ifname(self.config.veth_prefix, vnf_id)
+
+    def binds_for(self, image: CatalogImage) -> dict[str, str]:
+        """DPDK vNFs see the node's hugetlbfs mount (EAL sizes its pages from it; memory comes from memfd)."""
+        if image.vnf_class == "dpdk" and self.config.hugepages_dir:
+            return {self.config.hugepages_dir: "/dev/hugepages"}
+        return {}
 
     def state_of(self, rec: VnfRecord) -> dict[str, Any]:
         """VnfState (spec/agent: VnfSpec plus vnf_id, address, class, state, container_id, ports)."""
@@ -193,7 +199,7 @@ class VnfManager:
             container_id = self.runtime.create(ContainerConfig(
                 name=rec.container_name, image_ref=ref, labels=labels, cpu=spec.cpu, memory_mib=spec.memory_mib,
                 config_dir=str(cdir), cap_add=KERNEL_CAPS if kernel else DPDK_CAPS,
-                sysctls=KERNEL_SYSCTLS if kernel else {}))
+                sysctls=KERNEL_SYSCTLS if kernel else {}, binds=self.binds_for(image)))
             undo.push("container", lambda: self.runtime.remove(container_id))
             rec = rec.with_(container_id=container_id)
             self.store.put(rec)

@@ -66,7 +66,9 @@ class WarmPool:
                 name=name, image_ref=ref, cpu=IDLE_CPU, memory_mib=max(IDLE_MEMORY_MIB, image.memory_mib),
                 labels={LABEL_AGENT: self.config.agent_id, LABEL_POOL: image.name, LABEL_IMAGE: image.name},
                 config_dir=str(cdir), cap_add=KERNEL_CAPS if kernel else DPDK_CAPS,
-                sysctls=KERNEL_SYSCTLS if kernel else {}))
+                sysctls=KERNEL_SYSCTLS if kernel else {},
+                binds={self.config.hugepages_dir: "/dev/hugepages"} if not kernel and self.config.hugepages_dir
+                else {}))
             try:
                 pid = self.runtime.start(cid)
             except BaseException:

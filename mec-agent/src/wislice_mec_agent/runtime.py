@@ -42,6 +42,7 @@ class ContainerConfig:
     config_dir: str
     cap_add: list[str] = field(default_factory=list)
     sysctls: dict[str, str] = field(default_factory=dict)
+    binds: dict[str, str] = field(default_factory=dict)  # host path -> container path (e.g. hugetlbfs)
 
 
 class ContainerRuntime(Protocol):
@@ -80,11 +81,13 @@ class DockerRuntime:
 
     def create(self, cfg: ContainerConfig) -> str:
         mem = f"{cfg.memory_mib}m"
+        volumes = {cfg.config_dir: {"bind": "/run/vnf", "mode": "rw"}}
+        volumes.update({host: {"bind": inside, "mode": "rw"} for host, inside in cfg.binds.items()})
         c = self.client.containers.create(
             cfg.image_ref, name=cfg.name, labels=cfg.labels, network_mode="none", detach=True,
             cpu_period=CPU_PERIOD_US, cpu_quota=cpu_quota_us(cfg.cpu), mem_limit=mem, memswap_limit=mem, pids_limit=256,
             cap_drop=["ALL"], cap_add=cfg.cap_add, sysctls=cfg.sysctls or None,
-            volumes={cfg.config_dir: {"bind": "/run/vnf", "mode": "rw"}})
+            volumes=volumes)
         return c.id
 
     def start(self, container_id: str) -> int:

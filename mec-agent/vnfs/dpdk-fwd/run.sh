@@ -1,11 +1,11 @@
 #!/bin/sh
 # testpmd on a virtio-user port; the pof-switch owns the vhost-user socket (server), we connect as client.
-# --in-memory: hugepage memory from memfd, nothing left in a hugetlbfs mount. --stats-period keeps it running
+# Both lcores (main, forwarding) share CPU 0: the vNF busy-polls one core at most. --in-memory: hugepage memory from memfd, nothing left in a hugetlbfs mount. --stats-period keeps it running
 # without a terminal.
 mode=${P_mode:-macswap}
 case "$mode" in macswap|io|mac) ;; *) echo "dpdk-fwd: mode must be macswap, io or mac" >&2; exit 2 ;; esac
 lib=/usr/lib/x86_64-linux-gnu
-exec dpdk-testpmd -l 0 --in-memory --no-pci --file-prefix vnf \
+exec dpdk-testpmd --lcores 0@0,1@0 --in-memory --single-file-segments --no-pci --file-prefix vnf \
   -d $lib/librte_mempool_ring.so.23 -d $lib/librte_net_virtio.so.23 \
   --vdev net_virtio_user0,path=/run/vnf/vhost.sock,queues=1 -- \
   --forward-mode="$mode" --auto-start --stats-period 3600 --nb-cores 1 --total-num-mbufs 2048

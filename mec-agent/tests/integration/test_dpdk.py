@@ -1,0 +1,68 @@
+"""DPDK vNFs: a vhost-user port on the switch, the socket's directory bind-mounted, virtio-user inside."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import RealNode
+from .switches import TestpmdPeer, start_pofswitch
+
+pytestmark = pytest.mark.integration
+
+
+def dspec(instance: int, **kw: object) -> dict:
+    s = {"tenant_id": 2, "instance_id": instance, "image": "dpdk-fwd", "params": {"mode": "macswap"}, "cpu": 0.5,
+         "memory_mib": 128, "chain_position": 0}
+    s.update(kw)
+    return s
+
+
+@pytest.fixture
+def dpdk_node(private_dockerd: Any, netns: Any, hugepages: Any, tmp_path: Path) -> Any:
+    peer = TestpmdPeer(tmp_path)
+    node = RealNode(netns("mecd"), private_dockerd, tmp_path / "state", switch=peer, hugepages_dir=str(hugepages.mount))
+    try:
+        yield node, peer
+    finally:
+        peer.close()
+        node.cleanup()
+
+
+def test_dpdk_vnf_returns_traffic_over_vhost_user(dpdk_node: Any) -> None:
+    node, peer = dpdk_node
+    state = node.manager.create(dspec(5))
+    assert state["class"] == "dpdk" and state["address"] == "0.2.0.5"
+    name = state["ports"][0]["name"]
+    deadline = time.monotonic() + 20
+    while peer.received(name) < 10000 and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert peer.received(name) >= 10000, "the DPDK vNF sent nothing back"
+    node.manager.delete(state["vnf_id"])
+    assert not any(node.holdings().values()), node.holdings()
+
+
+def test_kernel_and_dpdk_vnfs_hot_added_to_the_real_pof_switch(private_dockerd: Any, netns: Any, hugepages: Any,
+                                                               processes: Any, tmp_path: Path) -> None:
+    ns = netns("mecp")
+    switch = start_pofswitch(processes, ns, tmp_path)
+    node = RealNode(ns, private_dockerd, tmp_path / "state", switch=switch, hugepages_dir=str(hugepages.mount))
+    try:
+        k = node.manager.create({"tenant_id": 3, "instance_id": 1, "image": "kernel-fwd", "params": {}, "cpu": 0.2,
+                                 "memory_mib": 64, "chain_position": 0})
+        d = node.manager.create(dspec(6, chain_position=1))
+        ports = switch.ports()
+        for state in (k, d):
+            port = state["ports"][0]
+            assert ports[port["name"]].port_id == port["pof_port"]
+        ns.exec(["ip", "route", "add", "0.3.0.1/32", "dev", k["ports"][0]["name"]])
+        node.ping("0.3.0.1")  # over the host veth, which the switch also holds (af_packet)
+        node.manager.delete(k["vnf_id"])
+        node.manager.delete(d["vnf_id"])
+        assert not any(node.holdings().values()), node.holdings()
+        assert not [n for n in switch.ports() if n.startswith(node.config.veth_prefix)]
+    finally:
+        node.cleanup()
