@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
+import shutil
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -47,8 +51,25 @@ def slice_body(name: str = "video", agent: str = "ap-1", vnfs: int = 1, **extra:
     return body
 
 
+_template: list[Path] = []
+
+
+def _migrated_template() -> Path:
+    """A database migrated once per test session; each test copies it (migrations take most of create_app)."""
+    if not _template:
+        tmp = Path(tempfile.mkdtemp(prefix="wislice-template-"))
+        atexit.register(shutil.rmtree, tmp, True)
+        app = create_app({"DATABASE_URL": f"sqlite:///{tmp}/template.db", "START_WORKER": False},
+                         controllers=FakeControllers())
+        app.extensions["wislice_engine"].dispose()
+        _template.append(tmp / "template.db")
+    return _template[0]
+
+
 def make_world(tmp_path: Any, **config: Any) -> World:
     fake = FakeControllers(aps=2, mec_nodes=2)
+    if not (Path(tmp_path) / "test.db").exists():
+        shutil.copy(_migrated_template(), Path(tmp_path) / "test.db")
     settings = {"DATABASE_URL": f"sqlite:///{tmp_path}/test.db", "START_WORKER": False, "TESTING": True}
     settings.update(config)
     app = create_app(settings, controllers=fake)

@@ -94,11 +94,11 @@ def create_app(test_config: dict[str, Any] | None = None, controllers: Controlle
         if session is not None:
             session.close()
 
-    errors.init_app(app)
     metrics.init_app(app)
     api = WiSliceApi(app)
     for blp in (tenants.blp, slices.blp, infra.blp):
         api.register_blueprint(blp)
+    errors.init_app(app)  # after flask-smorest, whose own HTTPException handler it replaces
     app.register_blueprint(dashboard_blp)
 
     if app.config["START_WORKER"]:

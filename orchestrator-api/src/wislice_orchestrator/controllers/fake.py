@@ -19,6 +19,9 @@ class FakeControllers(Controllers):
         self.lock = threading.Lock()
         self.calls: list[str] = []
         self.failures: dict[str, tuple[ControllerError, bool]] = {}
+        # (method, nth call) -> (error, after): fail the nth call, before or after it took effect.
+        self.planned: dict[tuple[str, int], tuple[ControllerError, bool]] = {}
+        self.counts: dict[str, int] = {}
         self.agents: dict[str, Json] = {}
         self.vaps: dict[str, Json] = {}
         self.clients: dict[str, Json] = {}
@@ -45,11 +48,26 @@ class FakeControllers(Controllers):
     def fail_always(self, method: str, status: int = 500, code: str = "internal") -> None:
         self.failures[method] = (ControllerError(status, code, f"injected failure in {method}"), True)
 
+    def fail_on(self, method: str, nth: int = 1, after: bool = False, status: int = 504, code: str = "timeout") -> None:
+        """Fail the nth call of `method`; with after=True the call takes effect first (a lost reply)."""
+        error = ControllerError(status, code, f"injected failure in {method} call {nth}")
+        self.planned[(method, self.counts.get(method, 0) + nth)] = (error, after)
+
     def clear_failures(self) -> None:
         self.failures.clear()
+        self.planned.clear()
+
+    def _after(self, method: str) -> None:
+        planned = self.planned.get((method, self.counts.get(method, 0)))
+        if planned and planned[1]:
+            raise planned[0]
 
     def _enter(self, method: str) -> None:
         self.calls.append(method)
+        self.counts[method] = self.counts.get(method, 0) + 1
+        planned = self.planned.get((method, self.counts[method]))
+        if planned and not planned[1]:
+            raise planned[0]
         failure = self.failures.get(method)
         if failure:
             error, always = failure
@@ -114,6 +132,7 @@ class FakeControllers(Controllers):
                                      "connected_s": 1, "tx_bytes": 0, "rx_bytes": 0}
             state["clients"] = 2
             self._refresh_counts()
+            self._after("create_vap")
             return dict(state)
 
     def delete_vap(self, agent_id: str, vap_id: str) -> None:
@@ -192,6 +211,7 @@ class FakeControllers(Controllers):
                                 {"name": "out", "pof_port": self.next_port}])
             self.vnfs[vnf_id] = state
             self._refresh_counts()
+            self._after("create_vnf")
             return dict(state), node
 
     def delete_vnf(self, vnf_id: int) -> None:
@@ -235,6 +255,7 @@ class FakeControllers(Controllers):
                 stored["tag"] = self.next_tag
                 self.next_tag += 1
             self.paths[path["slice_id"]] = stored
+            self._after("create_path")
             return dict(stored)
 
     def delete_path(self, slice_id: str) -> None:

@@ -1,0 +1,126 @@
+"""Authorization matrix: every endpoint x {anonymous, tenant A, tenant B, operator}; only the right ones succeed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import make_world, slice_body
+
+OPENAPI = json.loads((Path(__file__).resolve().parents[1] / "openapi.json").read_text())
+T = "/api/v1/tenants/1/slices/{sid}"
+
+# (method, path, body, scope): scope "operator" = operators only, "tenant" = tenant 1's own resource,
+# "any" = any authenticated caller (answers are filtered to what the caller may see).
+ENDPOINTS = [
+    ("GET", "/api/v1/me", None, "any"),
+    ("GET", "/api/v1/tenants", None, "any"),
+    ("POST", "/api/v1/tenants", {"tenant_id": 9, "name": "gamma"}, "operator"),
+    ("GET", "/api/v1/tenants/1", None, "tenant"),
+    ("PATCH", "/api/v1/tenants/1", {"quota": {"vaps": 9}}, "operator"),
+    ("DELETE", "/api/v1/tenants/2", None, "operator"),
+    ("POST", "/api/v1/tenants/1/tokens", {"name": "ci"}, "operator"),
+    ("POST", "/api/v1/operator-tokens", {"name": "ops"}, "operator"),
+    ("GET", "/api/v1/tenants/1/slices", None, "tenant"),
+    ("POST", "/api/v1/tenants/1/slices", slice_body(name="second", agent="ap-2"), "tenant"),
+    ("GET", T, None, "tenant"),
+    ("DELETE", T, None, "tenant"),
+    ("GET", T + "/vaps", None, "tenant"),
+    ("POST", T + "/vaps", {"agent_id": "ap-2", "ssid": "extra"}, "tenant"),
+    ("DELETE", T + "/vaps/{vap}", None, "tenant"),
+    ("GET", T + "/vnfs", None, "tenant"),
+    ("POST", T + "/vnfs", {"image": "nat"}, "tenant"),
+    ("DELETE", T + "/vnfs/{vnf}", None, "tenant"),
+    ("GET", T + "/clients", None, "tenant"),
+    ("DELETE", T + "/clients/{mac}", None, "tenant"),
+    ("GET", T + "/stats", None, "tenant"),
+    ("GET", "/api/v1/wifi-agents", None, "operator"),
+    ("GET", "/api/v1/wifi-agents/ap-1", None, "operator"),
+    ("POST", "/api/v1/wifi-agents/ap-1/radios/phy0/channel", {"channel": 11}, "operator"),
+    ("GET", "/api/v1/wifi-agents/ap-1/clients", None, "operator"),
+    ("DELETE", "/api/v1/wifi-agents/ap-1/clients/{mac}", None, "operator"),
+    ("GET", "/api/v1/clients", None, "operator"),
+    ("GET", "/api/v1/vaps", None, "operator"),
+    ("GET", "/api/v1/mec-agents", None, "operator"),
+    ("GET", "/api/v1/vnfs", None, "operator"),
+    ("GET", "/api/v1/topology", None, "operator"),
+    ("PUT", "/api/v1/topology", {"attachments": {}, "links": []}, "operator"),
+    ("GET", "/api/v1/operations", None, "any"),
+    ("GET", "/api/v1/operations/{op}", None, "tenant"),
+    ("GET", "/api/v1/events", None, "operator"),
+    ("GET", "/api/v1/overview", None, "operator"),
+]
+WHO = ["anonymous", "tenant_a", "tenant_b", "operator"]
+
+
+def expected(scope: str, who: str) -> str:
+    if who == "anonymous":
+        return "401"
+    if who == "operator" or scope == "any":
+        return "2xx"
+    if scope == "operator":
+        return "403"
+    return "2xx" if who == "tenant_a" else "404"
+
+
+def test_matrix_covers_every_operation():
+    documented = {(m.upper(), p) for p, item in OPENAPI["paths"].items() for m in item if m != "parameters"}
+    listed = set()
+    for method, path, _, _ in ENDPOINTS:
+        templ = (path.replace("{sid}", "{slice_id}").replace("{vap}", "{vap_id}").replace("{vnf}", "{vnf_id}")
+                 .replace("{op}", "{operation_id}").replace("/tenants/1", "/tenants/{tenant_id}")
+                 .replace("/tenants/2", "/tenants/{tenant_id}").replace("/wifi-agents/ap-1", "/wifi-agents/{agent_id}")
+                 .replace("/radios/phy0", "/radios/{radio}"))
+        listed.add((method, templ))
+    assert documented == listed
+
+
+def _setup(tmp_path):
+    w = make_world(tmp_path)
+    created = w.call("POST", "/api/v1/tenants/1/slices", w.tenant_a, json=slice_body()).get_json()
+    s = w.call("GET", f"/api/v1/tenants/1/slices/{created['slice_id']}", w.tenant_a).get_json()
+    mac = next(c["mac"] for c in w.fake.clients.values() if c["vap_id"] == s["vaps"][0]["vap_id"])
+    ids = {"sid": s["slice_id"], "vap": s["vaps"][0]["vap_id"], "vnf": s["vnfs"][0]["vnf_id"], "mac": mac,
+           "op": created["operation_id"]}
+    return w, ids
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory):
+    """One world for the calls that must not change anything (reads, refusals); changes get a fresh world each."""
+    w, ids = _setup(tmp_path_factory.mktemp("authz"))
+    yield w, ids
+    w.app.extensions["wislice_engine"].dispose()
+
+
+@pytest.mark.parametrize("who", WHO)
+@pytest.mark.parametrize("method,path,body,scope", ENDPOINTS, ids=[f"{m} {p}" for m, p, _, _ in ENDPOINTS])
+def test_authorization(shared, tmp_path, method, path, body, scope, who):
+    want = expected(scope, who)
+    fresh = method != "GET" and want == "2xx"
+    w, ids = _setup(tmp_path) if fresh else shared
+    try:
+        url = path.format(**ids)
+        token = {"anonymous": None, "tenant_a": w.tenant_a, "tenant_b": w.tenant_b, "operator": w.operator}[who]
+        resp = w.call(method, url, token, json=body) if body is not None else w.call(method, url, token)
+        got = resp.status_code
+        assert (200 <= got < 300) if want == "2xx" else got == int(want), (got, resp.get_data(as_text=True))
+        if got >= 400:
+            assert resp.mimetype == "application/problem+json"
+            assert resp.get_json()["status"] == got
+    finally:
+        if fresh:
+            w.app.extensions["wislice_engine"].dispose()
+
+
+def test_tenant_lists_only_its_own(world):
+    assert [t["tenant_id"] for t in world.call("GET", "/api/v1/tenants", world.tenant_b).get_json()["tenants"]] == [2]
+    world.call("POST", "/api/v1/tenants/1/slices", world.tenant_a, json=slice_body())
+    assert world.call("GET", "/api/v1/operations", world.tenant_b).get_json()["operations"] == []
+    assert len(world.call("GET", "/api/v1/operations", world.tenant_a).get_json()["operations"]) == 1
+
+
+def test_bad_token_is_401(world):
+    resp = world.call("GET", "/api/v1/me", "wso_not-a-token")
+    assert resp.status_code == 401 and resp.headers["WWW-Authenticate"].startswith("Bearer")

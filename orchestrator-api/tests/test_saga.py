@@ -1,0 +1,176 @@
+"""Slice creation is all or nothing: whichever controller call fails, nothing stays behind."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import make_world, slice_body
+
+from wislice_orchestrator.models import Operation, Slice
+
+EMPTY = {"vaps": [], "vnfs": [], "paths": []}
+
+# A slice with two vAPs (two APs) and a two-vNF chain runs six steps: two vAPs, two vNFs, two paths.
+STEPS = [("create_vap", 1), ("create_vap", 2), ("create_vnf", 1), ("create_vnf", 2), ("create_path", 1),
+         ("create_path", 2)]
+
+
+def two_ap_body() -> dict:
+    body = slice_body(vnfs=2)
+    body["vaps"].append({"agent_id": "ap-2", "radio": "phy0", "ssid": "video-2", "security": {"mode": "open"}})
+    return body
+
+
+def create(world, body=None, key=None):
+    headers = {"Idempotency-Key": key} if key else {}
+    resp = world.call("POST", "/api/v1/tenants/1/slices", world.tenant_a, json=body or two_ap_body(), headers=headers)
+    assert resp.status_code == 202, resp.get_json()
+    return world.call("GET", resp.headers["Location"], world.tenant_a).get_json()
+
+
+def test_all_steps_succeed(world):
+    op = create(world)
+    assert op["status"] == "succeeded"
+    assert [s["kind"] for s in op["steps"]] == [k for k, _ in STEPS]
+    res = world.fake.resources()
+    assert len(res["vaps"]) == 2 and len(res["vnfs"]) == 2 and len(res["paths"]) == 2
+    path = next(iter(world.fake.paths.values()))
+    # AP switch -> core -> MEC switch -> vNF 1 -> vNF 2 (no egress configured).
+    assert [h["device_id"] for h in path["hops"]] == ["pof:ap-1", "pof:core", "pof:mec-1", "pof:mec-1"]
+    assert path["rate_kbps"] == 20000
+
+
+@pytest.mark.parametrize("after", [False, True], ids=["fails-before", "fails-after-effect"])
+@pytest.mark.parametrize("method,nth", STEPS, ids=[f"{m}-{n}" for m, n in STEPS])
+def test_any_failing_step_leaves_nothing(world, method, nth, after):
+    world.fake.fail_on(method, nth, after=after)
+    op = create(world)
+    assert op["status"] == "failed"
+    assert method in op["error"]
+    assert world.fake.resources() == EMPTY
+    s = world.call("GET", f"/api/v1/tenants/1/slices/{op['slice_id']}", world.tenant_a).get_json()
+    assert s["status"] == "failed" and s["status_reason"]
+    # The reservation is released: the same slice fits again afterwards.
+    assert create(world)["status"] == "succeeded"
+
+
+def test_failed_undo_is_reported(world):
+    world.fake.fail_on("create_path", 1)
+    world.fake.fail_on("delete_vnf", 1, status=500, code="internal")
+    op = create(world)
+    assert op["status"] == "failed" and "rollback incomplete" in op["error"]
+    events = world.call("GET", "/api/v1/events", world.operator).get_json()["events"]
+    assert any(e["level"] == "error" for e in events)
+
+
+def test_idempotency_key_returns_same_operation(world):
+    first = create(world, key="k1")
+    again = create(world, key="k1")
+    assert again["operation_id"] == first["operation_id"]
+    assert len(world.fake.resources()["vaps"]) == 2
+    other = world.call("POST", "/api/v1/tenants/1/slices", world.tenant_a, json=slice_body(name="other"),
+                       headers={"Idempotency-Key": "k1"})
+    assert other.status_code == 409
+    assert "different request" in other.get_json()["detail"]
+
+
+class Crash(BaseException):
+    """Stands for the process dying: not an Exception, so the saga cannot handle it."""
+
+
+@pytest.mark.parametrize("crash_at", range(len(STEPS)))
+def test_restart_rolls_back_interrupted_create(tmp_path, crash_at):
+    w = make_world(tmp_path)
+    seen = []
+
+    def hook(op, step):
+        seen.append(step)
+        if len(seen) == crash_at + 1:  # die after journalling "started", before the controller call
+            raise Crash()
+
+    w.service.runner.step_hook = hook
+    with pytest.raises(Crash):
+        w.call("POST", "/api/v1/tenants/1/slices", w.tenant_a, json=two_ap_body())
+    with w.service.session_factory() as db:
+        op = db.query(Operation).one()
+        assert op.status == "running"
+    # A new process on the same database and the same (surviving) controllers.
+    w2 = make_world_again(tmp_path, w.fake)
+    with w2.service.session_factory() as db:
+        op = db.query(Operation).one()
+        assert op.status == "failed" and "restart" in op.error
+        assert db.query(Slice).one().status == "failed"
+    assert w.fake.resources() == EMPTY
+
+
+def make_world_again(tmp_path, fake):
+    from wislice_orchestrator.app import create_app
+
+    app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path}/test.db", "START_WORKER": False}, controllers=fake)
+    app.extensions["wislice"].runner.recover()
+    return type("W", (), {"service": app.extensions["wislice"]})
+
+
+def test_restart_rolls_back_after_effect(tmp_path):
+    """The vNF was created on the controller but the process died before journalling it: still undone."""
+    w = make_world(tmp_path)
+    w.fake.fail_on("create_vnf", 1, after=True)
+
+    def hook(op, step):
+        if step["kind"] == "create_path":
+            raise Crash()
+
+    w.fake.clear_failures()
+    w.service.runner.step_hook = hook
+    with pytest.raises(Crash):
+        w.call("POST", "/api/v1/tenants/1/slices", w.tenant_a, json=two_ap_body())
+    assert len(w.fake.resources()["vnfs"]) == 2
+    make_world_again(tmp_path, w.fake)
+    assert w.fake.resources() == EMPTY
+
+
+def test_restart_finishes_interrupted_delete(tmp_path):
+    w = make_world(tmp_path)
+    op = create(w)
+    calls = []
+
+    def hook(op, step):
+        calls.append(step)
+        if len(calls) == 3:
+            raise Crash()
+
+    w.service.runner.step_hook = hook
+    with pytest.raises(Crash):
+        w.call("DELETE", f"/api/v1/tenants/1/slices/{op['slice_id']}", w.tenant_a)
+    make_world_again(tmp_path, w.fake)
+    assert w.fake.resources() == EMPTY
+    with make_world_again(tmp_path, w.fake).service.session_factory() as db:
+        assert db.query(Slice).one().status == "deleted"
+
+
+def test_add_and_remove_vap_and_vnf(world):
+    op = create(world, slice_body(vnfs=1))
+    sid = op["slice_id"]
+    base = f"/api/v1/tenants/1/slices/{sid}"
+    r = world.call("POST", base + "/vaps", world.tenant_a, json={"agent_id": "ap-2", "ssid": "more"})
+    assert r.status_code == 202 and world.call("GET", r.headers["Location"], world.tenant_a).get_json()["status"] \
+        == "succeeded"
+    assert len(world.fake.resources()["paths"]) == 2
+    r = world.call("POST", base + "/vnfs", world.tenant_a, json={"image": "nat"})
+    assert world.call("GET", r.headers["Location"], world.tenant_a).get_json()["status"] == "succeeded"
+    path = next(iter(world.fake.paths.values()))
+    assert len(path["hops"]) == 4  # ap, core, mec -> vnf1, vnf1 -> vnf2
+    vnfs = world.call("GET", base + "/vnfs", world.tenant_a).get_json()["vnfs"]
+    assert [v["chain_position"] for v in vnfs] == [0, 1]
+    # A failing re-path undoes the new vNF and restores the old chain.
+    world.fake.fail_on("create_path", 2)
+    r = world.call("POST", base + "/vnfs", world.tenant_a, json={"image": "cache"})
+    assert world.call("GET", r.headers["Location"], world.tenant_a).get_json()["status"] == "failed"
+    assert len(world.fake.resources()["vnfs"]) == 2
+    assert all(len(p["hops"]) == 4 for p in world.fake.paths.values()) and len(world.fake.paths) == 2
+    r = world.call("DELETE", base + f"/vnfs/{vnfs[1]['vnf_id']}", world.tenant_a)
+    assert world.call("GET", r.headers["Location"], world.tenant_a).get_json()["status"] == "succeeded"
+    assert all(len(p["hops"]) == 3 for p in world.fake.paths.values())
+    vap = world.call("GET", base + "/vaps", world.tenant_a).get_json()["vaps"][1]
+    r = world.call("DELETE", base + f"/vaps/{vap['vap_id']}", world.tenant_a)
+    assert world.call("GET", r.headers["Location"], world.tenant_a).get_json()["status"] == "succeeded"
+    assert len(world.fake.resources()["vaps"]) == 1 and len(world.fake.paths) == 1
