@@ -1,0 +1,299 @@
+package org.wislice.onos.pof.channel;
+
+import org.slf4j.Logger;
+import org.wislice.onos.pof.wire.FeaturesReply;
+import org.wislice.onos.pof.wire.PofBody;
+import org.wislice.onos.pof.wire.PofCodec;
+import org.wislice.onos.pof.wire.PofCodecException;
+import org.wislice.onos.pof.wire.PofMessage;
+import org.wislice.onos.pof.wire.PofPort;
+import org.wislice.onos.pof.wire.PofType;
+import org.wislice.onos.pof.wire.PortStatus;
+import org.wislice.onos.pof.wire.ResourceReport;
+
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.slf4j.LoggerFactory.getLogger;
+
+/**
+ * One switch connection, controller side. Runs the handshake the reference switch expects, strictly in order:
+ * switch HELLO -> HELLO -> FEATURES_REQUEST -> FEATURES_REPLY -> SET_CONFIG -> GET_CONFIG_REQUEST ->
+ * GET_CONFIG_REPLY + RESOURCE_REPORT + one PORT_STATUS per port; then PORT_MOD of_enable=1 per port. Afterwards
+ * it answers ECHO, matches replies (COUNTER_REPLY, ECHO_REPLY, ERROR) to pending requests by xid and hands the
+ * rest to the listener. A malformed message is answered with ERROR and closes this connection only.
+ */
+public final class PofSession {
+    private static final Logger log = getLogger(PofSession.class);
+
+    /** Missing a message for this long (we send ECHO every third of it) means the switch is gone. */
+    public static final int READ_TIMEOUT_MS = 15_000;
+    private static final int MISS_SEND_LEN = 128;
+
+    enum State { WAIT_HELLO, WAIT_FEATURES, WAIT_CONFIG, WAIT_PORTS, READY, CLOSED }
+
+    private final Socket socket;
+    private final PofSessionListener listener;
+    private final AtomicLong xids = new AtomicLong(1);
+    private final Map<Long, CompletableFuture<PofMessage>> pending = new ConcurrentHashMap<>();
+    private final Map<Integer, PofPort> ports = new ConcurrentSkipListMap<>();
+    private volatile State state = State.WAIT_HELLO;
+    private volatile FeaturesReply features;
+    private volatile ResourceReport resources;
+    private boolean gotConfigReply;
+    private OutputStream out;
+
+    public PofSession(Socket socket, PofSessionListener listener) {
+        this.socket = socket;
+        this.listener = listener;
+    }
+
+    public long devId() {
+        return features == null ? -1 : features.devId;
+    }
+
+    public FeaturesReply features() {
+        return features;
+    }
+
+    public ResourceReport resources() {
+        return resources;
+    }
+
+    /** Ports by port id, as last reported (of_enable as the controller set it). */
+    public Map<Integer, PofPort> ports() {
+        return Map.copyOf(ports);
+    }
+
+    public String remoteAddress() {
+        return socket.getRemoteSocketAddress().toString().replaceFirst("^/", "");
+    }
+
+    public boolean isReady() {
+        return state == State.READY;
+    }
+
+    /** Reads until the connection ends; call on a thread of its own. */
+    public void run() {
+        try (InputStream in = new BufferedInputStream(socket.getInputStream())) {
+            socket.setSoTimeout(READ_TIMEOUT_MS);
+            socket.setTcpNoDelay(true);
+            out = socket.getOutputStream();
+            while (state != State.CLOSED) {
+                byte[] frame = PofCodec.readFrame(in);
+                if (frame == null) {
+                    break;
+                }
+                handleFrame(frame);
+            }
+        } catch (SocketTimeoutException e) {
+            log.warn("POF switch {} silent for {} ms, closing", remoteAddress(), READ_TIMEOUT_MS);
+        } catch (IOException | PofCodecException e) {
+            if (state != State.CLOSED) {
+                log.info("POF switch {} connection ended: {}", remoteAddress(), e.getMessage());
+            }
+        } finally {
+            close();
+        }
+    }
+
+    private void handleFrame(byte[] frame) throws IOException {
+        PofMessage msg;
+        try {
+            msg = PofCodec.decode(frame);
+        } catch (PofCodecException e) {
+            sendError(PofCodec.xidOf(frame), e.errorType(), e.errorCode(), e.getMessage());
+            throw new IOException("malformed message from " + remoteAddress() + ": " + e.getMessage());
+        }
+        if (msg.type() == PofType.ECHO_REQUEST) {
+            send(new PofMessage(PofType.ECHO_REPLY, msg.xid(), msg.body()));
+            return;
+        }
+        switch (state) {
+            case WAIT_HELLO:
+                expect(msg, PofType.HELLO);
+                send(new PofMessage(PofType.HELLO, msg.xid(), new PofBody.Empty()));
+                send(new PofMessage(PofType.FEATURES_REQUEST, nextXid(), new PofBody.Empty()));
+                state = State.WAIT_FEATURES;
+                break;
+            case WAIT_FEATURES:
+                expect(msg, PofType.FEATURES_REPLY);
+                features = msg.body(FeaturesReply.class);
+                send(new PofMessage(PofType.SET_CONFIG, nextXid(),
+                        new PofBody.SwitchConfig(features.devId, 0, MISS_SEND_LEN)));
+                send(new PofMessage(PofType.GET_CONFIG_REQUEST, nextXid(), new PofBody.Empty()));
+                state = State.WAIT_CONFIG;
+                break;
+            case WAIT_CONFIG:
+            case WAIT_PORTS:
+                handshakeTail(msg);
+                break;
+            case READY:
+                dispatch(msg);
+                break;
+            default:
+                break;
+        }
+    }
+
+    /** GET_CONFIG_REPLY, RESOURCE_REPORT and the port list, in that order. */
+    private void handshakeTail(PofMessage msg) throws IOException {
+        if (!gotConfigReply) {
+            expect(msg, PofType.GET_CONFIG_REPLY);
+            gotConfigReply = true;
+            return;
+        }
+        if (resources == null) {
+            expect(msg, PofType.RESOURCE_REPORT);
+            resources = msg.body(ResourceReport.class);
+            state = State.WAIT_PORTS;
+        } else {
+            expect(msg, PofType.PORT_STATUS);
+            PofPort port = msg.body(PortStatus.class).port;
+            ports.put(port.portId, port);
+        }
+        if (state == State.WAIT_PORTS && ports.size() >= features.portNum) {
+            for (PofPort port : ports.values()) {
+                enablePort(port);
+            }
+            state = State.READY;
+            log.info("POF switch {} dev_id {} ready with {} ports", remoteAddress(), devId(), ports.size());
+            listener.switchReady(this);
+        }
+    }
+
+    private void dispatch(PofMessage msg) throws IOException {
+        CompletableFuture<PofMessage> waiter = pending.remove(msg.xid());
+        if (waiter != null && (msg.type() == PofType.ERROR || msg.type() == PofType.ECHO_REPLY
+                || msg.type() == PofType.COUNTER_REPLY)) {
+            waiter.complete(msg);
+            return;
+        }
+        if (waiter != null) {
+            pending.put(msg.xid(), waiter);
+        }
+        if (msg.type() == PofType.PORT_STATUS) {
+            PortStatus status = msg.body(PortStatus.class);
+            if (status.reason == PortStatus.DELETE) {
+                ports.remove(status.port.portId);
+            } else {
+                boolean added = !ports.containsKey(status.port.portId);
+                ports.put(status.port.portId, status.port);
+                if (added && status.port.ofEnable == 0) {
+                    enablePort(status.port);
+                }
+            }
+            listener.portChanged(this, status);
+            return;
+        }
+        listener.message(this, msg);
+    }
+
+    private void enablePort(PofPort reported) throws IOException {
+        PofPort port = reported.copy();
+        port.ofEnable = 1;
+        reported.ofEnable = 1;
+        send(new PofMessage(PofType.PORT_MOD, nextXid(), new PortStatus(PortStatus.MODIFY, port)));
+    }
+
+    private void expect(PofMessage msg, PofType type) throws IOException {
+        if (msg.type() != type) {
+            throw new IOException("handshake: expected " + type + " but got " + msg.type());
+        }
+    }
+
+    public long nextXid() {
+        return xids.getAndIncrement() & 0xffffffffL;
+    }
+
+    /** Sends one message; thread-safe (one writer at a time). */
+    public void send(PofMessage msg) throws IOException {
+        byte[] raw = PofCodec.encode(msg);
+        synchronized (this) {
+            if (out == null || state == State.CLOSED) {
+                throw new IOException("POF session to " + remoteAddress() + " is closed");
+            }
+            out.write(raw);
+            out.flush();
+        }
+    }
+
+    /** Sends several messages in one write (a batch of FLOW_MODs). */
+    public void sendAll(List<PofMessage> msgs) throws IOException {
+        java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
+        for (PofMessage m : msgs) {
+            buf.write(PofCodec.encode(m));
+        }
+        synchronized (this) {
+            if (out == null || state == State.CLOSED) {
+                throw new IOException("POF session to " + remoteAddress() + " is closed");
+            }
+            buf.writeTo(out);
+            out.flush();
+        }
+    }
+
+    /**
+     * Sends a request and completes with its reply or the ERROR carrying its xid. Also the barrier: the switch
+     * handles messages in order and BARRIER is not supported, so an ECHO reply means everything sent before it
+     * was processed (and any ERROR for it already arrived).
+     */
+    public CompletableFuture<PofMessage> request(PofType type, PofBody body) {
+        long xid = nextXid();
+        CompletableFuture<PofMessage> reply = new CompletableFuture<>();
+        pending.put(xid, reply);
+        try {
+            send(new PofMessage(type, xid, body));
+        } catch (IOException e) {
+            pending.remove(xid);
+            reply.completeExceptionally(e);
+        }
+        return reply;
+    }
+
+    public CompletableFuture<PofMessage> barrier() {
+        return request(PofType.ECHO_REQUEST, new PofBody.Echo(new byte[0]));
+    }
+
+    private void sendError(long xid, int type, int code, String why) {
+        PofBody.Error err = new PofBody.Error();
+        err.type = type;
+        err.code = code;
+        err.devId = Math.max(0, devId());
+        err.string = why.length() > 255 ? why.substring(0, 255) : why;
+        try {
+            send(new PofMessage(PofType.ERROR, xid, err));
+        } catch (IOException | PofCodecException e) {
+            log.debug("could not send ERROR to {}: {}", remoteAddress(), e.getMessage());
+        }
+    }
+
+    /** Closes the connection; the listener hears switchGone once (also for a switch that never got ready). */
+    public void close() {
+        State was;
+        synchronized (this) {
+            was = state;
+            state = State.CLOSED;
+        }
+        try {
+            socket.close();
+        } catch (IOException e) {
+            log.debug("close {}: {}", remoteAddress(), e.getMessage());
+        }
+        pending.values().forEach(f -> f.completeExceptionally(new IOException("POF session closed")));
+        pending.clear();
+        if (was != State.CLOSED) {
+            listener.switchGone(this);
+        }
+    }
+}

@@ -1,0 +1,12 @@
+package org.wislice.onos.pof.impl;
+
+/** Component property names and defaults of the network controller. */
+public final class OsgiPropertyConstants {
+    public static final String POF_PORT = "pofPort";
+    public static final int POF_PORT_DEFAULT = 6643;
+    public static final String STATS_POLL_SECONDS = "statsPollSeconds";
+    public static final int STATS_POLL_SECONDS_DEFAULT = 5;
+
+    private OsgiPropertyConstants() {
+    }
+}

@@ -1,0 +1,217 @@
+package org.wislice.onos.pof.impl;
+
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.meter.Band;
+import org.onosproject.net.meter.DefaultMeter;
+import org.onosproject.net.meter.DefaultMeterFeatures;
+import org.onosproject.net.meter.Meter;
+import org.onosproject.net.meter.MeterFailReason;
+import org.onosproject.net.meter.MeterId;
+import org.onosproject.net.meter.MeterOperation;
+import org.onosproject.net.meter.MeterOperations;
+import org.onosproject.net.meter.MeterProvider;
+import org.onosproject.net.meter.MeterProviderRegistry;
+import org.onosproject.net.meter.MeterProviderService;
+import org.onosproject.net.meter.MeterState;
+import org.onosproject.net.provider.AbstractProvider;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.slf4j.Logger;
+import org.wislice.onos.pof.api.PofController;
+import org.wislice.onos.pof.api.PofSwitchListener;
+import org.wislice.onos.pof.channel.PofSession;
+import org.wislice.onos.pof.wire.PofBody;
+import org.wislice.onos.pof.wire.PofMessage;
+import org.wislice.onos.pof.wire.PofType;
+
+import java.io.IOException;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+import static org.slf4j.LoggerFactory.getLogger;
+
+/**
+ * ONOS meters as POF meters: one METER_MOD per operation (rate in kbps = ONOS KB_PER_SEC of the meter's
+ * single DROP band), confirmed by the ECHO barrier; then every meter the switch holds is pushed to ONOS as
+ * ADDED. Meter features (ids 1..meter_num-1) come from the switch's RESOURCE_REPORT.
+ */
+@Component(immediate = true)
+public class PofMeterProvider extends AbstractProvider implements MeterProvider {
+    private static final long BARRIER_TIMEOUT_S = 10;
+    private final Logger log = getLogger(getClass());
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected MeterProviderRegistry providerRegistry;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected PofController controller;
+
+    private MeterProviderService providerService;
+    private final Map<DeviceId, Map<MeterId, Meter>> installed = new ConcurrentHashMap<>();
+    private final PofSwitchListener listener = new Switches();
+    /** METER_MOD xids until their barrier, and those the switch answered with ERROR (keyed "device/xid"). */
+    private final Map<String, MeterOperation> inflight = new ConcurrentHashMap<>();
+    private final Set<String> refused = ConcurrentHashMap.newKeySet();
+
+    public PofMeterProvider() {
+        super(PofDeviceProvider.PID);
+    }
+
+    @Activate
+    protected void activate() {
+        providerService = providerRegistry.register(this);
+        controller.addListener(listener);
+        controller.switches().forEach(listener::switchAdded);
+        log.info("Started POF meter provider");
+    }
+
+    @Deactivate
+    protected void deactivate() {
+        controller.removeListener(listener);
+        providerRegistry.unregister(this);
+        providerService = null;
+        installed.clear();
+        log.info("Stopped POF meter provider");
+    }
+
+    @Override
+    public void performMeterOperation(DeviceId deviceId, MeterOperations meterOps) {
+        meterOps.operations().forEach(op -> performMeterOperation(deviceId, op));
+    }
+
+    @Override
+    public void performMeterOperation(DeviceId deviceId, MeterOperation op) {
+        PofSession session = controller.session(deviceId).orElse(null);
+        Map<MeterId, Meter> meters = installed.get(deviceId);
+        if (session == null || meters == null) {
+            providerService.meterOperationFailed(op, MeterFailReason.UNKNOWN_DEVICE);
+            return;
+        }
+        Meter meter = op.meter();
+        PofBody.MeterMod mod;
+        try {
+            mod = toMeterMod(op);
+        } catch (IllegalArgumentException e) {
+            log.warn("{}: meter {} refused: {}", deviceId, meter.id(), e.getMessage());
+            providerService.meterOperationFailed(op, MeterFailReason.BAD_BAND);
+            return;
+        }
+        long xid = session.nextXid();
+        String key = deviceId + "/" + xid;
+        inflight.put(key, op);
+        try {
+            session.send(new PofMessage(PofType.METER_MOD, xid, mod));
+        } catch (IOException e) {
+            inflight.remove(key);
+            providerService.meterOperationFailed(op, MeterFailReason.UNKNOWN_DEVICE);
+            return;
+        }
+        session.barrier().orTimeout(BARRIER_TIMEOUT_S, TimeUnit.SECONDS).whenComplete((reply, err) -> {
+            inflight.remove(key);
+            if (refused.remove(key)) {
+                providerService.meterOperationFailed(op, MeterFailReason.INVALID_METER);
+                return;
+            }
+            if (err != null) {
+                providerService.meterOperationFailed(op, MeterFailReason.TIMEOUT);
+                return;
+            }
+            if (op.type() == MeterOperation.Type.REMOVE) {
+                meters.remove(meter.id());
+            } else {
+                meters.put(meter.id(), meter);
+            }
+            push(deviceId);
+        });
+    }
+
+    /** METER_MOD for an ONOS meter operation; only kbps meters with one DROP band map onto POF meters. */
+    static PofBody.MeterMod toMeterMod(MeterOperation op) {
+        Meter meter = op.meter();
+        int command;
+        switch (op.type()) {
+            case ADD:
+                command = PofBody.MeterMod.ADD;
+                break;
+            case MODIFY:
+                command = PofBody.MeterMod.MODIFY;
+                break;
+            case REMOVE:
+                command = PofBody.MeterMod.DELETE;
+                break;
+            default:
+                throw new IllegalArgumentException("meter operation " + op.type());
+        }
+        long rate = 0;
+        if (command != PofBody.MeterMod.DELETE) {
+            if (meter.unit() != Meter.Unit.KB_PER_SEC) {
+                throw new IllegalArgumentException("POF meters count kbps, not " + meter.unit());
+            }
+            if (meter.bands().size() != 1) {
+                throw new IllegalArgumentException("POF meters have one band, not " + meter.bands().size());
+            }
+            Band band = meter.bands().iterator().next();
+            rate = band.rate();
+        }
+        return new PofBody.MeterMod(command, meter.id().id(), rate);
+    }
+
+    /** Every meter the switch holds, as ADDED. */
+    private void push(DeviceId deviceId) {
+        Map<MeterId, Meter> meters = installed.get(deviceId);
+        if (meters == null || providerService == null) {
+            return;
+        }
+        Collection<Meter> entries = meters.values().stream().map(m -> {
+            DefaultMeter copy = (DefaultMeter) DefaultMeter.builder().forDevice(deviceId).withId(m.id())
+                    .fromApp(m.appId()).withUnit(m.unit()).withBands(m.bands()).build();
+            copy.setState(MeterState.ADDED);
+            copy.setLife(m.life());
+            copy.setReferenceCount(m.referenceCount());
+            return (Meter) copy;
+        }).collect(Collectors.toList());
+        providerService.pushMeterMetrics(deviceId, entries);
+    }
+
+    /** Meter features on connect; the switch's meters start empty with the connection. */
+    private final class Switches implements PofSwitchListener {
+        @Override
+        public void switchAdded(DeviceId id, PofSession session) {
+            installed.put(id, new ConcurrentHashMap<>());
+            long meterNum = session.resources() == null ? 256 : Math.min(session.resources().meterNum, 256);
+            providerService.pushMeterFeatures(id, DefaultMeterFeatures.builder()
+                    .forDevice(id)
+                    .withMaxMeters(meterNum - 1)
+                    .withStartIndex(1)
+                    .withEndIndex(meterNum - 1)
+                    .withBandTypes(Set.of(Band.Type.DROP))
+                    .withUnits(Set.of(Meter.Unit.KB_PER_SEC))
+                    .withMaxBands((short) 1)
+                    .withMaxColors((short) 1)
+                    .build());
+            push(id);
+        }
+
+        @Override
+        public void switchRemoved(DeviceId id) {
+            installed.remove(id);
+        }
+
+        @Override
+        public void message(DeviceId id, PofMessage message) {
+            String key = id + "/" + message.xid();
+            if (message.type() == PofType.ERROR && inflight.containsKey(key)) {
+                log.warn("{}: switch refused meter operation: {}", id, message.body(PofBody.Error.class).string);
+                refused.add(key);
+            }
+        }
+    }
+
+}

@@ -1,0 +1,242 @@
+package org.wislice.onos.pof.wire;
+
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The body of a POF message (everything after the 8-byte header). Fixed-size bodies are the C structs of
+ * pof-wire-facts.md; the small ones live here, the large ones in their own files.
+ */
+public abstract class PofBody {
+
+    /** Body size in bytes as it goes on the wire. */
+    abstract int wireSize();
+
+    abstract void write(ByteBuffer b, int off);
+
+    static void need(String what, int have, int needed) {
+        if (have < needed) {
+            throw new PofCodecException(what + ": body " + have + " bytes, needs " + needed);
+        }
+    }
+
+    /** HELLO, FEATURES_REQUEST, GET_CONFIG_REQUEST, QUERYALL_REQUEST, QUERYALL_FIN: no body. */
+    public static class Empty extends PofBody {
+        @Override
+        int wireSize() {
+            return 0;
+        }
+
+        @Override
+        void write(ByteBuffer b, int off) {
+        }
+
+        static Empty read(ByteBuffer b, int off, int len) {
+            return new Empty();
+        }
+    }
+
+    /** ECHO_REQUEST / ECHO_REPLY: opaque data echoed back. */
+    public static class Echo extends PofBody {
+        @JsonSerialize(using = Hex.Serializer.class)
+        @JsonDeserialize(using = Hex.Deserializer.class)
+        public byte[] data = new byte[0];
+
+        public Echo() {
+        }
+
+        public Echo(byte[] data) {
+            this.data = data.clone();
+        }
+
+        @Override
+        int wireSize() {
+            return data.length;
+        }
+
+        @Override
+        void write(ByteBuffer b, int off) {
+            Wire.putBytes(b, off, data, data.length, "echo data");
+        }
+
+        static Echo read(ByteBuffer b, int off, int len) {
+            return new Echo(Wire.bytes(b, off, len));
+        }
+    }
+
+    /** ERROR (272): type u16, code u16, dev_id u32, slot_id u16@8, string[256]@16. */
+    public static class Error extends PofBody {
+        public static final int SIZE = 272;
+        public int type;
+        public int code;
+        public long devId;
+        public int slotId;
+        public String string = "";
+
+        @Override
+        int wireSize() {
+            return SIZE;
+        }
+
+        @Override
+        void write(ByteBuffer b, int off) {
+            Wire.putU16(b, off, type);
+            Wire.putU16(b, off + 2, code);
+            Wire.putU32(b, off + 4, devId);
+            Wire.putU16(b, off + 8, slotId);
+            Wire.putCstr(b, off + 16, string, 256, "error string");
+        }
+
+        static Error read(ByteBuffer b, int off, int len) {
+            need("ERROR", len, SIZE);
+            Error e = new Error();
+            e.type = Wire.u16(b, off);
+            e.code = Wire.u16(b, off + 2);
+            e.devId = Wire.u32(b, off + 4);
+            e.slotId = Wire.u16(b, off + 8);
+            e.string = Wire.cstr(b, off + 16, 256);
+            return e;
+        }
+    }
+
+    /** SET_CONFIG / GET_CONFIG_REPLY (8): dev_id u32, flags u16, miss_send_len u16. */
+    public static class SwitchConfig extends PofBody {
+        public long devId;
+        public int flags;
+        public int missSendLen;
+
+        public SwitchConfig() {
+        }
+
+        public SwitchConfig(long devId, int flags, int missSendLen) {
+            this.devId = devId;
+            this.flags = flags;
+            this.missSendLen = missSendLen;
+        }
+
+        @Override
+        int wireSize() {
+            return 8;
+        }
+
+        @Override
+        void write(ByteBuffer b, int off) {
+            Wire.putU32(b, off, devId);
+            Wire.putU16(b, off + 4, flags);
+            Wire.putU16(b, off + 6, missSendLen);
+        }
+
+        static SwitchConfig read(ByteBuffer b, int off, int len) {
+            need("SWITCH_CONFIG", len, 8);
+            return new SwitchConfig(Wire.u32(b, off), Wire.u16(b, off + 4), Wire.u16(b, off + 6));
+        }
+    }
+
+    /** METER_MOD (16): command u8 (ADD 0, MODIFY 1, DELETE 2), slot_id u16@2, meter_id u32@4, rate u32@8 kbps. */
+    public static class MeterMod extends PofBody {
+        public static final int ADD = 0;
+        public static final int MODIFY = 1;
+        public static final int DELETE = 2;
+        public int command;
+        public int slotId;
+        public long meterId;
+        public long rate;
+
+        public MeterMod() {
+        }
+
+        public MeterMod(int command, long meterId, long rateKbps) {
+            this.command = command;
+            this.meterId = meterId;
+            this.rate = rateKbps;
+        }
+
+        @Override
+        int wireSize() {
+            return 16;
+        }
+
+        @Override
+        void write(ByteBuffer b, int off) {
+            Wire.putU8(b, off, command);
+            Wire.putU16(b, off + 2, slotId);
+            Wire.putU32(b, off + 4, meterId);
+            Wire.putU32(b, off + 8, rate);
+        }
+
+        static MeterMod read(ByteBuffer b, int off, int len) {
+            need("METER_MOD", len, 16);
+            MeterMod m = new MeterMod(Wire.u8(b, off), Wire.u32(b, off + 4), Wire.u32(b, off + 8));
+            m.slotId = Wire.u16(b, off + 2);
+            return m;
+        }
+    }
+
+    /** COUNTER_MOD / COUNTER_REQUEST / COUNTER_REPLY (24): command u8, slot_id u16@2, id u32@4, packets, bytes. */
+    public static class Counter extends PofBody {
+        public static final int ADD = 0;
+        public static final int DELETE = 1;
+        public static final int CLEAR = 2;
+        public int command;
+        public int slotId;
+        public long counterId;
+        public long packets;
+        public long bytes;
+
+        public Counter() {
+        }
+
+        public Counter(int command, long counterId) {
+            this.command = command;
+            this.counterId = counterId;
+        }
+
+        @Override
+        int wireSize() {
+            return 24;
+        }
+
+        @Override
+        void write(ByteBuffer b, int off) {
+            Wire.putU8(b, off, command);
+            Wire.putU16(b, off + 2, slotId);
+            Wire.putU32(b, off + 4, counterId);
+            b.putLong(off + 8, packets);
+            b.putLong(off + 16, bytes);
+        }
+
+        static Counter read(ByteBuffer b, int off, int len) {
+            need("COUNTER", len, 24);
+            Counter c = new Counter(Wire.u8(b, off), Wire.u32(b, off + 4));
+            c.slotId = Wire.u16(b, off + 2);
+            c.packets = b.getLong(off + 8);
+            c.bytes = b.getLong(off + 16);
+            return c;
+        }
+    }
+
+    /** A message type this codec carries without interpreting (EXPERIMENTER, FLOW_REMOVED, MULTIPART...). */
+    public static class Raw extends PofBody {
+        @JsonSerialize(using = Hex.Serializer.class)
+        @JsonDeserialize(using = Hex.Deserializer.class)
+        public byte[] raw = new byte[0];
+
+        @Override
+        int wireSize() {
+            return raw.length;
+        }
+
+        @Override
+        void write(ByteBuffer b, int off) {
+            Wire.putBytes(b, off, raw, raw.length, "raw body");
+        }
+
+        static Raw read(ByteBuffer b, int off, int len) {
+            Raw r = new Raw();
+            r.raw = Wire.bytes(b, off, len);
+            return r;
+        }
+    }
+}
