@@ -1,0 +1,329 @@
+"""`wislice`: the command line for tenants and operators over the REST API, plus server-side admin commands.
+
+Client commands read WISLICE_URL (default http://127.0.0.1:8080) and WISLICE_TOKEN; --json prints raw JSON.
+Server commands (serve, db-upgrade, create-operator-token) use the WISLICE_* settings of the service itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import requests
+
+
+class CliError(Exception):
+    pass
+
+
+# --- output ---------------------------------------------------------------------------------------------------
+def table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
+    """A plain text table with the given columns; nested values are shown compactly."""
+    def cell(value: Any) -> str:
+        if value is None:
+            return "-"
+        if isinstance(value, dict | list):
+            return json.dumps(value, separators=(",", ":"))
+        return str(value)
+
+    cells = [[cell(r.get(c)) for c in columns] for r in rows]
+    widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
+    lines = ["  ".join(c.upper().ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip()]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip() for row in cells]
+    return "\n".join(lines)
+
+
+# --- REST client ----------------------------------------------------------------------------------------------
+class Client:
+    def __init__(self, url: str, token: str | None) -> None:
+        self.url = url.rstrip("/")
+        self.http = requests.Session()
+        if token:
+            self.http.headers["Authorization"] = f"Bearer {token}"
+
+    def call(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None) -> Any:
+        try:
+            resp = self.http.request(method, self.url + "/api/v1" + path, json=body, headers=headers, timeout=30)
+        except requests.RequestException as exc:
+            raise CliError(f"cannot reach {self.url}: {exc}") from exc
+        if resp.status_code >= 400:
+            try:
+                problem = resp.json()
+                detail = problem.get("detail") or problem.get("title")
+                extra = problem.get("errors")
+                raise CliError(f"{resp.status_code} {problem.get('title')}: {detail}"
+                               + (f"\n{json.dumps(extra, indent=2)}" if extra else ""))
+            except ValueError:
+                raise CliError(f"{resp.status_code}: {resp.text[:300]}") from None
+        return resp.json() if resp.content else None
+
+    def wait(self, op: dict[str, Any], timeout_s: float = 120) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout_s
+        while op["status"] in ("pending", "running", "rolling_back"):
+            if time.monotonic() > deadline:
+                raise CliError(f"operation {op['operation_id']} still {op['status']} after {timeout_s:g} s")
+            time.sleep(0.2)
+            op = self.call("GET", f"/operations/{op['operation_id']}")
+        return op
+
+
+# --- commands -------------------------------------------------------------------------------------------------
+def _vap_arg(text: str) -> dict[str, Any]:
+    """AGENT[:RADIO]=SSID[:PASSPHRASE]"""
+    try:
+        where, ssid = text.split("=", 1)
+    except ValueError:
+        raise argparse.ArgumentTypeError("use AGENT[:RADIO]=SSID[:PASSPHRASE]") from None
+    agent, _, radio = where.partition(":")
+    ssid, _, phrase = ssid.partition(":")
+    vap: dict[str, Any] = {"agent_id": agent, "radio": radio or "phy0", "ssid": ssid}
+    vap["security"] = {"mode": "wpa2-psk", "passphrase": phrase} if phrase else {"mode": "open"}
+    return vap
+
+
+def _vnf_arg(text: str) -> dict[str, Any]:
+    """IMAGE[:CPU[:MEMORY_MIB]]"""
+    parts = text.split(":")
+    try:
+        vnf: dict[str, Any] = {"image": parts[0]}
+        if len(parts) > 1:
+            vnf["cpu"] = float(parts[1])
+        if len(parts) > 2:
+            vnf["memory_mib"] = int(parts[2])
+    except ValueError:
+        raise argparse.ArgumentTypeError("use IMAGE[:CPU[:MEMORY_MIB]]") from None
+    return vnf
+
+
+def _tenant(args: argparse.Namespace, client: Client) -> int:
+    if args.tenant is not None:
+        return args.tenant
+    me = client.call("GET", "/me")
+    if me["tenant_id"] is None:
+        raise CliError("operators must say --tenant N")
+    return me["tenant_id"]
+
+
+def show(args: argparse.Namespace, data: Any, key: str | None, columns: Sequence[str]) -> None:
+    if args.json:
+        print(json.dumps(data, indent=2, sort_keys=True))
+        return
+    rows = data[key] if key else [data]
+    print(table(rows, columns))
+
+
+def cmd_me(a, c):
+    show(a, c.call("GET", "/me"), None, ["role", "tenant_id"])
+
+
+def cmd_tenants(a, c):
+    if a.action == "list":
+        data = c.call("GET", "/tenants")
+        for t in data["tenants"]:
+            t["slices"] = f"{t['usage']['slices']}/{t['quota']['slices']}"
+            t["vaps"] = f"{t['usage']['vaps']}/{t['quota']['vaps']}"
+            t["kbps"] = f"{t['usage']['bandwidth_kbps']}/{t['quota']['bandwidth_kbps']}"
+        show(a, data, "tenants", ["tenant_id", "name", "slices", "vaps", "kbps"])
+    elif a.action == "add":
+        show(a, c.call("POST", "/tenants", {"tenant_id": a.id, "name": a.name}), None, ["tenant_id", "name"])
+    elif a.action == "rm":
+        c.call("DELETE", f"/tenants/{a.id}")
+        print(f"tenant {a.id} removed")
+    elif a.action == "token":
+        show(a, c.call("POST", f"/tenants/{a.id}/tokens", {"name": a.name or "cli"}), None,
+             ["tenant_id", "name", "token"])
+
+
+def cmd_slices(a, c):
+    t = _tenant(a, c)
+    if a.action == "list":
+        data = c.call("GET", f"/tenants/{t}/slices")
+        for s in data["slices"]:
+            s["vaps"], s["vnfs"] = len(s["vaps"]), len(s["vnfs"])
+            s["down_kbps"] = f"{s['bandwidth']['down_guaranteed_kbps']}..{s['bandwidth']['down_cap_kbps'] or 'inf'}"
+        show(a, data, "slices", ["slice_id", "name", "status", "latency_class", "down_kbps", "vaps", "vnfs",
+                                 "mec_node"])
+    elif a.action == "show":
+        show(a, c.call("GET", f"/tenants/{t}/slices/{a.slice}"), None,
+             ["slice_id", "name", "status", "status_reason", "mec_node", "tag"])
+    elif a.action == "create":
+        body = {"name": a.name, "latency_class": a.latency, "vaps": a.vap, "vnfs": a.vnf or [],
+                "bandwidth": {"down_guaranteed_kbps": a.down, "up_guaranteed_kbps": a.up,
+                              "down_cap_kbps": a.down_cap, "up_cap_kbps": a.up_cap}}
+        headers = {"Idempotency-Key": a.idempotency_key} if a.idempotency_key else None
+        op = c.call("POST", f"/tenants/{t}/slices", body, headers)
+        if not a.no_wait:
+            op = c.wait(op)
+        show(a, op, None, ["operation_id", "slice_id", "status", "progress", "error"])
+        if op["status"] == "failed":
+            raise CliError(f"slice creation failed: {op['error']}")
+    elif a.action == "rm":
+        op = c.call("DELETE", f"/tenants/{t}/slices/{a.slice}")
+        show(a, op if a.no_wait else c.wait(op), None, ["operation_id", "slice_id", "status", "error"])
+    elif a.action == "stats":
+        show(a, c.call("GET", f"/tenants/{t}/slices/{a.slice}/stats"), None, ["slice_id", "tx_bps", "rx_bps",
+                                                                               "clients"])
+
+
+def cmd_parts(what: str, columns: list[str]) -> Callable[[argparse.Namespace, Client], None]:
+    def run(a, c):
+        show(a, c.call("GET", f"/tenants/{_tenant(a, c)}/slices/{a.slice}/{what}"), what, columns)
+    return run
+
+
+def cmd_agents(a, c):
+    data = c.call("GET", "/wifi-agents")
+    for ag in data["agents"]:
+        ag["radios"] = ", ".join(f"{r['name']} ch{r['channel']} {r['vaps_used']}/{r['max_vaps']}" for r in ag["radios"])
+    show(a, data, "agents", ["agent_id", "connected", "address", "radios", "vaps", "clients"])
+
+
+def cmd_mec(a, c):
+    data = c.call("GET", "/mec-agents")
+    for n in data["nodes"]:
+        n["cpu"] = f"{n['used']['cpu']:g}/{n['capacity']['cpu']:g}"
+        n["memory_mib"] = f"{n['used']['memory_mib']}/{n['capacity']['memory_mib']}"
+    show(a, data, "nodes", ["agent_id", "connected", "cpu", "memory_mib", "catalog"])
+
+
+def cmd_channel(a, c):
+    show(a, c.call("POST", f"/wifi-agents/{a.agent}/radios/{a.radio}/channel", {"channel": a.channel}), None,
+         ["radio"])
+
+
+def cmd_kick(a, c):
+    c.call("DELETE", f"/wifi-agents/{a.agent}/clients/{a.mac}")
+    print(f"{a.mac} kicked from {a.agent}")
+
+
+def cmd_op(a, c):
+    op = c.call("GET", f"/operations/{a.id}")
+    if a.wait:
+        op = c.wait(op)
+    if a.json:
+        show(a, op, None, [])
+        return
+    print(table([op], ["operation_id", "kind", "slice_id", "status", "progress", "error"]))
+    print(table(op["steps"], ["kind", "state", "seconds", "error"]))
+
+
+def cmd_events(a, c):
+    show(a, c.call("GET", "/events"), "events", ["id", "ts", "level", "kind", "message"])
+
+
+# --- server-side commands -------------------------------------------------------------------------------------
+def cmd_serve(a):
+    from waitress import serve
+
+    from .app import create_app
+
+    serve(create_app(), host=a.host, port=a.port, threads=8)
+
+
+def cmd_db_upgrade(_a):
+    from . import db
+    from .config import from_environment
+
+    db.upgrade(db.make_engine(from_environment()["DATABASE_URL"]))
+    print("database schema is up to date")
+
+
+def cmd_create_operator_token(a):
+    from . import auth, db
+    from .config import from_environment
+
+    engine = db.make_engine(from_environment()["DATABASE_URL"])
+    db.upgrade(engine)
+    with db.make_session_factory(engine)() as session:
+        token = auth.issue_token(session, "operator", None, a.name)
+        session.commit()
+    print(token)
+    print("(shown once: only its hash is stored)", file=sys.stderr)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="wislice", description=__doc__.splitlines()[0])
+    p.add_argument("--url", default=os.environ.get("WISLICE_URL", "http://127.0.0.1:8080"))
+    p.add_argument("--token", default=os.environ.get("WISLICE_TOKEN"), help="default: $WISLICE_TOKEN")
+    p.add_argument("--json", action="store_true", help="print the API's JSON instead of tables")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    sub.add_parser("me", help="who the token belongs to").set_defaults(run=cmd_me)
+    t = sub.add_parser("tenants", help="tenants (operators)")
+    t.add_argument("action", choices=["list", "add", "rm", "token"])
+    t.add_argument("id", type=int, nargs="?")
+    t.add_argument("name", nargs="?")
+    t.set_defaults(run=cmd_tenants)
+
+    s = sub.add_parser("slices", help="slices of a tenant")
+    s.add_argument("action", choices=["list", "show", "create", "rm", "stats"])
+    s.add_argument("slice", type=int, nargs="?")
+    s.add_argument("--tenant", type=int, help="default: the token's tenant")
+    s.add_argument("--name")
+    s.add_argument("--vap", type=_vap_arg, action="append", help="AGENT[:RADIO]=SSID[:PASSPHRASE], repeatable")
+    s.add_argument("--vnf", type=_vnf_arg, action="append", help="IMAGE[:CPU[:MEMORY_MIB]], in chain order")
+    s.add_argument("--down", type=int, default=0, help="guaranteed downlink kbps")
+    s.add_argument("--up", type=int, default=0, help="guaranteed uplink kbps")
+    s.add_argument("--down-cap", type=int, default=0)
+    s.add_argument("--up-cap", type=int, default=0)
+    s.add_argument("--latency", default="best_effort", choices=["best_effort", "low", "ultra_low"])
+    s.add_argument("--idempotency-key")
+    s.add_argument("--no-wait", action="store_true", help="return the operation at once")
+    s.set_defaults(run=cmd_slices)
+
+    for what, cols in (("vaps", ["vap_id", "agent_id", "radio", "ssid", "security_mode", "state"]),
+                       ("vnfs", ["vnf_id", "address", "image", "cpu", "memory_mib", "node", "state"]),
+                       ("clients", ["mac", "vap_id", "agent_id", "signal_dbm", "connected_s"])):
+        x = sub.add_parser(what, help=f"{what} of a slice")
+        x.add_argument("slice", type=int)
+        x.add_argument("--tenant", type=int)
+        x.set_defaults(run=cmd_parts(what, cols))
+
+    sub.add_parser("agents", help="WiFi agents (operators)").set_defaults(run=cmd_agents)
+    sub.add_parser("mec", help="MEC agents (operators)").set_defaults(run=cmd_mec)
+    ch = sub.add_parser("channel", help="move a radio to a channel (operators)")
+    ch.add_argument("agent")
+    ch.add_argument("radio")
+    ch.add_argument("channel", type=int)
+    ch.set_defaults(run=cmd_channel)
+    k = sub.add_parser("kick", help="disassociate a client (operators)")
+    k.add_argument("agent")
+    k.add_argument("mac")
+    k.set_defaults(run=cmd_kick)
+    o = sub.add_parser("op", help="an operation and its steps")
+    o.add_argument("id", type=int)
+    o.add_argument("--wait", action="store_true")
+    o.set_defaults(run=cmd_op)
+    sub.add_parser("events", help="event log (operators)").set_defaults(run=cmd_events)
+
+    sv = sub.add_parser("serve", help="run the orchestrator (WISLICE_* settings)")
+    sv.add_argument("--host", default="127.0.0.1")
+    sv.add_argument("--port", type=int, default=8080)
+    sv.set_defaults(local=cmd_serve)
+    sub.add_parser("db-upgrade", help="apply database migrations").set_defaults(local=cmd_db_upgrade)
+    tok = sub.add_parser("create-operator-token", help="issue an operator token into the local database")
+    tok.add_argument("--name", default="operator")
+    tok.set_defaults(local=cmd_create_operator_token)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if hasattr(args, "local"):
+            args.local(args)
+        else:
+            args.run(args, Client(args.url, args.token))
+    except CliError as exc:
+        print(f"wislice: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""The wislice CLI against the app served on a loopback port (fake controllers)."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+from werkzeug.serving import make_server
+
+from wislice_orchestrator.cli import main, table
+
+
+@pytest.fixture
+def served(world):
+    server = make_server("127.0.0.1", 0, world.app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield world, f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    thread.join()
+
+
+def run(capsys, url, token, *argv):
+    code = main(["--url", url, "--token", token, *argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_table_aligns_columns():
+    text = table([{"a": 1, "b": None}, {"a": 22, "b": {"x": 1}}], ["a", "b"])
+    assert text.splitlines() == ["A   B", "1   -", '22  {"x":1}']
+
+
+def test_tenant_slice_lifecycle(served, capsys):
+    w, url = served
+    code, out, _ = run(capsys, url, w.tenant_a, "slices", "create", "--name", "cam", "--vap", "ap-1=cam:password1",
+                       "--vnf", "firewall:0.5:256", "--down", "2000", "--down-cap", "8000")
+    assert code == 0 and "succeeded" in out
+    code, out, _ = run(capsys, url, w.tenant_a, "--json", "slices", "list")
+    slices = json.loads(out)["slices"]
+    assert slices[0]["name"] == "cam" and slices[0]["status"] == "active"
+    sid = str(slices[0]["slice_id"])
+    code, out, _ = run(capsys, url, w.tenant_a, "clients", sid)
+    assert out.splitlines()[0].split()[:2] == ["MAC", "VAP_ID"] and len(out.splitlines()) == 3
+    code, out, _ = run(capsys, url, w.tenant_a, "slices", "rm", sid)
+    assert "succeeded" in out
+
+
+def test_errors_are_readable(served, capsys):
+    w, url = served
+    code, _, err = run(capsys, url, w.tenant_b, "agents")
+    assert code == 1 and "403" in err and "operators" in err
+    code, _, err = run(capsys, url, w.tenant_a, "slices", "create", "--name", "x", "--vap", "ap-9=x")
+    assert code == 1 and "ap-9" in err
+
+
+def test_operator_commands(served, capsys):
+    w, url = served
+    code, out, _ = run(capsys, url, w.operator, "agents")
+    assert code == 0 and "ap-1" in out and "phy0 ch6" in out
+    assert run(capsys, url, w.operator, "channel", "ap-1", "phy0", "11")[0] == 0
+    assert w.fake.agents["ap-1"]["radios"][0]["channel"] == 11
+    code, out, _ = run(capsys, url, w.operator, "tenants", "add", "7", "gamma")
+    assert code == 0 and "gamma" in out
+    code, out, _ = run(capsys, url, w.operator, "--json", "tenants", "token", "7", "ci")
+    assert json.loads(out)["token"].startswith("wst_")
+    code, out, _ = run(capsys, url, w.operator, "mec")
+    assert "mec-1" in out and "0/4" in out
+
+
+def test_create_operator_token_prints_once(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("WISLICE_DATABASE_URL", f"sqlite:///{tmp_path}/cli.db")
+    assert main(["create-operator-token"]) == 0
+    out = capsys.readouterr()
+    token = out.out.strip()
+    assert token.startswith("wso_") and "shown once" in out.err
+    import sqlite3
+
+    stored = [r[0] for r in sqlite3.connect(tmp_path / "cli.db").execute("select token_hash from api_tokens")]
+    assert token not in stored and len(stored) == 1
