@@ -1,0 +1,123 @@
+"""In-VM integration tests: one AP VM per session (qemu TCG, 4 mac80211_hwsim radios), real hostapd on phy0,
+stations sta1..sta3 (phy1..phy3) in their own network namespaces inside the VM.
+
+The VM driver and image builder live in testbed/ap-vm; the image (with this checkout's ap-agent source) is built or
+reused from $WISLICE_CACHE at session start. Everything runs inside the VM or on the host's loopback: qemu is
+powered off and killed by pid at the end, also when a test fails.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[4]
+sys.path.insert(0, str(REPO / "testbed" / "ap-vm"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from apvm import ApVm  # noqa: E402
+from vm_controller import TestController, new_secret  # noqa: E402
+from wifi import Hostapd, Station  # noqa: E402
+
+AGENT_CONF = "/run/wislice/agent.json"
+AGENT_LOG = "/tmp/agent.log"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        item.add_marker(pytest.mark.integration)
+
+
+@pytest.fixture(scope="session")
+def vm() -> Iterator[ApVm]:
+    if shutil.which("qemu-system-x86_64") is None:
+        pytest.skip("qemu-system-x86_64 missing (testbed/ap-vm/deps/apt.txt; run make deps)")
+    machine = ApVm(radios=4)
+    try:
+        machine.start()
+        print(f"\nAP VM booted in {machine.boot_s:.1f} s")
+        yield machine
+    finally:
+        machine.stop()
+
+
+@pytest.fixture(scope="session")
+def hostapd(vm: ApVm) -> Iterator[Hostapd]:
+    h = Hostapd(vm, iface="wlan0", channel=1)
+    h.start()
+    yield h
+    h.stop()
+
+
+@pytest.fixture(scope="session")
+def stations(vm: ApVm) -> list[Station]:
+    return [Station(vm, f"sta{i}", f"phy{i}").setup() for i in (1, 2, 3)]
+
+
+@pytest.fixture
+def clean_stations(stations: list[Station]) -> Iterator[list[Station]]:
+    """The stations, disconnected again after the test whatever happened."""
+    yield stations
+    for sta in stations:
+        sta.disconnect()
+
+
+class AgentRun:
+    """The ap-agent running inside the VM, connected to a TestController on the host."""
+
+    def __init__(self, vm: ApVm, ctl: TestController, pid: int) -> None:
+        self.vm = vm
+        self.ctl = ctl
+        self.pid = pid
+
+    def log(self) -> str:
+        return self.vm.run(f"tail -n 60 {AGENT_LOG}", check=False).out
+
+
+def agent_config(port: int, secret: bytes) -> dict[str, object]:
+    return {
+        "agent_id": "ap-vm-1",
+        "controller": f"10.0.2.2:{port}",
+        "secret": secret.decode(),
+        "hostapd_global": "/run/hostapd-global",
+        "hostapd_ctrl_dir": "/run/hostapd",
+        "conf_dir": "/run/wislice/agent",
+        "shaping": "tc",
+        "stats_interval_s": 2,
+        "remove_vaps_on_exit": True,
+        "log_level": "DEBUG",
+        "radios": [{"name": "phy0", "iface": "wlan0", "max_vaps": 8}],
+    }
+
+
+@pytest.fixture(scope="module")
+def agent(vm: ApVm, hostapd: Hostapd) -> Iterator[AgentRun]:
+    if vm.run("test -d /opt/wislice/ap-agent/wislice_ap_agent", check=False).rc != 0:
+        pytest.fail("the AP VM image has no ap-agent (ap-agent/src/wislice_ap_agent missing at build time)")
+    secret = new_secret()
+    ctl = TestController(secret, stats_interval_s=2)
+    conf = json.dumps(agent_config(ctl.port, secret))
+    hostapd.write_file(AGENT_CONF, conf + "\n")
+    pid = vm.spawn(f"env PYTHONPATH=/opt/wislice/ap-agent python3 -m wislice_ap_agent --config {AGENT_CONF}",
+                   log=AGENT_LOG)
+    run = AgentRun(vm, ctl, pid)
+    try:
+        ctl.wait_connected(timeout=60)
+        yield run
+    except BaseException:
+        print(run.log())
+        raise
+    finally:
+        vm.run(f"kill {pid}; for i in $(seq 50); do kill -0 {pid} 2>/dev/null || break; sleep 0.1; done; "
+               f"kill -9 {pid} 2>/dev/null; true", check=False)
+        ctl.close()
+        # vAPs the agent did not remove (a crash) must not leak into the next module.
+        leftovers = vm.run("ls /run/hostapd", check=False).out.split()
+        for name in leftovers:
+            if name.startswith("wlan0_"):
+                hostapd.ctl(f"REMOVE {name}", check=False)
