@@ -26,6 +26,7 @@ class AgentConfig:
     switch_vhost_args: str = "net_vhost_{name},iface={socket}"
     hugepages_dir: str = "/dev/hugepages"  # hugetlbfs mount bind-mounted into DPDK vNFs
     controller: str = ""  # host:port of the nfv-controller; empty = run without one
+    tls_ca: str = ""  # CA file: when set the controller connection is TLS and its certificate is checked
     secret_file: str = ""  # shared secret for hmac-sha256 auth
     stats_interval_s: float = 10.0
     warm_pool: dict[str, int] = field(default_factory=dict)  # catalog image -> warm containers kept ready

@@ -1,0 +1,118 @@
+"""``python -m wislice_mec_agent --config mec-agent.toml [run|reconcile|create-vnf JSON|delete-vnf ID|list|status]``
+
+run (default): reconcile the node, fill the warm pool, start the scheduler if enabled, then serve the
+nfv-controller (or just keep the node converged when no controller is configured). The other commands do one
+thing locally and print JSON (used by tests and operators)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import signal
+import ssl
+import sys
+import threading
+from typing import Any
+
+from .catalog import Catalog
+from .client import ControllerClient
+from .config import AgentConfig, load_config
+from .errors import AgentError
+from .manager import VnfManager
+from .pool import WarmPool
+from .protocol import method_table
+from .reconcile import reconcile
+from .runtime import DockerRuntime
+from .stats import StatsCollector
+from .store import Store
+from .switch import MgmtSwitch, NoSwitch
+from .wiring import PyrouteWiring
+
+log = logging.getLogger("wislice_mec_agent")
+
+
+def build(config: AgentConfig) -> VnfManager:
+    catalog = Catalog.load()
+    runtime = DockerRuntime(config.docker_url)
+    switch: Any = (MgmtSwitch(config.switch_mgmt, config.switch_veth_args, config.switch_vhost_args)
+                   if config.switch_mgmt else NoSwitch())
+    pool = WarmPool(config, catalog, runtime) if config.warm_pool else None
+    return VnfManager(config, catalog, Store(config.db_path), runtime, PyrouteWiring(config.node_netns), switch,
+                      pool=pool)
+
+
+def serve(config: AgentConfig, manager: VnfManager) -> int:
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    print(json.dumps({"reconcile": reconcile(manager)}), flush=True)
+    if manager.pool is not None:
+        manager.pool.fill()
+    scheduler = None
+    if config.scheduler_interval_s > 0:
+        from .scheduler import SchedulerLoop
+
+        scheduler = SchedulerLoop(manager, config.scheduler_interval_s)
+        scheduler.start()
+    client = None
+    if config.controller:
+        host, _, port = config.controller.rpartition(":")
+        stats = StatsCollector(manager)
+        caps = {"capacity": {"cpu": config.capacity_cpu, "memory_mib": config.capacity_memory_mib},
+                "catalog": manager.catalog.names(), "dpdk": manager.switch.present,
+                "pof_switch": manager.switch.present}
+        tls = ssl.create_default_context(cafile=config.tls_ca) if config.tls_ca else None
+        client = ControllerClient(host, int(port), config.agent_id, config.secret(), method_table(manager, stats),
+                                  caps, stats, config.stats_interval_s, tls)
+        manager.events.append(client.on_vnf_state)
+        threading.Thread(target=client.run_forever, daemon=True).start()
+    stop.wait()
+    if client is not None:
+        client.stop.set()
+    if scheduler is not None:
+        scheduler.stop()
+    if manager.pool is not None:
+        manager.pool.drain()
+    manager.close()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m wislice_mec_agent", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--config", required=True)
+    parser.add_argument("--log-level", default="INFO")
+    parser.add_argument("command", nargs="?", default="run",
+                        choices=["run", "reconcile", "create-vnf", "delete-vnf", "list", "status"])
+    parser.add_argument("arg", nargs="?")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=args.log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    try:
+        config = load_config(args.config)
+    except (OSError, ValueError, TypeError) as exc:
+        print(f"mec-agent: bad config {args.config}: {exc}", file=sys.stderr)
+        return 2
+    manager = build(config)
+    if args.command == "run":
+        return serve(config, manager)
+    try:
+        if args.command == "reconcile":
+            out: Any = reconcile(manager)
+        elif args.command == "create-vnf":
+            out = manager.create(json.loads(args.arg or "null"))
+        elif args.command == "delete-vnf":
+            out = manager.delete(int(args.arg or "-1"))
+        elif args.command == "list":
+            out = manager.list_states()
+        else:
+            out = manager.status()
+    except AgentError as exc:
+        print(json.dumps({"error": {"code": exc.code, "message": exc.message}}))
+        return 1
+    print(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,144 @@
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from wislice_mec_agent import protocol
+from wislice_mec_agent.client import Backoff, ControllerClient
+from wislice_mec_agent.protocol import ProtocolError, handle_request, method_table
+from wislice_mec_agent.stats import StatsCollector
+
+from .conftest import Node, spec
+
+SPEC = Path(__file__).resolve().parents[3] / "spec" / "agent"
+SCHEMA = json.loads((SPEC / "schema" / "message.schema.json").read_text())
+
+
+def valid(msg: dict[str, Any]) -> None:
+    jsonschema.Draft202012Validator(SCHEMA, format_checker=jsonschema.FormatChecker()).validate(msg)
+
+
+def test_hmac_matches_the_spec_definition() -> None:
+    import hashlib
+    import hmac
+
+    mac = protocol.hmac_mac(b"s3cret", "0" * 32, "mec-1")
+    assert mac == hmac.new(b"s3cret", b"00000000000000000000000000000000|mec-1", hashlib.sha256).hexdigest()
+    msg = protocol.hello("mec-1", "0" * 32, b"s3cret", {"cpu": 2.0, "memory_mib": 1024}, ["kernel-fwd"], True, True)
+    valid(msg)
+
+
+def test_replies_and_events_we_send_validate_against_the_schema(node: Node) -> None:
+    table = method_table(node.manager, StatsCollector(node.manager))
+    req = json.loads((SPEC / "vectors" / "valid" / "req-createVnf.json").read_text())
+    req["params"]["vnf"]["params"] = {"allow_tcp": "80,443", "log": True}
+    reply = handle_request(table, req)
+    assert reply is not None and reply["ok"], reply
+    valid(reply)
+    for method, params in [("getVnfs", {}), ("getStatus", {}), ("getStatistics", {}),
+                           ("getStatistics", {"vnf_id": 65538}), ("syncVnfs", {"vnfs": [spec(image="firewall")]}),
+                           ("delVnf", {"vnf_id": 65538})]:
+        r = handle_request(table, {"type": "request", "id": 3, "method": method, "params": params})
+        assert r is not None and r["ok"], (method, r)
+        valid(r)
+    valid(protocol.event("vnfState", {"vnf_id": 65538, "state": "removed"}))
+
+
+@pytest.mark.parametrize(("msg", "code"), [
+    ({"type": "request", "id": 1, "method": "createVnf", "params": {}}, "bad_request"),
+    ({"type": "request", "id": 1, "method": "createVnf", "params": {"vnf": spec(tenant_id=65536)}}, "bad_request"),
+    ({"type": "request", "id": 1, "method": "delVnf", "params": {"vnf_id": 7}}, "not_found"),
+    ({"type": "request", "id": 1, "method": "delVnf", "params": {"vnf_id": "x"}}, "bad_request"),
+    ({"type": "request", "id": 1, "method": "getVnfs", "params": {"x": 1}}, "bad_request"),
+    ({"type": "request", "id": 1, "method": "createVap", "params": {}}, "unknown_method"),
+    ({"type": "request", "id": 1, "method": "getVnfs"}, "bad_request"),
+])
+def test_bad_requests_get_error_replies(node: Node, msg: dict, code: str) -> None:
+    reply = handle_request(method_table(node.manager, StatsCollector(node.manager)), msg)
+    assert reply is not None and reply["ok"] is False and reply["error"]["code"] == code
+    valid(reply)
+
+
+def test_request_without_id_gets_no_reply(node: Node) -> None:
+    assert handle_request(method_table(node.manager, None), {"type": "request", "id": 0, "method": "getVnfs",
+                                                               "params": {}}) is None
+
+
+def test_framing_limits() -> None:
+    with pytest.raises(ProtocolError):
+        protocol.decode(b"[1]\n")
+    with pytest.raises(ProtocolError):
+        protocol.decode(b"\xff\n")
+    with pytest.raises(ProtocolError):
+        protocol.check_challenge({"type": "challenge", "version": 1, "nonce": "XYZ", "controller_id": "c"})
+
+
+def test_backoff_doubles_to_thirty_seconds() -> None:
+    b = Backoff()
+    delays = [b.delay() for _ in range(8)]
+    assert 0.8 <= delays[0] <= 1.2 and 1.6 <= delays[1] <= 2.4 and max(delays) <= 30
+    b.reset()
+    assert b.delay() <= 1.2
+
+
+class FakeController:
+    """A scripted controller on loopback: challenge, checks the hello's MAC, welcome, then requests."""
+
+    def __init__(self, secret: bytes) -> None:
+        self.secret = secret
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        self.seen: list[dict[str, Any]] = []
+
+    def session(self, requests: list[dict[str, Any]], wait_for: int) -> None:
+        conn, _ = self.server.accept()
+        conn.settimeout(10)
+        f = conn.makefile("rb")
+        nonce = "ab" * 16
+        conn.sendall(protocol.encode({"type": "challenge", "version": 1, "nonce": nonce, "controller_id": "nfv"}))
+        hello = json.loads(f.readline())
+        self.seen.append(hello)
+        if hello["auth"].get("mac") != protocol.hmac_mac(self.secret, nonce, hello["agent_id"]):
+            conn.sendall(protocol.encode({"type": "bye", "reason": "bad mac"}))
+            conn.close()
+            return
+        conn.sendall(protocol.encode({"type": "welcome", "controller_id": "nfv", "stats_interval_s": 1}))
+        for r in requests:
+            conn.sendall(protocol.encode(r))
+        while sum(1 for m in self.seen if m["type"] == "reply") < wait_for:
+            self.seen.append(json.loads(f.readline()))
+        conn.close()
+
+
+def test_client_session_against_a_fake_controller(node: Node) -> None:
+    ctl = FakeController(b"k")
+    stats = StatsCollector(node.manager)
+    caps = {"capacity": {"cpu": 2.0, "memory_mib": 1024}, "catalog": node.catalog.names(), "dpdk": True,
+            "pof_switch": True}
+    client = ControllerClient("127.0.0.1", ctl.port, "mec-t", b"k", method_table(node.manager, stats), caps, stats)
+    node.manager.events.append(client.on_vnf_state)
+    reqs = [{"type": "request", "id": 1, "method": "syncVnfs", "params": {"vnfs": [spec()]}},
+            {"type": "request", "id": 2, "method": "getVnfs", "params": {}},
+            {"type": "request", "id": 3, "method": "nope", "params": {}}]
+    t = threading.Thread(target=ctl.session, args=(reqs, 3))
+    t.start()
+    runner = threading.Thread(target=client.run_forever, daemon=True)
+    runner.start()
+    t.join(15)
+    client.stop.set()
+    for m in ctl.seen:
+        valid(m)
+    hello = ctl.seen[0]
+    assert hello["role"] == "mec" and hello["auth"]["scheme"] == "hmac-sha256"
+    replies = {m["id"]: m for m in ctl.seen if m["type"] == "reply"}
+    assert replies[1]["result"]["created"] == [65538]
+    assert replies[2]["result"]["vnfs"][0]["vnf_id"] == 65538
+    assert replies[3]["error"]["code"] == "unknown_method"
+    assert any(m["type"] == "event" and m["event"] == "vnfState" for m in ctl.seen)
+    ctl.server.close()
