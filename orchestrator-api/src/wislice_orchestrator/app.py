@@ -53,7 +53,7 @@ def _bootstrap(session_factory: Any, settings: dict[str, Any], controllers: Cont
 
 
 def create_app(test_config: dict[str, Any] | None = None, controllers: Controllers | None = None) -> Flask:
-    app = Flask(__name__)
+    app = Flask(__name__, static_folder=None)  # the dashboard blueprint serves the static files
     settings = from_environment()
     settings.update(test_config or {})
     app.config.update(settings)

@@ -1,0 +1,221 @@
+// WiSlice operator dashboard: plain JavaScript over /api/v1 with the operator's bearer token (kept in this tab's
+// sessionStorage). Every value from the API is put into the page as text, never as HTML.
+"use strict";
+
+const API = "/api/v1";
+const state = { token: sessionStorage.getItem("wislice-token"), tab: "overview", timer: null,
+                chart: null, chartSlice: null, series: [[], [], []] };
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else if (v !== null && v !== undefined && v !== false) node.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) node.append(c instanceof Node ? c : document.createTextNode(String(c ?? "-")));
+  return node;
+}
+
+async function api(method, path, body) {
+  const resp = await fetch(API + path, {
+    method, headers: { "Authorization": "Bearer " + state.token, "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (resp.status === 401) { logout(); throw new Error("not logged in"); }
+  const data = resp.status === 204 ? null : await resp.json();
+  if (!resp.ok) throw new Error((data && (data.detail || data.title)) || resp.statusText);
+  return data;
+}
+
+function fillTable(table, columns, rows, actions) {
+  table.replaceChildren(
+    el("thead", {}, el("tr", {}, columns.map(([, title]) => el("th", {}, title)), actions ? el("th", {}, "") : [])),
+    el("tbody", {}, rows.map(r => el("tr", { "data-row": r._key ?? "" },
+      columns.map(([key]) => el("td", {}, typeof key === "function" ? key(r) : r[key])),
+      actions ? el("td", {}, actions(r)) : []))));
+}
+
+const fmtBps = bps => bps >= 1e6 ? (bps / 1e6).toFixed(1) + " Mb/s" : (bps / 1e3).toFixed(0) + " kb/s";
+const bar = (used, cap) => el("span", { class: "bar", title: `${used} / ${cap}` },
+  el("span", { style: `width:${cap ? Math.min(100, 100 * used / cap) : 0}%` }));
+
+// --- tabs -----------------------------------------------------------------------------------------------
+const renderers = {
+  async overview() {
+    const o = await api("GET", "/overview");
+    const cards = [["APs", `${o.aps_connected}/${o.aps}`], ["vAPs", o.vaps], ["Clients", o.clients],
+      ["MEC nodes", o.mec_nodes], ["vNFs", o.vnfs], ["Tenants", o.tenants],
+      ["Active slices", o.slices.active || 0], ["Operations running", o.operations_active],
+      ["Controllers", o.controllers_ok ? "OK" : o.controller_error]];
+    document.getElementById("cards").replaceChildren(
+      ...cards.map(([k, v]) => el("div", { class: "card", "data-card": k }, el("b", {}, v), k)));
+  },
+  async aps() {
+    const { agents } = await api("GET", "/wifi-agents");
+    const boxes = await Promise.all(agents.map(async a => {
+      const { agent } = await api("GET", "/wifi-agents/" + encodeURIComponent(a.agent_id));
+      const radios = el("table", {});
+      fillTable(radios, [["name", "Radio"], ["channel", "Channel"], ["hw_mode", "Mode"],
+        [r => `${r.vaps_used}/${r.max_vaps}`, "vAPs"]], agent.radios, r => {
+        const input = el("input", { type: "number", min: 1, max: 196, value: r.channel, "data-channel": r.name });
+        return [input, el("button", { onclick: async () => {
+          await api("POST", `/wifi-agents/${encodeURIComponent(a.agent_id)}/radios/${encodeURIComponent(r.name)}/channel`,
+                    { channel: Number(input.value) });
+          refresh();
+        } }, "Set channel")];
+      });
+      const vaps = el("table", { "data-vaps": a.agent_id });
+      fillTable(vaps, [["vap_id", "vAP"], ["ssid", "SSID"], ["bssid", "BSSID"], ["state", "State"],
+        ["clients", "Clients"], ["tenant_id", "Tenant"]], agent.vap_list);
+      return el("div", { class: "ap", "data-ap": a.agent_id },
+        el("h3", {}, `${a.agent_id} (${a.address}) `, a.connected ? "connected" : "DISCONNECTED"), radios, vaps);
+    }));
+    document.getElementById("aps").replaceChildren(...boxes);
+  },
+  async clients() {
+    const { clients } = await api("GET", "/clients");
+    fillTable(document.getElementById("clients-table"), [["mac", "MAC"], ["agent_id", "AP"], ["vap_id", "vAP"],
+      ["signal_dbm", "Signal dBm"], ["connected_s", "Connected s"]], clients.map(c => ({ ...c, _key: c.mac })),
+      c => el("button", { "data-kick": c.mac, onclick: async () => {
+        await api("DELETE", `/wifi-agents/${encodeURIComponent(c.agent_id)}/clients/${encodeURIComponent(c.mac)}`);
+        refresh();
+      } }, "Kick"));
+  },
+  async mec() {
+    const { nodes } = await api("GET", "/mec-agents");
+    fillTable(document.getElementById("mec-table"), [["agent_id", "Node"], [n => n.connected ? "yes" : "NO", "Connected"],
+      [n => [bar(n.used.cpu, n.capacity.cpu), ` ${n.used.cpu}/${n.capacity.cpu}`], "CPU"],
+      [n => [bar(n.used.memory_mib, n.capacity.memory_mib), ` ${n.used.memory_mib}/${n.capacity.memory_mib} MiB`], "Memory"],
+      [n => (n.catalog || []).join(", "), "Catalog"]], nodes);
+  },
+  async vnfs() {
+    const { vnfs } = await api("GET", "/vnfs");
+    fillTable(document.getElementById("vnfs-table"), [["vnf_id", "vNF"], ["address", "Address"], ["image", "Image"],
+      ["node", "Node"], ["state", "State"], ["cpu", "CPU"], ["memory_mib", "MiB"]], vnfs);
+  },
+  async slices() {
+    const { tenants } = await api("GET", "/tenants");
+    const form = document.getElementById("slice-form");
+    if (!form.tenant.options.length) {
+      const [{ agents }, { nodes }] = await Promise.all([api("GET", "/wifi-agents"), api("GET", "/mec-agents")]);
+      form.tenant.replaceChildren(...tenants.map(t => el("option", { value: t.tenant_id }, `${t.tenant_id} ${t.name}`)));
+      form.agent.replaceChildren(...agents.map(a => el("option", { value: a.agent_id }, a.agent_id)));
+      const images = [...new Set(nodes.flatMap(n => n.catalog || []))];
+      form.image.append(...images.map(i => el("option", { value: i }, i)));
+    }
+    const all = (await Promise.all(tenants.map(t => api("GET", `/tenants/${t.tenant_id}/slices`)))).flatMap(r => r.slices);
+    fillTable(document.getElementById("slices-table"), [["tenant_id", "Tenant"], ["slice_id", "Slice"], ["name", "Name"],
+      [s => el("span", { class: "status-" + s.status }, s.status), "Status"], ["latency_class", "Latency"],
+      [s => `${s.bandwidth.down_guaranteed_kbps}..${s.bandwidth.down_cap_kbps || "∞"}`, "Down kbps"],
+      [s => s.vaps.map(v => v.ssid).join(", "), "SSIDs"], [s => s.vnfs.map(v => v.image).join(" → "), "Chain"],
+      ["mec_node", "MEC"]], all.map(s => ({ ...s, _key: `${s.tenant_id}/${s.slice_id}` })),
+      s => [el("button", { "data-chart": `${s.tenant_id}/${s.slice_id}`, onclick: () => showChart(s) }, "Chart"),
+            el("button", { onclick: async () => { await api("DELETE", `/tenants/${s.tenant_id}/slices/${s.slice_id}`); refresh(); } }, "Delete")]);
+    if (state.chartSlice) await pollChart();
+  },
+  async events() {
+    const { events } = await api("GET", "/events?limit=200");
+    fillTable(document.getElementById("events-table"), [["ts", "Time"], ["level", "Level"], ["kind", "Kind"],
+      ["tenant_id", "Tenant"], ["message", "Message"]], events);
+  },
+};
+
+// --- live chart of one slice ------------------------------------------------------------------------------
+function showChart(s) {
+  state.chartSlice = s;
+  state.series = [[], [], []];
+  document.getElementById("chart-box").hidden = false;
+  document.getElementById("chart-title").textContent = `Slice ${s.tenant_id}/${s.slice_id} ${s.name}: vAP rates`;
+  const box = document.getElementById("chart");
+  box.replaceChildren();
+  state.chart = new uPlot({ width: Math.min(900, box.clientWidth || 800), height: 260,
+    series: [{}, { label: "down (AP→clients)", stroke: "#1f77b4", value: (u, v) => v == null ? "-" : fmtBps(v) },
+             { label: "up", stroke: "#ff7f0e", value: (u, v) => v == null ? "-" : fmtBps(v) }],
+    axes: [{}, { values: (u, vals) => vals.map(fmtBps), size: 80 }] }, state.series, box);
+  pollChart();
+}
+
+async function pollChart() {
+  const s = state.chartSlice;
+  const stats = await api("GET", `/tenants/${s.tenant_id}/slices/${s.slice_id}/stats`);
+  const [t, down, up] = state.series;
+  t.push(stats.ts); down.push(stats.tx_bps); up.push(stats.rx_bps);
+  if (t.length > 120) { t.shift(); down.shift(); up.shift(); }
+  state.chart.setData(state.series);
+  const latest = document.getElementById("chart-latest");
+  latest.textContent = `${t.length} samples; now ${fmtBps(stats.tx_bps)} down, ${fmtBps(stats.rx_bps)} up, ${stats.clients} clients`;
+  latest.dataset.samples = t.length;
+}
+
+// --- slice creation ---------------------------------------------------------------------------------------
+document.getElementById("slice-form").addEventListener("submit", async ev => {
+  ev.preventDefault();
+  const f = ev.target, out = document.getElementById("slice-result");
+  const vap = { agent_id: f.agent.value, ssid: f.ssid.value,
+                security: f.passphrase.value ? { mode: "wpa2-psk", passphrase: f.passphrase.value } : { mode: "open" } };
+  const body = { name: f.name.value, latency_class: f.latency.value, vaps: [vap],
+    vnfs: f.image.value ? [{ image: f.image.value }] : [],
+    bandwidth: { down_guaranteed_kbps: Number(f.down.value), down_cap_kbps: Number(f.down_cap.value) } };
+  try {
+    let op = await api("POST", `/tenants/${f.tenant.value}/slices`, body);
+    out.className = "";
+    while (["pending", "running", "rolling_back"].includes(op.status)) {
+      out.textContent = `operation ${op.operation_id}: ${op.status} ${Math.round(op.progress * 100)}%`;
+      await new Promise(r => setTimeout(r, 300));
+      op = await api("GET", `/operations/${op.operation_id}`);
+    }
+    out.textContent = `operation ${op.operation_id}: ${op.status} ${op.error || ""}`;
+    out.dataset.status = op.status;
+  } catch (e) {
+    out.className = "error";
+    out.textContent = e.message;
+    out.dataset.status = "error";
+  }
+  refresh();
+});
+
+// --- navigation and login ---------------------------------------------------------------------------------
+async function refresh() {
+  try { await renderers[state.tab](); } catch (e) { console.error(e); }
+}
+
+function selectTab(tab) {
+  state.tab = tab;
+  document.querySelectorAll("nav button").forEach(b => b.classList.toggle("active", b.dataset.tab === tab));
+  document.querySelectorAll(".tab").forEach(s => { s.hidden = s.id !== "tab-" + tab; });
+  refresh();
+}
+
+async function start() {
+  try {
+    const me = await api("GET", "/me");
+    if (me.role !== "operator") throw new Error("this dashboard is for operators");
+  } catch (e) {
+    document.getElementById("login-error").textContent = e.message;
+    sessionStorage.removeItem("wislice-token");
+    return;
+  }
+  document.getElementById("login").hidden = true;
+  document.getElementById("app").hidden = false;
+  document.getElementById("tabs").hidden = false;
+  document.getElementById("logout").hidden = false;
+  document.getElementById("who").textContent = "operator";
+  selectTab(state.tab);
+  state.timer = setInterval(refresh, 2000);
+}
+
+function logout() {
+  sessionStorage.removeItem("wislice-token");
+  clearInterval(state.timer);
+  location.reload();
+}
+
+document.querySelectorAll("nav button").forEach(b => b.addEventListener("click", () => selectTab(b.dataset.tab)));
+document.getElementById("logout").addEventListener("click", logout);
+document.getElementById("login-form").addEventListener("submit", ev => {
+  ev.preventDefault();
+  state.token = document.getElementById("token").value.trim();
+  sessionStorage.setItem("wislice-token", state.token);
+  start();
+});
+if (state.token) start();

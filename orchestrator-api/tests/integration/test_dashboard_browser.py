@@ -1,0 +1,90 @@
+"""Browser test: Debian's Chromium driven by Playwright against the orchestrator process with FAKE controllers
+(the dashboard and REST stack are real; the ONOS controllers are the in-memory fake)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from conftest import chromium_path
+
+pytestmark = pytest.mark.integration
+
+CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--no-first-run", "--disable-default-apps", "--metrics-recording-only"]
+
+
+@pytest.fixture
+def page(tmp_path):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        try:
+            pg = browser.new_page(viewport={"width": 1280, "height": 900})
+            pg.set_default_timeout(15_000)
+            yield pg
+            pg.screenshot(path=str(tmp_path / "dashboard.png"), full_page=True)
+        finally:
+            browser.close()
+
+
+def test_operator_workflow(orchestrator, page):
+    from playwright.sync_api import expect
+
+    assert orchestrator.call("POST", "/tenants", json={"tenant_id": 5, "name": "acme"}).status_code == 201
+    body = {"name": "existing", "vaps": [{"agent_id": "ap-1", "ssid": "existing-ssid"}], "vnfs": [{"image": "nat"}]}
+    op = orchestrator.call("POST", "/tenants/5/slices", json=body).json()
+    assert orchestrator.call("GET", f"/operations/{op['operation_id']}").status_code == 200
+    # Log in as operator.
+    page.goto(orchestrator.url + "/")
+    page.fill("#token", orchestrator.operator)
+    page.click("#login-form button")
+    expect(page.locator('[data-card="APs"] b')).to_have_text("2/2")
+
+    # An AP with its radio and vAPs.
+    page.click('nav button[data-tab="aps"]')
+    ap = page.locator('[data-ap="ap-1"]')
+    expect(ap.locator("h3")).to_contain_text("connected")
+    expect(ap.locator('[data-vaps="ap-1"]')).to_contain_text("existing-ssid")
+    ap.locator('input[data-channel="phy0"]').fill("11")
+    ap.get_by_role("button", name="Set channel").click()
+    expect(ap.locator('input[data-channel="phy0"]')).to_have_value("11")
+    assert orchestrator.call("GET", "/wifi-agents").json()["agents"][0]["radios"][0]["channel"] == 11
+
+    # Create a slice through the UI.
+    page.click('nav button[data-tab="slices"]')
+    form = page.locator("#slice-form")
+    expect(form.locator('select[name="tenant"] option')).to_have_count(1)
+    form.locator('input[name="name"]').fill("ui-slice")
+    form.locator('select[name="agent"]').select_option("ap-2")
+    form.locator('input[name="ssid"]').fill("ui-ssid")
+    form.locator('input[name="passphrase"]').fill("correct-horse")
+    form.locator('select[name="image"]').select_option("firewall")
+    form.locator("button[type=submit]").click()
+    expect(page.locator("#slice-result")).to_have_attribute("data-status", "succeeded")
+    row = page.locator("#slices-table tr", has_text="ui-slice")
+    expect(row).to_contain_text("active")
+
+    # Watch its chart update.
+    row.get_by_role("button", name="Chart").click()
+    expect(page.locator("#chart canvas")).to_have_count(1)
+    latest = page.locator("#chart-latest")
+    expect(latest).to_have_attribute("data-samples", re.compile(r"^[3-9]|\d\d"), timeout=20_000)
+    assert "clients" in latest.inner_text()
+
+    # Kick a client.
+    page.click('nav button[data-tab="clients"]')
+    kick = page.locator("button[data-kick]").first
+    expect(kick).to_be_visible()
+    mac = kick.get_attribute("data-kick")
+    before = page.locator("button[data-kick]").count()
+    kick.click()
+    expect(page.locator(f'button[data-kick="{mac}"]')).to_have_count(0)
+    expect(page.locator("button[data-kick]")).to_have_count(before - 1)
+    macs = [c["mac"] for c in orchestrator.call("GET", "/clients").json()["clients"]]
+    assert mac not in macs
+
+    # The event log shows what happened.
+    page.click('nav button[data-tab="events"]')
+    expect(page.locator("#events-table")).to_contain_text(f"client {mac} kicked")
