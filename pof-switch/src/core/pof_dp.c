@@ -326,8 +326,9 @@ int pof_dp_meter_mod(struct pof_dp *dp, const struct pof_meter_mod *mm, struct p
         m->in_use = true;
         m->rate_kbps = mm->rate;
         m->bytes_per_s = (uint64_t)mm->rate * 125;
-        /* 2 ms of rate, at least two full frames: small enough that shaping, not bursts, sets the pace */
-        m->burst = m->bytes_per_s / 500 > 3028 ? m->bytes_per_s / 500 : 3028;
+        /* 20 ms of rate (at least two full frames): a busy host may run the loop late, and tokens beyond the
+         * bucket are lost, so a tiny bucket undershoots the rate; 20 ms keeps bursts short for TCP. */
+        m->burst = m->bytes_per_s / 50 > 3028 ? m->bytes_per_s / 50 : 3028;
         m->tokens_nb = m->burst * 1000000000ull;
         m->last_ns = 0;
         return 0;

@@ -1,0 +1,116 @@
+"""Fixtures for the real pofswitch on veths: three hosts in namespaces, a switch process, a test controller."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from pofctl import Controller  # noqa: E402
+
+pytest_plugins = ["wislice_testbed.pytest_plugin"]
+
+HERE = Path(__file__).resolve().parent
+COMPONENT = HERE.parents[1]
+BUILD = Path(os.environ.get("POFSWITCH_BUILD", COMPONENT / "build"))
+ASAN_BUILD = Path(os.environ.get("POFSWITCH_ASAN_BUILD", COMPONENT / "build-asan"))
+
+
+@dataclass
+class Host:
+    ns: Any
+    ifname: str      # inside the namespace
+    switch_if: str   # the host-side end, a switch port
+    ip: str
+    mac: bytes
+
+
+def offloads_off(ns: Any, ifname: str) -> None:
+    """AF_PACKET sees frames as sent: without this, TSO super-frames and partial checksums reach the switch."""
+    argv = ["ethtool", "-K", ifname, "tx", "off", "tso", "off", "gso", "off", "gro", "off"]
+    if ns is None:
+        subprocess.run(argv, check=True, capture_output=True)
+    else:
+        ns.exec(argv)
+
+
+def mac_of(ns: Any, ifname: str) -> bytes:
+    out = ns.exec(["ip", "-j", "link", "show", "dev", ifname], capture_output=True, text=True).stdout
+    return bytes.fromhex(json.loads(out)[0]["address"].replace(":", ""))
+
+
+@pytest.fixture
+def hosts(netns: Any, veth: Any) -> list[Host]:
+    if not shutil.which("ethtool"):
+        pytest.skip("ethtool is not installed")
+    out = []
+    for i in (1, 2, 3):
+        ns = netns(f"h{i}")
+        pair = veth(ns, None, addr_a=f"10.9.0.{i}/24")
+        offloads_off(ns, pair.a)
+        offloads_off(None, pair.b)
+        out.append(Host(ns, pair.a, pair.b, f"10.9.0.{i}", mac_of(ns, pair.a)))
+    return out
+
+
+@pytest.fixture
+def controller() -> Iterator[Controller]:
+    c = Controller()
+    yield c
+    c.close()
+
+
+def pofswitch_afp(build: Path = BUILD) -> Path:
+    binary = build / "pofswitch-afp"
+    if not binary.exists():
+        pytest.skip(f"{binary} not built (make -C pof-switch build)")
+    return binary
+
+
+@dataclass
+class Switch:
+    proc: Any
+    mgmt: Path
+    ports: dict[str, dict]
+
+    def mgmt_cmd(self, line: str) -> str:
+        with socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(5)
+            s.connect(str(self.mgmt))
+            s.sendall(line.encode() + b"\n")
+            reply = b""
+            while not reply.endswith(b"\n"):
+                chunk = s.recv(4096)
+                if not chunk:
+                    break
+                reply += chunk
+        return reply.decode().strip()
+
+
+def start_switch(processes: Any, controller: Controller, hosts: list[Host], tmp_path: Path,
+                 binary: Path, log_name: str = "pofswitch") -> Switch:
+    mgmt = tmp_path / "mgmt.sock"
+    argv = [str(binary), "--controller", f"127.0.0.1:{controller.port}", "--mgmt", str(mgmt)]
+    for i, h in enumerate(hosts, 1):
+        argv += ["--port", f"s{i}={h.switch_if}"]
+    proc = processes.start(argv, log_name=log_name, env={**os.environ, "ASAN_OPTIONS": "detect_leaks=1"})
+    controller.accept()
+    ports = controller.handshake()
+    for p in ports.values():
+        controller.enable_port(p)
+    controller.echo()
+    return Switch(proc, mgmt, ports)
+
+
+@pytest.fixture
+def switch(processes: Any, controller: Controller, hosts: list[Host], tmp_path: Path) -> Switch:
+    return start_switch(processes, controller, hosts, tmp_path, pofswitch_afp())
