@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 
 import pytest
-from conftest import slice_body
+from orch_helpers import slice_body
 
 from wislice_orchestrator.admission import AdmissionError, Snapshot, TenantUsage, admit, check_quota
 from wislice_orchestrator.controllers.fake import FakeControllers

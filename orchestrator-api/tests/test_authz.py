@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import make_world, slice_body
+from orch_helpers import make_world, slice_body
 
 OPENAPI = json.loads((Path(__file__).resolve().parents[1] / "openapi.json").read_text())
 T = "/api/v1/tenants/1/slices/{sid}"

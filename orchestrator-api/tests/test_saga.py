@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import make_world, slice_body
+from orch_helpers import make_world, slice_body
 
 from wislice_orchestrator.models import Operation, Slice
 

@@ -1,4 +1,4 @@
-from conftest import slice_body
+from orch_helpers import slice_body
 
 
 def test_create_and_delete_slice(world):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import chromium_path
+from orch_served import chromium_path
 
 pytestmark = pytest.mark.integration
 
