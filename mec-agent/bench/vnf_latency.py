@@ -5,10 +5,14 @@ dockerd. Reference measured in the same run: the bare Docker SDK create+start an
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))  # benchlib
 
 from benchlib import percentile, write_result
-from common import bench_node  # first: puts the repository's bench/ (benchlib) on sys.path
+from common import bench_node
 
 from wislice_mec_agent.runtime import ContainerConfig
 

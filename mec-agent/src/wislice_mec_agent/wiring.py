@@ -6,7 +6,9 @@ tests use a fake."""
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -31,15 +33,50 @@ class NetWiring(Protocol):
     def stats(self, ifname: str) -> LinkStats | None: ...
 
 
+CLONE_NEWNET = 0x40000000
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def iproute_in(ns_path: str) -> Any:
+    """An IPRoute whose netlink socket lives in the namespace at ``ns_path``. A short-lived thread enters the
+    namespace (setns is per thread) only to open the socket: no fork, unlike pyroute2's NetNS (~50 ms)."""
+    from pyroute2 import IPRoute
+
+    box: dict[str, Any] = {}
+
+    def enter() -> None:
+        try:
+            fd = os.open(ns_path, os.O_RDONLY)
+            try:
+                if _libc.setns(fd, CLONE_NEWNET) != 0:
+                    raise OSError(ctypes.get_errno(), f"setns {ns_path}")
+            finally:
+                os.close(fd)
+            box["ipr"] = IPRoute()
+        except BaseException as exc:
+            box["error"] = exc
+
+    t = threading.Thread(target=enter)  # the thread dies in the namespace; the process never leaves its own
+    t.start()
+    t.join()
+    if "error" in box:
+        raise box["error"]
+    return box["ipr"]
+
+
+def netns_path(name: str) -> str:
+    return name if name.startswith("/") else f"/run/netns/{name}"
+
+
 class PyrouteWiring:
     def __init__(self, node_netns: str = "") -> None:
         self.node_netns = node_netns
 
     @contextlib.contextmanager
     def _node(self) -> Iterator[Any]:
-        from pyroute2 import IPRoute, NetNS
+        from pyroute2 import IPRoute
 
-        ipr = NetNS(self.node_netns) if self.node_netns else IPRoute()
+        ipr = iproute_in(netns_path(self.node_netns)) if self.node_netns else IPRoute()
         try:
             yield ipr
         finally:
@@ -48,14 +85,12 @@ class PyrouteWiring:
     def create_veth(self, host_ifname: str, pid: int, address: str) -> None:
         """Create host_ifname <-> peer, move the peer into /proc/<pid>/ns/net as ``in``, address it, bring both up.
         On failure the host side is deleted (which deletes the peer too)."""
-        from pyroute2 import NetNS
-
         peer = f"{host_ifname[:13]}_c"
         with self._node() as ipr:
             ipr.link("add", ifname=host_ifname, kind="veth", peer=peer)
             try:
                 ipr.link("set", index=ipr.link_lookup(ifname=peer)[0], net_ns_pid=pid)
-                with NetNS(f"/proc/{pid}/ns/net") as ns:
+                with contextlib.closing(iproute_in(f"/proc/{pid}/ns/net")) as ns:
                     idx = ns.link_lookup(ifname=peer)[0]
                     ns.link("set", index=idx, ifname=CONTAINER_IFNAME)
                     ns.addr("add", index=idx, address=address, prefixlen=32)
@@ -86,10 +121,8 @@ class PyrouteWiring:
             return bool(ipr.link_lookup(ifname=ifname))
 
     def container_has_link(self, pid: int) -> bool:
-        from pyroute2 import NetNS
-
         try:
-            with NetNS(f"/proc/{pid}/ns/net") as ns:
+            with contextlib.closing(iproute_in(f"/proc/{pid}/ns/net")) as ns:
                 return bool(ns.link_lookup(ifname=CONTAINER_IFNAME))
         except Exception:
             return False
