@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from flask import Flask, Response, json
@@ -11,6 +12,7 @@ from .controllers import ControllerError
 from .service import Conflict, Rejected
 
 PROBLEM = "application/problem+json"
+log = logging.getLogger(__name__)
 
 
 def problem(status: int, title: str, detail: str = "", errors: Any = None, kind: str = "about:blank") -> Response:
@@ -45,6 +47,7 @@ def _controller_error(exc: ControllerError) -> Response:
 def _unexpected(exc: Exception) -> Response:
     if isinstance(exc, HTTPException):
         return _http_error(exc)
+    log.exception("unhandled error", exc_info=exc)
     return _http_error(InternalServerError())
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-IDENT = validate.Regexp(r"^[A-Za-z0-9_.:-]{1,64}$", error="must match ^[A-Za-z0-9_.:-]{1,64}$")
+IDENT = validate.Regexp(r"^[A-Za-z0-9_.:-]{1,64}$", error="must match ^[A-Za-z0-9_.:-]{{1,64}}$")
 NAME = validate.Regexp(r"^[A-Za-z0-9][A-Za-z0-9 _.-]{0,63}$",
                        error="1-64 characters: letters, digits, space, _ . - (starting with a letter or digit)")
 MAC = validate.Regexp(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$", error="must be a MAC address aa:bb:cc:dd:ee:ff")

@@ -1,0 +1,123 @@
+"""The orchestrator on a real PostgreSQL server, started privately for this test (initdb into a temporary
+directory, a unix socket only, no TCP), stopped by pid through the testbed helper."""
+
+from __future__ import annotations
+
+import glob
+import pwd
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from orch_helpers import slice_body
+
+from wislice_orchestrator import auth, db
+from wislice_orchestrator.app import create_app
+from wislice_orchestrator.controllers.fake import FakeControllers
+from wislice_orchestrator.models import Operation, Slice, Tenant
+
+pytestmark = pytest.mark.integration
+
+
+def pg_bin(name: str) -> str:
+    found = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
+    if not found:
+        pytest.skip("PostgreSQL server binaries missing (Debian package postgresql, declared in deps/apt.txt)")
+    return found[-1]
+
+
+@pytest.fixture
+def postgres_url(processes):
+    try:
+        user = pwd.getpwnam("postgres")
+    except KeyError:
+        pytest.skip("no postgres system user (created by the Debian package postgresql)")
+    # initdb refuses to run as root: the cluster belongs to the postgres user, in a directory it can reach.
+    base = Path(tempfile.mkdtemp(prefix="wislice-pg-"))
+    try:
+        base.chmod(0o755)
+        data, sock = base / "data", base / "sock"
+        sock.mkdir()
+        shutil.chown(sock, user.pw_uid, user.pw_gid)
+        shutil.chown(base, user.pw_uid, user.pw_gid)
+        as_pg = ["runuser", "-u", "postgres", "--"]
+        subprocess.run(as_pg + [pg_bin("initdb"), "-D", str(data), "-A", "trust", "-U", "wislice", "-E", "UTF8"],
+                       check=True, capture_output=True)
+        port = "5433"  # names the socket file in our private directory only: no TCP listener, no clash
+        proc = processes.start(as_pg + [pg_bin("postgres"), "-D", str(data), "-k", str(sock), "-p", port,
+                                        "-c", "listen_addresses=", "-c", "fsync=off"], log_name="postgres")
+        url = f"postgresql+psycopg://wislice@/postgres?host={sock}&port={port}"
+        engine = sa.create_engine(url)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with engine.connect() as conn:
+                    conn.execute(sa.text("select 1"))
+                break
+            except sa.exc.OperationalError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail("PostgreSQL did not start; see its log")
+                time.sleep(0.2)
+        engine.dispose()
+        yield url
+    finally:
+        processes.stop_all()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_migrations_down_and_up(postgres_url):
+    engine = db.make_engine(postgres_url)
+    db.upgrade(engine)
+    assert "slices" in sa.inspect(engine).get_table_names()
+    db.downgrade(engine, "base")
+    assert "slices" not in sa.inspect(engine).get_table_names()
+    db.upgrade(engine)
+    assert {"tenants", "operations", "events"} <= set(sa.inspect(engine).get_table_names())
+    engine.dispose()
+
+
+def test_slice_lifecycle_and_recovery_on_postgresql(postgres_url):
+    fake = FakeControllers()
+    app = create_app({"DATABASE_URL": postgres_url, "START_WORKER": False}, controllers=fake)
+    service = app.extensions["wislice"]
+    with service.session_factory() as s:
+        s.add(Tenant(id=1, name="alpha"))
+        s.flush()
+        token = auth.issue_token(s, "tenant", 1)
+        s.commit()
+    client = app.test_client()
+    headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": "pg-1"}
+    resp = client.post("/api/v1/tenants/1/slices", json=slice_body(), headers=headers)
+    assert resp.status_code == 202
+    again = client.post("/api/v1/tenants/1/slices", json=slice_body(), headers=headers)
+    assert again.get_json()["operation_id"] == resp.get_json()["operation_id"]
+    op = client.get(resp.headers["Location"], headers=headers).get_json()
+    assert op["status"] == "succeeded"
+
+    # A failing step rolls back on PostgreSQL too.
+    fake.fail_on("create_path", 1)
+    resp = client.post("/api/v1/tenants/1/slices", json=slice_body(name="second", agent="ap-2"),
+                       headers={"Authorization": f"Bearer {token}"})
+    assert client.get(resp.headers["Location"], headers=headers).get_json()["status"] == "failed"
+    assert len(fake.resources()["vaps"]) == 1
+
+    # An interrupted operation left in the journal is rolled back by the next process.
+    with service.session_factory() as s:
+        s.add(Operation(kind="create_slice", tenant_id=1, slice_id=None, status="running",
+                        steps=[{"kind": "create_vnf", "ref": {"row": 0, "vnf_id": 77}, "state": "started"}]))
+        s.commit()
+    fake.create_vnf({"tenant_id": 0, "instance_id": 77, "image": "nat", "params": {}, "cpu": 0.1,
+                     "memory_mib": 1, "chain_position": 0})
+    app.extensions["wislice_engine"].dispose()
+    app2 = create_app({"DATABASE_URL": postgres_url, "START_WORKER": False}, controllers=fake)
+    app2.extensions["wislice"].runner.recover()
+    assert 77 not in fake.resources()["vnfs"]
+    with app2.extensions["wislice"].session_factory() as s:
+        statuses = sorted(o.status for o in s.scalars(sa.select(Operation)))
+        assert statuses == ["failed", "failed", "succeeded"]
+        assert s.scalar(sa.select(sa.func.count()).select_from(Slice)) == 2
+    app2.extensions["wislice_engine"].dispose()
