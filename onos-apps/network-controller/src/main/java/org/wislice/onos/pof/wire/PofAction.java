@@ -1,5 +1,6 @@
 package org.wislice.onos.pof.wire;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
@@ -44,6 +45,7 @@ public abstract class PofAction {
     public static final int COUNTER = 10;
 
     /** Wire len; 0 means "4 + the data this action uses", the length the reference codecs write. */
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT)
     public int len;
 
     abstract int code();

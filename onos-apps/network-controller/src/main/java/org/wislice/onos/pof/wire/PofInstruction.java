@@ -1,5 +1,6 @@
 package org.wislice.onos.pof.wire;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
@@ -37,6 +38,7 @@ public abstract class PofInstruction {
     public static final int GOTO_DIRECT_TABLE = 8;
 
     /** Wire len; 0 means "8 + the data this instruction uses". */
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT)
     public int len;
 
     abstract int code();

@@ -1,0 +1,198 @@
+package org.wislice.onos.pof.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * A slice's wired path (controller REST contract): slice_id, tenant_id, tag (16-bit, 0 = let the controller
+ * pick), rate_kbps (meter on every hop, 0 = unmetered), bidirectional, and the forward hops. Once installed
+ * it also lists its meters. Immutable; {@link #fromJson} validates everything a client sends.
+ */
+public final class SlicePath {
+    public static final int MAX_HOPS = 16;
+    public static final long MAX_RATE_KBPS = 100_000_000L;
+    private static final Pattern SLICE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
+    private static final Set<String> INPUT_KEYS = Set.of("slice_id", "tenant_id", "tag", "rate_kbps",
+            "bidirectional", "hops");
+    private static final Set<String> OUTPUT_KEYS = Set.of("meters");
+
+    /** One switch on the path: packets enter on in_port and leave on out_port (forward direction). */
+    public static final class Hop {
+        public final String deviceId;
+        public final int inPort;
+        public final int outPort;
+
+        public Hop(String deviceId, int inPort, int outPort) {
+            this.deviceId = deviceId;
+            this.inPort = inPort;
+            this.outPort = outPort;
+        }
+
+        Hop reversed() {
+            return new Hop(deviceId, outPort, inPort);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Hop && deviceId.equals(((Hop) o).deviceId) && inPort == ((Hop) o).inPort
+                    && outPort == ((Hop) o).outPort;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(deviceId, inPort, outPort);
+        }
+    }
+
+    /** A meter the controller created for one hop in one direction. */
+    public static final class MeterRef {
+        public final String deviceId;
+        public final String direction;
+        public final long meterId;
+
+        public MeterRef(String deviceId, String direction, long meterId) {
+            this.deviceId = deviceId;
+            this.direction = direction;
+            this.meterId = meterId;
+        }
+    }
+
+    public final String sliceId;
+    public final int tenantId;
+    public final int tag;
+    public final long rateKbps;
+    public final boolean bidirectional;
+    public final List<Hop> hops;
+    public final List<MeterRef> meters;
+
+    public SlicePath(String sliceId, int tenantId, int tag, long rateKbps, boolean bidirectional, List<Hop> hops,
+                     List<MeterRef> meters) {
+        this.sliceId = sliceId;
+        this.tenantId = tenantId;
+        this.tag = tag;
+        this.rateKbps = rateKbps;
+        this.bidirectional = bidirectional;
+        this.hops = List.copyOf(hops);
+        this.meters = List.copyOf(meters);
+    }
+
+    public SlicePath withTag(int newTag) {
+        return new SlicePath(sliceId, tenantId, newTag, rateKbps, bidirectional, hops, meters);
+    }
+
+    public SlicePath withMeters(List<MeterRef> newMeters) {
+        return new SlicePath(sliceId, tenantId, tag, rateKbps, bidirectional, hops, newMeters);
+    }
+
+    /** The hops of the reverse direction: same switches backwards, ports swapped. */
+    public List<Hop> reverseHops() {
+        List<Hop> out = new ArrayList<>();
+        for (int i = hops.size() - 1; i >= 0; i--) {
+            out.add(hops.get(i).reversed());
+        }
+        return out;
+    }
+
+    public ObjectNode toJson(ObjectMapper mapper) {
+        ObjectNode n = mapper.createObjectNode();
+        n.put("slice_id", sliceId);
+        n.put("tenant_id", tenantId);
+        n.put("tag", tag);
+        n.put("rate_kbps", rateKbps);
+        n.put("bidirectional", bidirectional);
+        ArrayNode hs = n.putArray("hops");
+        for (Hop h : hops) {
+            hs.addObject().put("device_id", h.deviceId).put("in_port", h.inPort).put("out_port", h.outPort);
+        }
+        ArrayNode ms = n.putArray("meters");
+        for (MeterRef m : meters) {
+            ms.addObject().put("device_id", m.deviceId).put("direction", m.direction).put("meter_id", m.meterId);
+        }
+        return n;
+    }
+
+    /** Parses and validates a client's SlicePath; output-only "meters" are read back from storage only. */
+    public static SlicePath fromJson(JsonNode n) {
+        if (n == null || !n.isObject()) {
+            throw SliceException.badRequest("a slice path must be a JSON object");
+        }
+        for (Iterator<String> it = n.fieldNames(); it.hasNext();) {
+            String key = it.next();
+            if (!INPUT_KEYS.contains(key) && !OUTPUT_KEYS.contains(key)) {
+                throw SliceException.badRequest("unknown field '" + key + "'");
+            }
+        }
+        JsonNode id = n.get("slice_id");
+        if (id == null || !id.isTextual() || !SLICE_ID.matcher(id.asText()).matches()) {
+            throw SliceException.badRequest("slice_id must be 1-64 characters of [A-Za-z0-9_.-]");
+        }
+        int tenant = (int) integer(n, "tenant_id", -1, 0, 0xffff);
+        if (tenant < 0) {
+            throw SliceException.badRequest("tenant_id is required (0-65535)");
+        }
+        int tag = (int) integer(n, "tag", 0, 0, 0xffff);
+        long rate = integer(n, "rate_kbps", 0, 0, MAX_RATE_KBPS);
+        JsonNode bidi = n.get("bidirectional");
+        if (bidi != null && !bidi.isBoolean()) {
+            throw SliceException.badRequest("bidirectional must be true or false");
+        }
+        JsonNode hs = n.get("hops");
+        if (hs == null || !hs.isArray() || hs.size() == 0 || hs.size() > MAX_HOPS) {
+            throw SliceException.badRequest("hops must be a list of 1-" + MAX_HOPS + " hops");
+        }
+        List<Hop> hops = new ArrayList<>();
+        for (JsonNode h : hs) {
+            hops.add(hop(h, hops.size()));
+        }
+        List<MeterRef> meters = new ArrayList<>();
+        JsonNode ms = n.get("meters");
+        if (ms != null && ms.isArray()) {
+            for (JsonNode m : ms) {
+                meters.add(new MeterRef(m.path("device_id").asText(), m.path("direction").asText(),
+                        m.path("meter_id").asLong()));
+            }
+        }
+        return new SlicePath(id.asText(), tenant, tag, rate, bidi == null || bidi.asBoolean(), hops, meters);
+    }
+
+    private static Hop hop(JsonNode h, int index) {
+        String where = "hops[" + index + "]";
+        if (!h.isObject()) {
+            throw SliceException.badRequest(where + " must be an object");
+        }
+        JsonNode dev = h.get("device_id");
+        if (dev == null || !dev.isTextual() || !dev.asText().matches("pof:[0-9a-f]{8}")) {
+            throw SliceException.badRequest(where + ".device_id must be a POF device id like pof:00000001");
+        }
+        int in = (int) integer(h, "in_port", -1, 1, 0xffff);
+        int out = (int) integer(h, "out_port", -1, 1, 0xffff);
+        if (in < 0 || out < 0) {
+            throw SliceException.badRequest(where + " needs in_port and out_port (1-65535)");
+        }
+        if (in == out) {
+            throw SliceException.badRequest(where + ": in_port and out_port are the same");
+        }
+        return new Hop(dev.asText(), in, out);
+    }
+
+    /** An optional integer field within [min, max]; {@code absent} when missing. */
+    private static long integer(JsonNode n, String key, long absent, long min, long max) {
+        JsonNode v = n.get(key);
+        if (v == null || v.isNull()) {
+            return absent;
+        }
+        if (!v.isIntegralNumber() || v.asLong() < min || v.asLong() > max) {
+            throw SliceException.badRequest(key + " must be an integer in " + min + ".." + max);
+        }
+        return v.asLong();
+    }
+}

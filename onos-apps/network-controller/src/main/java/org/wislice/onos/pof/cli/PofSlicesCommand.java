@@ -1,0 +1,33 @@
+package org.wislice.onos.pof.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import org.apache.karaf.shell.api.action.Command;
+import org.apache.karaf.shell.api.action.lifecycle.Service;
+import org.onosproject.cli.AbstractShellCommand;
+import org.wislice.onos.pof.api.PofSliceService;
+import org.wislice.onos.pof.api.SlicePath;
+
+/** Lists the installed slice paths. */
+@Service
+@Command(scope = "onos", name = "pof-slices", description = "Lists slice paths on the POF network")
+public class PofSlicesCommand extends AbstractShellCommand {
+
+    @Override
+    protected void doExecute() {
+        PofSliceService service = get(PofSliceService.class);
+        if (outputJson()) {
+            ArrayNode arr = mapper().createArrayNode();
+            service.slices().forEach(s -> arr.add(s.toJson(mapper())));
+            print("%s", arr.toString());
+            return;
+        }
+        for (SlicePath s : service.slices()) {
+            StringBuilder hops = new StringBuilder();
+            for (SlicePath.Hop h : s.hops) {
+                hops.append(' ').append(h.deviceId).append('/').append(h.inPort).append('/').append(h.outPort);
+            }
+            print("%s tenant=%d tag=%d rate_kbps=%d bidirectional=%s meters=%d hops:%s", s.sliceId, s.tenantId,
+                    s.tag, s.rateKbps, s.bidirectional, s.meters.size(), hops);
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package org.wislice.onos.pof.impl;
+
+import org.onosproject.core.ApplicationId;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.flow.DefaultFlowRule;
+import org.onosproject.net.flow.DefaultTrafficSelector;
+import org.onosproject.net.flow.DefaultTrafficTreatment;
+import org.onosproject.net.flow.FlowRule;
+import org.onosproject.net.flow.TrafficTreatment;
+import org.onosproject.net.meter.MeterId;
+import org.wislice.onos.pof.api.PofTableLayout;
+import org.wislice.onos.pof.api.SlicePath;
+import org.wislice.onos.pof.driver.PofInstructionTreatment;
+import org.wislice.onos.pof.driver.PofMatchSelector;
+import org.wislice.onos.pof.wire.PofAction;
+import org.wislice.onos.pof.wire.PofInstruction;
+import org.wislice.onos.pof.wire.PofMatchX;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The flow entries of a slice path in the slice table (see README "Slicing table layout"):
+ * first hop: in_port, any tag -> METER, ADD_FIELD tag word after the MACs, OUTPUT (priority 100);
+ * transit: in_port + tag word -> METER, OUTPUT (priority 200);
+ * last hop: in_port + tag word -> METER, DELETE_FIELD the tag word, OUTPUT (priority 200);
+ * a one-hop path: in_port, any tag -> METER, OUTPUT. The reverse direction mirrors it.
+ */
+public final class SliceFlows {
+    public static final String FORWARD = "forward";
+    public static final String REVERSE = "reverse";
+    public static final int EDGE_PRIORITY = 100;
+    public static final int TRANSIT_PRIORITY = 200;
+
+    private SliceFlows() {
+    }
+
+    /** Directions of a path with their hops. */
+    public static Map<String, List<SlicePath.Hop>> directions(SlicePath path) {
+        return path.bidirectional ? Map.of(FORWARD, path.hops, REVERSE, path.reverseHops())
+                : Map.of(FORWARD, path.hops);
+    }
+
+    /** The key of a hop's meter in the meter map: "device/direction/hop index". */
+    public static String meterKey(String direction, int hopIndex, SlicePath.Hop hop) {
+        return hop.deviceId + "/" + direction + "/" + hopIndex;
+    }
+
+    public static List<FlowRule> build(SlicePath path, ApplicationId appId, Map<String, MeterId> meters) {
+        List<FlowRule> rules = new ArrayList<>();
+        directions(path).forEach((direction, hops) -> {
+            for (int i = 0; i < hops.size(); i++) {
+                SlicePath.Hop hop = hops.get(i);
+                rules.add(rule(path, appId, direction, i, hops.size(), hop,
+                        meters.get(meterKey(direction, i, hop))));
+            }
+        });
+        return rules;
+    }
+
+    static FlowRule rule(SlicePath path, ApplicationId appId, String direction, int i, int n, SlicePath.Hop hop,
+                         MeterId meter) {
+        boolean first = i == 0;
+        boolean last = i == n - 1;
+        byte[] tagWord = PofTableLayout.tagWord(path.tag);
+        PofMatchX inPort = PofMatchX.exact(PofTableLayout.IN_PORT.fieldId, PofTableLayout.IN_PORT.offset,
+                PofTableLayout.IN_PORT.length, new byte[] {(byte) hop.inPort});
+        PofMatchX tag = first
+                ? new PofMatchX(PofTableLayout.TAG_WORD.fieldId, PofTableLayout.TAG_WORD.offset,
+                        PofTableLayout.TAG_WORD.length, new byte[0], new byte[0])
+                : PofMatchX.exact(PofTableLayout.TAG_WORD.fieldId, PofTableLayout.TAG_WORD.offset,
+                        PofTableLayout.TAG_WORD.length, tagWord);
+        List<PofAction> actions = new ArrayList<>();
+        if (first && !last) {
+            actions.add(new PofAction.AddField(PofTableLayout.TAG_FIELD_ID, PofTableLayout.TAG_WORD.offset,
+                    PofTableLayout.TAG_WORD.length, tagWord));
+        }
+        if (last && !first) {
+            actions.add(new PofAction.DeleteField(PofTableLayout.TAG_WORD.offset, PofTableLayout.TAG_WORD.length));
+        }
+        actions.add(new PofAction.Output(hop.outPort));
+        DeviceId deviceId = DeviceId.deviceId(hop.deviceId);
+        TrafficTreatment.Builder treatment = DefaultTrafficTreatment.builder();
+        if (meter != null) {
+            treatment.meter(meter);
+        }
+        treatment.extension(new PofInstructionTreatment(List.of(new PofInstruction.ApplyActions(actions))),
+                deviceId);
+        return DefaultFlowRule.builder()
+                .forDevice(deviceId)
+                .forTable(PofTableLayout.SLICE_TABLE)
+                .withCookie(cookie(appId, path.tag, direction, i))
+                .withPriority(first ? EDGE_PRIORITY : TRANSIT_PRIORITY)
+                .withSelector(DefaultTrafficSelector.builder()
+                        .extension(new PofMatchSelector(List.of(inPort, tag)), deviceId).build())
+                .withTreatment(treatment.build())
+                .makePermanent()
+                .build();
+    }
+
+    /**
+     * Flow id (= POF cookie) of a slice flow: the app id in the top 16 bits, as ONOS reads it back from a
+     * cookie, then the tag, the direction and the hop index, so removal can rebuild the same ids.
+     */
+    static long cookie(ApplicationId appId, int tag, String direction, int hopIndex) {
+        return ((long) appId.id() << 48) | ((long) tag << 16) | ((REVERSE.equals(direction) ? 1L : 0L) << 8)
+                | hopIndex;
+    }
+}

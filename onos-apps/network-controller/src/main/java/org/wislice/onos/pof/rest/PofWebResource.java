@@ -1,0 +1,109 @@
+package org.wislice.onos.pof.rest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.onosproject.net.device.DeviceService;
+import org.onosproject.rest.AbstractWebResource;
+import org.wislice.onos.pof.api.PofController;
+import org.wislice.onos.pof.api.PofSliceService;
+import org.wislice.onos.pof.api.PofSwitchView;
+import org.wislice.onos.pof.api.SliceException;
+import org.wislice.onos.pof.api.SlicePath;
+
+import javax.ws.rs.Consumes;
+import javax.ws.rs.DELETE;
+import javax.ws.rs.GET;
+import javax.ws.rs.POST;
+import javax.ws.rs.Path;
+import javax.ws.rs.PathParam;
+import javax.ws.rs.Produces;
+import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.Response;
+import java.io.IOException;
+import java.io.InputStream;
+
+/**
+ * POF switches and slice paths (controller REST contract, /onos/pof). Errors are {"code", "message"} with the
+ * contract's status codes; a bad body loses nothing because nothing is installed before it validates.
+ */
+@Path("")
+public class PofWebResource extends AbstractWebResource {
+
+    /**
+     * Lists the POF switches with their ports.
+     *
+     * @return 200 {"switches": [...]}
+     */
+    @GET
+    @Path("switches")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response switches() {
+        ObjectNode root = mapper().createObjectNode();
+        root.set("switches", PofSwitchView.switches(mapper(), get(PofController.class), get(DeviceService.class)));
+        return Response.ok(root).build();
+    }
+
+    /**
+     * Lists the installed slice paths.
+     *
+     * @return 200 {"slices": [SlicePath]}
+     */
+    @GET
+    @Path("slices")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response slices() {
+        ObjectNode root = mapper().createObjectNode();
+        ArrayNode arr = root.putArray("slices");
+        get(PofSliceService.class).slices().forEach(s -> arr.add(s.toJson(mapper())));
+        return Response.ok(root).build();
+    }
+
+    /**
+     * Installs a slice path: meters and flows on every hop.
+     *
+     * @param body SlicePath JSON
+     * @return 201 the installed SlicePath (with its tag and meters)
+     */
+    @POST
+    @Path("slices")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response addSlice(InputStream body) {
+        try {
+            JsonNode json;
+            try {
+                json = mapper().readTree(body);
+            } catch (IOException e) {
+                throw SliceException.badRequest("body is not JSON: " + e.getMessage());
+            }
+            SlicePath installed = get(PofSliceService.class).addSlice(SlicePath.fromJson(json));
+            return Response.status(Response.Status.CREATED).entity(installed.toJson(mapper())).build();
+        } catch (SliceException e) {
+            return error(e);
+        }
+    }
+
+    /**
+     * Removes a slice path's flows and meters.
+     *
+     * @param sliceId slice id
+     * @return 204, or 404 when there is no such slice
+     */
+    @DELETE
+    @Path("slices/{sliceId}")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response removeSlice(@PathParam("sliceId") String sliceId) {
+        try {
+            get(PofSliceService.class).removeSlice(sliceId);
+            return Response.noContent().build();
+        } catch (SliceException e) {
+            return error(e);
+        }
+    }
+
+    private Response error(SliceException e) {
+        ObjectNode err = mapper().createObjectNode().put("code", e.code()).put("message", e.getMessage());
+        return Response.status(e.status()).entity(err).type(MediaType.APPLICATION_JSON).build();
+    }
+}

@@ -1,0 +1,218 @@
+package org.wislice.onos.pof.impl;
+
+import org.junit.After;
+import org.junit.Before;
+import org.junit.Test;
+import org.onosproject.TestApplicationId;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.flow.CompletedBatchOperation;
+import org.onosproject.net.flow.FlowEntry;
+import org.onosproject.net.flow.FlowRule;
+import org.onosproject.net.flow.oldbatch.FlowRuleBatchEntry;
+import org.onosproject.net.flow.oldbatch.FlowRuleBatchOperation;
+import org.onosproject.net.meter.Band;
+import org.onosproject.net.meter.DefaultBand;
+import org.onosproject.net.meter.DefaultMeter;
+import org.onosproject.net.meter.Meter;
+import org.onosproject.net.meter.MeterId;
+import org.onosproject.net.meter.MeterOperation;
+import org.onosproject.net.meter.MeterState;
+import org.wislice.onos.pof.api.PofController;
+import org.wislice.onos.pof.api.PofTableLayout;
+import org.wislice.onos.pof.api.SlicePath;
+import org.wislice.onos.pof.channel.FakeSwitch;
+import org.wislice.onos.pof.wire.FlowMod;
+import org.wislice.onos.pof.wire.PofAction;
+import org.wislice.onos.pof.wire.PofBody;
+import org.wislice.onos.pof.wire.PofInstruction;
+import org.wislice.onos.pof.wire.PofMessage;
+import org.wislice.onos.pof.wire.PofType;
+import org.wislice.onos.pof.wire.TableMod;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertTrue;
+
+/**
+ * The device, flow and meter providers over a real POF session to a fake switch on loopback, reporting into
+ * recording provider registries: what ONOS would be told, and what goes on the wire.
+ */
+public class PofProvidersTest {
+    private static final DeviceId DEV = DeviceId.deviceId("pof:00000001");
+
+    private PofControllerImpl controller;
+    private RecordingRegistries.Devices devices;
+    private RecordingRegistries.Flows flows;
+    private RecordingRegistries.Meters meters;
+    private PofDeviceProvider deviceProvider;
+    private PofFlowRuleProvider flowProvider;
+    private PofMeterProvider meterProvider;
+    private FakeSwitch sw;
+
+    @Before
+    public void setUp() throws Exception {
+        controller = new PofControllerImpl();
+        int port = controller.start(0);
+        devices = new RecordingRegistries.Devices();
+        flows = new RecordingRegistries.Flows();
+        meters = new RecordingRegistries.Meters();
+        deviceProvider = new PofDeviceProvider();
+        deviceProvider.providerRegistry = devices;
+        deviceProvider.controller = controller;
+        deviceProvider.activate();
+        flowProvider = new PofFlowRuleProvider();
+        flowProvider.providerRegistry = flows;
+        flowProvider.controller = controller;
+        flowProvider.activate(null);
+        meterProvider = new PofMeterProvider();
+        meterProvider.providerRegistry = meters;
+        meterProvider.controller = controller;
+        meterProvider.activate();
+        sw = new FakeSwitch(port, 1, 2);
+        sw.handshake();
+        assertEquals("connected " + DEV, devices.events.poll(5, TimeUnit.SECONDS));
+    }
+
+    @After
+    public void tearDown() throws Exception {
+        sw.close();
+        meterProvider.deactivate();
+        flowProvider.deactivate();
+        deviceProvider.deactivate();
+        controller.deactivate();
+    }
+
+    @Test
+    public void switchBecomesDeviceWithPortsAndSliceTable() throws Exception {
+        assertEquals("ports " + DEV + " 2", devices.events.poll(5, TimeUnit.SECONDS));
+        assertEquals("WiSlice test", devices.connected.get(DEV).manufacturer());
+        assertEquals("wislice-pof", devices.connected.get(DEV).annotations().value("driver"));
+        assertTrue(devices.ports.get(DEV).stream().allMatch(p -> p.isEnabled()));
+        assertEquals(10_000, devices.ports.get(DEV).get(0).portSpeed());
+        TableMod drop = sw.next(PofType.TABLE_MOD, 5000).body(TableMod.class);
+        assertEquals(TableMod.DELETE, drop.command);
+        TableMod add = sw.next(PofType.TABLE_MOD, 5000).body(TableMod.class);
+        assertEquals(TableMod.ADD, add.command);
+        assertEquals(List.of(PofTableLayout.IN_PORT, PofTableLayout.TAG_WORD), add.matches);
+        assertTrue(deviceProvider.isReachable(DEV));
+        sw.close();
+        assertEquals("disconnected " + DEV, devices.events.poll(5, TimeUnit.SECONDS));
+    }
+
+    private static SlicePath twoHop() {
+        return new SlicePath("s1", 3, 9, 0, false, List.of(new SlicePath.Hop("pof:00000001", 1, 2),
+                new SlicePath.Hop("pof:00000002", 1, 2)), List.of());
+    }
+
+    @Test
+    public void batchInstallsFlowModsAndCompletesAfterTheBarrier() throws Exception {
+        FlowRule rule = SliceFlows.build(twoHop(), TestApplicationId.create("t"), Map.of()).get(0);
+        flowProvider.executeBatch(new FlowRuleBatchOperation(List.of(
+                new FlowRuleBatchEntry(FlowRuleBatchEntry.FlowRuleOperation.ADD, rule)), DEV, 1));
+        CompletedBatchOperation done = flows.completed.poll(5, TimeUnit.SECONDS);
+        assertNotNull(done);
+        assertTrue(done.isSuccess());
+        PofBody.Counter counter = sw.next(PofType.COUNTER_MOD, 5000).body(PofBody.Counter.class);
+        FlowMod mod = sw.next(PofType.FLOW_MOD, 5000).body(FlowMod.class);
+        assertEquals(FlowMod.ADD, mod.command);
+        assertEquals(TableMod.MM, mod.tableType);
+        assertEquals(0, mod.tableId);
+        assertEquals(0, mod.index);
+        assertEquals(counter.counterId, mod.counterId);
+        assertEquals(rule.id().value(), mod.cookie);
+        assertEquals(SliceFlows.EDGE_PRIORITY, mod.priority);
+        List<PofAction> actions = ((PofInstruction.ApplyActions) mod.instructions.get(0)).actions;
+        assertTrue(actions.get(0) instanceof PofAction.AddField);
+        assertEquals(2L, (long) ((PofAction.Output) actions.get(1)).value);
+        List<FlowEntry> pushed = flows.pushed.get(DEV);
+        assertEquals(1, pushed.size());
+        assertEquals(FlowEntry.FlowEntryState.ADDED, pushed.get(0).state());
+
+        // Counters feed the flow statistics.
+        sw.respondWith(m -> {
+            if (m.type() != PofType.COUNTER_REQUEST) {
+                return null;
+            }
+            PofBody.Counter c = m.body(PofBody.Counter.class);
+            c.packets = 10;
+            c.bytes = 640;
+            return new PofMessage(PofType.COUNTER_REPLY, m.xid(), c);
+        });
+        flowProvider.poll(DEV);
+        assertEquals(10, flows.pushed.get(DEV).get(0).packets());
+        assertEquals(640, flows.pushed.get(DEV).get(0).bytes());
+
+        flowProvider.executeBatch(new FlowRuleBatchOperation(List.of(
+                new FlowRuleBatchEntry(FlowRuleBatchEntry.FlowRuleOperation.REMOVE, rule)), DEV, 2));
+        assertTrue(flows.completed.poll(5, TimeUnit.SECONDS).isSuccess());
+        FlowMod del = sw.next(PofType.FLOW_MOD, 5000).body(FlowMod.class);
+        assertEquals(FlowMod.DELETE, del.command);
+        assertEquals(0, del.index);
+        assertTrue(flows.pushed.get(DEV).isEmpty());
+    }
+
+    @Test
+    public void flowTheSwitchRefusesIsReportedFailed() throws Exception {
+        sw.respondWith(m -> {
+            if (m.type() != PofType.FLOW_MOD) {
+                return null;
+            }
+            PofBody.Error e = new PofBody.Error();
+            e.type = 5;
+            e.code = 2;
+            e.string = "refused by test";
+            return new PofMessage(PofType.ERROR, m.xid(), e);
+        });
+        List<FlowRule> rules = SliceFlows.build(twoHop(), TestApplicationId.create("t"), Map.of());
+        FlowRule onDev1 = rules.get(0);
+        flowProvider.executeBatch(new FlowRuleBatchOperation(List.of(
+                new FlowRuleBatchEntry(FlowRuleBatchEntry.FlowRuleOperation.ADD, onDev1)), DEV, 3));
+        CompletedBatchOperation done = flows.completed.poll(5, TimeUnit.SECONDS);
+        assertFalse(done.isSuccess());
+        assertEquals(java.util.Set.of(onDev1), done.failedItems());
+        assertTrue(flows.pushed.get(DEV).isEmpty());
+    }
+
+    @Test
+    public void meterBecomesPofMeterAndIsPushedAdded() throws Exception {
+        long until = System.currentTimeMillis() + 5000;
+        while (meters.features.get(DEV) == null && System.currentTimeMillis() < until) {
+            Thread.sleep(10);
+        }
+        assertNotNull("meter features from the RESOURCE_REPORT", meters.features.get(DEV));
+        assertEquals(255, meters.features.get(DEV).maxMeter());
+        Band band = DefaultBand.builder().ofType(Band.Type.DROP).withRate(5000).burstSize(0).build();
+        Meter meter = DefaultMeter.builder().forDevice(DEV).withId(MeterId.meterId(4))
+                .fromApp(TestApplicationId.create("t")).withUnit(Meter.Unit.KB_PER_SEC).withBands(List.of(band))
+                .build();
+        meterProvider.performMeterOperation(DEV, new MeterOperation(meter, MeterOperation.Type.ADD));
+        PofBody.MeterMod mod = sw.next(PofType.METER_MOD, 5000).body(PofBody.MeterMod.class);
+        assertEquals(PofBody.MeterMod.ADD, mod.command);
+        assertEquals(4, mod.meterId);
+        assertEquals(5000, mod.rate);
+        long deadline = System.currentTimeMillis() + 5000;
+        while (meters.pushed.getOrDefault(DEV, List.of()).isEmpty() && System.currentTimeMillis() < deadline) {
+            Thread.sleep(10);
+        }
+        Meter pushed = meters.pushed.get(DEV).iterator().next();
+        assertEquals(MeterState.ADDED, pushed.state());
+        assertEquals(MeterId.meterId(4), pushed.id());
+
+        Meter pkts = DefaultMeter.builder().forDevice(DEV).withId(MeterId.meterId(5))
+                .fromApp(TestApplicationId.create("t")).withUnit(Meter.Unit.PKTS_PER_SEC).withBands(List.of(band))
+                .build();
+        meterProvider.performMeterOperation(DEV, new MeterOperation(pkts, MeterOperation.Type.ADD));
+        assertNotNull("packet-rate meters are refused", meters.failures.poll(5, TimeUnit.SECONDS));
+    }
+
+    @Test
+    public void deviceIdIsPofAndEightHexDigits() {
+        assertEquals(DEV, PofController.deviceId(1));
+        assertEquals("pof:0000abcd", PofController.deviceId(0xabcd).toString());
+    }
+}
