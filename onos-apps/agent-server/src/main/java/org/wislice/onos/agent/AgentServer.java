@@ -1,0 +1,290 @@
+package org.wislice.onos.agent;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.LineBasedFrameDecoder;
+import io.netty.handler.codec.string.StringDecoder;
+import io.netty.handler.codec.string.StringEncoder;
+import io.netty.handler.timeout.IdleState;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * TCP server for agent connections (spec/agent/PROTOCOL.md): line framing capped at 1 MiB, challenge, hello
+ * validation and authentication, welcome, then requests/replies/events/keepalive. Every line is validated; a
+ * violation closes that connection only. Listener callbacks run on per-agent ordered executors.
+ */
+public final class AgentServer {
+
+    static final int MAX_LINE = 1_048_576;
+    private static final int LISTENER_THREADS = 4;
+
+    private final Logger log = LoggerFactory.getLogger(getClass());
+    private final AgentServerConfig config;
+    private final AgentListener listener;
+    private final ExecutorService[] executors = new ExecutorService[LISTENER_THREADS];
+    private final AtomicLong violations = new AtomicLong();
+    private EventLoopGroup boss;
+    private EventLoopGroup workers;
+    private Channel serverChannel;
+
+    public AgentServer(AgentServerConfig config, AgentListener listener) {
+        this.config = config;
+        this.listener = listener;
+    }
+
+    /** Binds the port; throws if it cannot. */
+    public synchronized void start() throws InterruptedException {
+        for (int i = 0; i < executors.length; i++) {
+            executors[i] = Executors.newSingleThreadExecutor(r -> new Thread(r, "wislice-" + config.role + "-agents"));
+        }
+        boss = new NioEventLoopGroup(1);
+        workers = new NioEventLoopGroup(2);
+        ServerBootstrap b = new ServerBootstrap()
+                .group(boss, workers)
+                .channel(NioServerSocketChannel.class)
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline()
+                                .addLast(new IdleStateHandler(config.idleTimeoutS, config.idleTimeoutS / 3, 0))
+                                .addLast(new LineBasedFrameDecoder(MAX_LINE, true, true))
+                                .addLast(new StringDecoder(StandardCharsets.UTF_8))
+                                .addLast(new StringEncoder(StandardCharsets.UTF_8))
+                                .addLast(new ConnectionHandler());
+                    }
+                });
+        serverChannel = b.bind(new InetSocketAddress(config.bindAddress, config.port)).sync().channel();
+        log.info("{} agent server listening on {}:{}", config.role, config.bindAddress, config.port);
+    }
+
+    public synchronized void stop() {
+        if (serverChannel != null) {
+            serverChannel.close().awaitUninterruptibly();
+            serverChannel = null;
+        }
+        if (workers != null) {
+            boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+            workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+            workers = null;
+        }
+        for (int i = 0; i < executors.length; i++) {
+            if (executors[i] != null) {
+                executors[i].shutdownNow();
+                executors[i] = null;
+            }
+        }
+    }
+
+    /** The bound port (useful when configured with port 0 in tests). */
+    public int port() {
+        return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+    }
+
+    /** Connections closed for protocol violations since start. */
+    public long violations() {
+        return violations.get();
+    }
+
+    private ExecutorService executorFor(AgentSession s) {
+        String key = s.agentId() == null ? s.remoteAddress() : s.agentId();
+        return executors[Math.floorMod(key.hashCode(), executors.length)];
+    }
+
+    private void dispatch(AgentSession s, Runnable r) {
+        ExecutorService e = executorFor(s);
+        if (e != null && !e.isShutdown()) {
+            e.execute(() -> {
+                try {
+                    r.run();
+                } catch (RuntimeException ex) {
+                    log.warn("agent listener failed for {}", s.agentId(), ex);
+                }
+            });
+        }
+    }
+
+    /** Per-connection protocol state machine: challenge sent -> hello -> welcomed. */
+    private final class ConnectionHandler extends SimpleChannelInboundHandler<String> {
+        private AgentSession session;
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            session = new AgentSession(ctx.channel(), Hmac.nonce(), config.requestTimeoutMs);
+            ObjectNode challenge = Json.object().put("type", "challenge").put("version", 1)
+                    .put("nonce", session.nonce()).put("controller_id", config.controllerId);
+            session.send(challenge);
+        }
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, String line) {
+            ObjectNode msg;
+            try {
+                msg = Json.parseLine(line);
+                MessageValidator.validate(msg);
+            } catch (ProtocolException e) {
+                answerOrClose(line, e);
+                return;
+            }
+            String type = msg.get("type").asText();
+            if (session.agentId() == null) {
+                onHello(msg, type);
+                return;
+            }
+            if (!session.isWelcomed()) {
+                violation("message before welcome");
+                return;
+            }
+            switch (type) {
+                case "reply":
+                    session.onReply(msg);
+                    break;
+                case "event":
+                    dispatch(session, () -> listener.onEvent(session, msg));
+                    break;
+                case "ping":
+                    session.send(Json.object().put("type", "pong").put("id", msg.get("id").asLong()));
+                    break;
+                case "pong":
+                    break;
+                case "request":
+                    // The controllers serve no agent-initiated methods.
+                    session.send(errorReply(msg.get("id").asLong(), "unknown_method",
+                                            "the controller serves no methods"));
+                    break;
+                case "bye":
+                    ctx.close();
+                    break;
+                default:
+                    violation("unexpected " + type);
+            }
+        }
+
+        private void onHello(ObjectNode msg, String type) {
+            if (!"hello".equals(type)) {
+                violation("hello expected, got " + type);
+                return;
+            }
+            String agentId = msg.get("agent_id").asText();
+            if (!config.role.equals(msg.get("role").asText())) {
+                refuse("this server takes role " + config.role);
+                return;
+            }
+            String refusal = authenticate(msg.get("auth"), agentId);
+            if (refusal != null) {
+                refuse(refusal);
+                return;
+            }
+            session.identify(agentId, msg);
+            dispatch(session, () -> {
+                String reason = listener.onHello(session, msg);
+                if (reason != null) {
+                    refuse(reason);
+                    return;
+                }
+                session.markWelcomed();
+                session.send(Json.object().put("type", "welcome").put("controller_id", config.controllerId)
+                                     .put("stats_interval_s", config.statsIntervalS));
+                listener.onWelcomed(session);
+            });
+        }
+
+        private String authenticate(JsonNode auth, String agentId) {
+            String scheme = auth.get("scheme").asText();
+            if (config.secret.isEmpty()) {
+                return "none".equals(scheme) || "hmac-sha256".equals(scheme) ? null : "auth scheme unsupported";
+            }
+            if (!"hmac-sha256".equals(scheme)) {
+                return "hmac-sha256 required";
+            }
+            return Hmac.verify(config.secret, session.nonce(), agentId, auth.get("mac").asText())
+                    ? null : "bad hmac";
+        }
+
+        /** A malformed request still gets an error reply when its id is readable; anything else closes. */
+        private void answerOrClose(String line, ProtocolException e) {
+            try {
+                JsonNode raw = Json.MAPPER.readTree(line);
+                JsonNode id = raw == null ? null : raw.get("id");
+                if (session.isWelcomed() && raw.isObject() && "request".equals(raw.path("type").asText())
+                        && id != null && id.isIntegralNumber() && id.asLong() > 0) {
+                    session.send(errorReply(id.asLong(), e.code(), e.getMessage()));
+                    return;
+                }
+            } catch (java.io.IOException | RuntimeException | StackOverflowError ignored) {
+                // not even JSON: fall through and close
+            }
+            violation(e.getMessage());
+        }
+
+        private void refuse(String reason) {
+            log.info("refusing agent {} from {}: {}", session.agentId(), session.remoteAddress(), reason);
+            session.close(reason);
+        }
+
+        private void violation(String what) {
+            violations.incrementAndGet();
+            log.warn("protocol violation from {} ({}): {}; closing", session.remoteAddress(),
+                     session.agentId(), what);
+            session.close("protocol violation: " + (what.length() > 200 ? what.substring(0, 200) : what));
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            if (evt instanceof IdleStateEvent) {
+                IdleState state = ((IdleStateEvent) evt).state();
+                if (state == IdleState.READER_IDLE) {
+                    session.close("idle for " + config.idleTimeoutS + " s");
+                } else if (state == IdleState.WRITER_IDLE && session.isWelcomed()) {
+                    session.send(Json.object().put("type", "ping").put("id", System.nanoTime() & 0xffffffffL | 1));
+                }
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            session.failPending("connection to " + session.agentId() + " closed");
+            if (session.agentId() != null) {
+                dispatch(session, () -> listener.onClosed(session, "connection closed"));
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            // Too long lines, decoding errors, resets: this connection only.
+            violations.incrementAndGet();
+            log.info("closing agent connection {} ({}): {}", session.remoteAddress(), session.agentId(),
+                     cause.toString());
+            ctx.close();
+        }
+    }
+
+    static ObjectNode errorReply(long id, String code, String message) {
+        ObjectNode reply = Json.object().put("type", "reply").put("id", id).put("ok", false);
+        reply.putObject("error").put("code", code)
+                .put("message", message.length() > 4096 ? message.substring(0, 4096) : message);
+        return reply;
+    }
+}

@@ -1,0 +1,204 @@
+package org.wislice.onos.agent;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Set;
+
+import static org.wislice.onos.agent.Fields.CONTAINER_ID;
+import static org.wislice.onos.agent.Fields.IDENT;
+import static org.wislice.onos.agent.Fields.IFNAME;
+import static org.wislice.onos.agent.Fields.IPV4;
+import static org.wislice.onos.agent.Fields.MAC;
+import static org.wislice.onos.agent.Fields.PARAM_NAME;
+import static org.wislice.onos.agent.Fields.PASSPHRASE;
+
+/**
+ * The protocol's object types (the $defs of spec/agent/schema/message.schema.json), checked by hand so the
+ * controllers need no schema library inside ONOS. Each method throws ProtocolException naming the bad field.
+ */
+public final class Schema {
+
+    static final Set<String> SECURITY_MODES = Set.of("open", "wpa2-psk", "wpa3-sae", "wpa2-wpa3");
+    static final long U32 = 4294967295L;
+
+    private static final Set<String> VAP_SPEC_FIELDS = Set.of("vap_id", "radio", "ssid", "security", "hidden",
+            "tenant_id", "slice_id", "rate_limit", "max_clients");
+    private static final Set<String> VAP_SPEC_REQUIRED = Set.of("vap_id", "radio", "ssid", "security", "tenant_id",
+            "slice_id", "rate_limit");
+    private static final Set<String> VAP_STATE_FIELDS = union(VAP_SPEC_FIELDS,
+            Set.of("ifname", "bssid", "state", "clients", "pof_port"));
+    private static final Set<String> VAP_STATE_REQUIRED = union(VAP_SPEC_REQUIRED,
+            Set.of("ifname", "bssid", "state", "clients"));
+    private static final Set<String> VNF_SPEC_FIELDS = Set.of("tenant_id", "instance_id", "image", "params", "cpu",
+            "memory_mib", "chain_position");
+    private static final Set<String> VNF_SPEC_REQUIRED = Set.of("tenant_id", "instance_id", "image", "cpu",
+            "memory_mib", "chain_position");
+    private static final Set<String> VNF_STATE_EXTRA = Set.of("vnf_id", "address", "class", "state",
+            "container_id", "ports");
+
+    private Schema() {
+    }
+
+    public static void vapSpec(JsonNode v, String path) throws ProtocolException {
+        Fields.object(v, path, VAP_SPEC_FIELDS, VAP_SPEC_REQUIRED);
+        vapCommon(v, path);
+        security(v.get("security"), path + ".security", true);
+    }
+
+    public static void vapState(JsonNode v, String path) throws ProtocolException {
+        Fields.object(v, path, VAP_STATE_FIELDS, VAP_STATE_REQUIRED);
+        vapCommon(v, path);
+        security(v.get("security"), path + ".security", false);
+        Fields.string(v, "ifname", path, IFNAME);
+        Fields.string(v, "bssid", path, MAC);
+        Fields.oneOf(v, "state", path, Set.of("up", "down", "failed"));
+        Fields.integer(v, "clients", path, 0, Long.MAX_VALUE);
+        Fields.nullableInteger(v, "pof_port", path, 1, 65535);
+    }
+
+    private static void vapCommon(JsonNode v, String path) throws ProtocolException {
+        Fields.string(v, "vap_id", path, IDENT);
+        Fields.string(v, "radio", path, IDENT);
+        Fields.ssid(v, path);
+        Fields.bool(v, "hidden", path);
+        Fields.integer(v, "tenant_id", path, 0, 65535);
+        Fields.string(v, "slice_id", path, IDENT);
+        Fields.integer(v, "max_clients", path, 1, 2007);
+        JsonNode rate = Fields.object(v.get("rate_limit"), path + ".rate_limit", Set.of("down_kbps", "up_kbps"),
+                                      Set.of("down_kbps", "up_kbps"));
+        Fields.integer(rate, "down_kbps", path + ".rate_limit", 0, 10_000_000);
+        Fields.integer(rate, "up_kbps", path + ".rate_limit", 0, 10_000_000);
+    }
+
+    /** A VapSpec's security carries the passphrase (required unless open); a VapState's never does. */
+    private static void security(JsonNode s, String path, boolean withPassphrase) throws ProtocolException {
+        Fields.object(s, path, withPassphrase ? Set.of("mode", "passphrase") : Set.of("mode"), Set.of("mode"));
+        Fields.oneOf(s, "mode", path, SECURITY_MODES);
+        if (!withPassphrase) {
+            return;
+        }
+        boolean open = "open".equals(s.get("mode").asText());
+        if (open && s.has("passphrase")) {
+            throw ProtocolException.badRequest(path + ": passphrase on an open vAP");
+        }
+        if (!open && !s.has("passphrase")) {
+            throw ProtocolException.badRequest(path + ": passphrase required for " + s.get("mode").asText());
+        }
+        Fields.string(s, "passphrase", path, PASSPHRASE);
+    }
+
+    public static void radio(JsonNode r, String path) throws ProtocolException {
+        Set<String> fields = Set.of("name", "mac", "channel", "hw_mode", "max_vaps", "vaps_used");
+        Fields.object(r, path, fields, fields);
+        Fields.string(r, "name", path, IDENT);
+        Fields.string(r, "mac", path, MAC);
+        Fields.integer(r, "channel", path, 1, 233);
+        Fields.oneOf(r, "hw_mode", path, Set.of("a", "b", "g"));
+        Fields.integer(r, "max_vaps", path, 1, 64);
+        Fields.integer(r, "vaps_used", path, 0, 64);
+    }
+
+    public static void client(JsonNode c, String path) throws ProtocolException {
+        Set<String> fields = Set.of("mac", "vap_id", "signal_dbm", "connected_s", "tx_bytes", "rx_bytes");
+        Fields.object(c, path, fields, fields);
+        Fields.string(c, "mac", path, MAC);
+        Fields.string(c, "vap_id", path, IDENT);
+        Fields.nullableInteger(c, "signal_dbm", path, -127, 0);
+        Fields.integer(c, "connected_s", path, 0, Long.MAX_VALUE);
+        Fields.integer(c, "tx_bytes", path, 0, Long.MAX_VALUE);
+        Fields.integer(c, "rx_bytes", path, 0, Long.MAX_VALUE);
+    }
+
+    /** Capacity: cpu > 0 (offered) or >= 0 (used), memory_mib >= 0. */
+    public static void capacity(JsonNode c, String path, boolean used) throws ProtocolException {
+        Set<String> fields = Set.of("cpu", "memory_mib");
+        Fields.object(c, path, fields, fields);
+        Fields.number(c, "cpu", path, 0, !used, Double.MAX_VALUE);
+        Fields.integer(c, "memory_mib", path, 0, Long.MAX_VALUE);
+    }
+
+    public static void vnfSpec(JsonNode v, String path) throws ProtocolException {
+        Fields.object(v, path, VNF_SPEC_FIELDS, VNF_SPEC_REQUIRED);
+        vnfCommon(v, path);
+    }
+
+    public static void vnfState(JsonNode v, String path) throws ProtocolException {
+        Fields.object(v, path, union(VNF_SPEC_FIELDS, VNF_STATE_EXTRA), union(VNF_SPEC_REQUIRED, VNF_STATE_EXTRA));
+        vnfCommon(v, path);
+        Fields.integer(v, "vnf_id", path, 0, U32);
+        Fields.string(v, "address", path, IPV4);
+        Fields.oneOf(v, "class", path, Set.of("kernel", "dpdk"));
+        Fields.oneOf(v, "state", path, Set.of("creating", "running", "stopped", "failed"));
+        Fields.string(v, "container_id", path, CONTAINER_ID);
+        JsonNode ports = Fields.array(v, "ports", path, Integer.MAX_VALUE);
+        for (int i = 0; i < ports.size(); i++) {
+            String p = path + ".ports[" + i + "]";
+            Fields.object(ports.get(i), p, Set.of("name", "pof_port"), Set.of("name", "pof_port"));
+            String name = Fields.maxLength(ports.get(i), "name", p, 64);
+            if (name.isEmpty()) {
+                throw ProtocolException.badRequest(p + ".name: empty");
+            }
+            Fields.nullableInteger(ports.get(i), "pof_port", p, 1, 65535);
+        }
+    }
+
+    private static void vnfCommon(JsonNode v, String path) throws ProtocolException {
+        Fields.integer(v, "tenant_id", path, 0, 65535);
+        Fields.integer(v, "instance_id", path, 0, 65535);
+        Fields.string(v, "image", path, IDENT);
+        Fields.number(v, "cpu", path, 0, true, 1024);
+        Fields.integer(v, "memory_mib", path, 1, 1_048_576);
+        Fields.integer(v, "chain_position", path, 0, 255);
+        JsonNode params = v.get("params");
+        if (params == null) {
+            return;
+        }
+        if (!params.isObject() || params.size() > 64) {
+            throw ProtocolException.badRequest(path + ".params: object of at most 64 entries expected");
+        }
+        Iterator<Map.Entry<String, JsonNode>> it = params.fields();
+        while (it.hasNext()) {
+            Map.Entry<String, JsonNode> e = it.next();
+            if (!PARAM_NAME.matcher(e.getKey()).matches()) {
+                throw ProtocolException.badRequest(path + ".params: invalid name");
+            }
+            JsonNode value = e.getValue();
+            if (!(value.isTextual() || value.isNumber() || value.isBoolean())) {
+                throw ProtocolException.badRequest(path + ".params." + e.getKey() + ": string, number or boolean");
+            }
+        }
+    }
+
+    public static void nodeStats(JsonNode n, String path) throws ProtocolException {
+        Set<String> fields = Set.of("cpu_pct", "memory_used_mib");
+        Fields.object(n, path, fields, fields);
+        Fields.number(n, "cpu_pct", path, 0, false, Double.MAX_VALUE);
+        Fields.number(n, "memory_used_mib", path, 0, false, Double.MAX_VALUE);
+    }
+
+    public static void vnfStats(JsonNode s, String path) throws ProtocolException {
+        Set<String> fields = Set.of("vnf_id", "cpu_pct", "memory_mib", "ports");
+        Fields.object(s, path, fields, fields);
+        Fields.integer(s, "vnf_id", path, 0, U32);
+        Fields.number(s, "cpu_pct", path, 0, false, Double.MAX_VALUE);
+        Fields.number(s, "memory_mib", path, 0, false, Double.MAX_VALUE);
+        JsonNode ports = Fields.array(s, "ports", path, Integer.MAX_VALUE);
+        Set<String> portFields = Set.of("name", "rx_packets", "rx_bytes", "tx_packets", "tx_bytes");
+        for (int i = 0; i < ports.size(); i++) {
+            String p = path + ".ports[" + i + "]";
+            JsonNode port = Fields.object(ports.get(i), p, portFields, portFields);
+            Fields.string(port, "name", p, null);
+            for (String counter : Set.of("rx_packets", "rx_bytes", "tx_packets", "tx_bytes")) {
+                Fields.integer(port, counter, p, 0, Long.MAX_VALUE);
+            }
+        }
+    }
+
+    static <T> Set<T> union(Set<T> a, Set<T> b) {
+        java.util.HashSet<T> all = new java.util.HashSet<>(a);
+        all.addAll(b);
+        return Set.copyOf(all);
+    }
+}
