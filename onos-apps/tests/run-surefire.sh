@@ -5,7 +5,7 @@ set -uo pipefail
 root=${WISLICE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 log=$root/onos-apps/target/test-fast.log
 mkdir -p "$(dirname "$log")"
-mvn -B -f "$root/pom.xml" install > "$log" 2>&1
+mvn -B -fae -f "$root/pom.xml" install > "$log" 2>&1
 rc=$?
 # Per-test failures and build errors, without the per-class noise.
 grep -E '^\[ERROR\] (Tests run:|  |Failures:|Errors:|Failed to execute|.*\.java)|FAILURE|<<< FAIL' "$log" | head -60
