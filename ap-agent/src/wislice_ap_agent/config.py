@@ -19,7 +19,7 @@ from typing import Any
 
 from . import validate as V
 
-HOSTPORT = re.compile(r"^(?P<host>\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]{1,253}):(?P<port>\d{1,5})$")
+HOSTPORT = re.compile(r"^(?P<host>\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]{1,253}):(?P<port>\d{1,5})\Z")
 SHAPING = ("auto", "pyroute2", "tc", "none")
 AGENT_KEYS = {
     "agent_id", "controller", "secret", "secret_file", "tls", "tls_ca_file", "tls_cert_file", "tls_key_file",
@@ -148,7 +148,7 @@ def from_dict(d: dict[str, Any], base_dir: str = "/") -> AgentConfig:
         if d.get(key) is not None:
             setattr(cfg, key, _path(d[key], key))
     if d.get("tls_server_name") is not None:
-        cfg.tls_server_name = V.string(d["tls_server_name"], "tls_server_name", re.compile(r"^[A-Za-z0-9.-]{1,253}$"))
+        cfg.tls_server_name = V.string(d["tls_server_name"], "tls_server_name", re.compile(r"^[A-Za-z0-9.-]{1,253}\Z"))
     if (cfg.tls_cert_file is None) != (cfg.tls_key_file is None):
         raise ConfigError("tls_cert_file and tls_key_file go together")
     cfg.shaping = d.get("shaping", "auto")

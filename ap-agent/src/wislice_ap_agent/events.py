@@ -13,7 +13,7 @@ CTRL_EVENT_TERMINATING = "CTRL-EVENT-TERMINATING"
 AP_CSA_FINISHED = "AP-CSA-FINISHED"
 
 _PREFIX = re.compile(r"^(?:IFNAME=(?P<ifname>\S+) )?<(?P<level>\d)>(?P<body>.*)$", re.S)
-_MAC = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
+_MAC = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}\Z")
 
 
 @dataclass(frozen=True)

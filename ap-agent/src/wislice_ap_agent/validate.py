@@ -9,13 +9,13 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-IDENT = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
-MAC = re.compile(r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$")
-IFNAME = re.compile(r"^[A-Za-z0-9_.-]{1,15}$")
-PARAM_NAME = re.compile(r"^[A-Za-z0-9_]{1,64}$")
-HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
-HEX32_LOWER = re.compile(r"^[0-9a-f]{32}$")
-HEX64_LOWER = re.compile(r"^[0-9a-f]{64}$")
+IDENT = re.compile(r"^[A-Za-z0-9_.:-]{1,64}\Z")
+MAC = re.compile(r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}\Z")
+IFNAME = re.compile(r"^[A-Za-z0-9_.-]{1,15}\Z")
+PARAM_NAME = re.compile(r"^[A-Za-z0-9_]{1,64}\Z")
+HEX64 = re.compile(r"^[0-9a-fA-F]{64}\Z")
+HEX32_LOWER = re.compile(r"^[0-9a-f]{32}\Z")
+HEX64_LOWER = re.compile(r"^[0-9a-f]{64}\Z")
 CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f]")
 MAX_ID = 9007199254740991
 SECURITY_MODES = ("open", "wpa2-psk", "wpa3-sae", "wpa2-wpa3")

@@ -3,6 +3,7 @@ the agent sends against the real JSON Schema. Used by unit tests and by the inte
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
@@ -75,10 +76,8 @@ class Session:
             return self.cond.wait_for(lambda: self.closed, timeout)
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(OSError):
             self.sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
         self.sock.close()
 
     def _read_loop(self) -> None:
@@ -136,6 +135,11 @@ class TestController:
 
     def close(self) -> None:
         self.stopping = True
+        # shutdown() wakes the thread blocked in accept(); a bare close() would leave it accepting on whatever
+        # socket reuses the file descriptor next (another test's controller).
+        with contextlib.suppress(OSError):
+            self.listener.shutdown(socket.SHUT_RDWR)
+        self.thread.join(5)
         self.listener.close()
         for s in self.all_sessions:
             s.close()
@@ -172,6 +176,7 @@ class TestController:
             if reason is not None:
                 self.rejected.append(reason)
                 sock.sendall(json.dumps({"type": "bye", "reason": reason}).encode() + b"\n")
+                reader.close()
                 sock.close()
                 return
             sock.sendall(json.dumps({"type": "welcome", "controller_id": self.controller_id,

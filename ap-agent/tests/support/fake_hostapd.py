@@ -3,6 +3,7 @@ global socket (ADD/REMOVE/ATTACH, per-BSS commands with IFNAME=), with stations 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import threading
@@ -43,10 +44,8 @@ class FakeHostapd:
         self.stopping = True
         self.thread.join(2)
         self.sock.close()
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(self.path)
-        except FileNotFoundError:
-            pass
 
     # ---- test controls ---------------------------------------------------------------------------------------
 
@@ -83,10 +82,8 @@ class FakeHostapd:
             with self.lock:
                 self.commands.append(text)
                 reply = self._handle(text, peer)
-            try:
+            with contextlib.suppress(OSError):
                 self.sock.sendto(reply.encode(), peer)
-            except OSError:
-                pass
 
     def _handle(self, text: str, peer: str) -> str:
         ifname = None
@@ -159,7 +156,8 @@ class FakeHostapd:
 
     def _per_bss(self, bss: FakeBss, word: str, arg: str) -> str:
         if word == "STATUS":
-            return f"state={bss.state}\nchannel={bss.conf.get('channel')}\nfreq=2437\nbssid[0]={bss.conf.get('bssid')}\n"
+            conf = bss.conf
+            return f"state={bss.state}\nchannel={conf.get('channel')}\nfreq=2437\nbssid[0]={conf.get('bssid')}\n"
         if word == "ENABLE":
             bss.state = "ENABLED"
             return "OK\n"

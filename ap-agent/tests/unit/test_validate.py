@@ -70,3 +70,12 @@ def test_unknown_method_is_its_own_error():
 def test_integers_are_strict(bad):
     with pytest.raises(V.ValidationError):
         V.message({"type": "ping", "id": bad})
+
+
+@pytest.mark.parametrize("check,value", [
+    (V.ident, "v1\n"), (V.mac, "02:00:00:00:00:01\n"), (V.passphrase, "a" * 64 + "\n"), (V.ssid, "ok\n"),
+])
+def test_trailing_newline_never_slips_through(check, value):
+    # Python's `$` matches before a final newline; the validator must not (the schema's ECMA `$` does not).
+    with pytest.raises(V.ValidationError):
+        check(value, "x")

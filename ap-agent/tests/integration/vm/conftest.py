@@ -33,6 +33,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         item.add_marker(pytest.mark.integration)
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A failing test's report carries the agent's and hostapd's logs from inside the VM."""
+    outcome = yield
+    report = outcome.get_result()
+    machine = getattr(item, "funcargs", {}).get("vm") or getattr(item, "funcargs", {}).get("agent")
+    if report.failed and machine is not None:
+        machine = getattr(machine, "vm", machine)
+        try:
+            logs = machine.run(f"tail -n 40 {AGENT_LOG} /tmp/hostapd.log", check=False, timeout=10).out
+        except Exception as exc:  # the VM may be what failed
+            logs = f"(no logs: {exc})"
+        report.sections.append(("AP VM logs", logs))
+
+
 @pytest.fixture(scope="session")
 def vm() -> Iterator[ApVm]:
     if shutil.which("qemu-system-x86_64") is None:

@@ -1,0 +1,136 @@
+"""The ap-agent inside the AP VM, driven by a controller on the host over spec/agent: vAPs on real hostapd,
+stations associating over mac80211_hwsim, events back to the controller, channel switch, client kick, and a
+downlink cap measured with TCP."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from apvm import ApVm
+from conftest import AgentRun
+from wifi import Station
+
+PASS_WPA2 = "vm agent wpa2 pass"
+PASS_SAE = "vm agent sae pass"
+
+
+def vap(vap_id: str, ssid: str, mode: str = "open", passphrase: str | None = None, down_kbps: int = 0,
+        **extra: Any) -> dict[str, Any]:
+    security: dict[str, Any] = {"mode": mode}
+    if passphrase is not None:
+        security["passphrase"] = passphrase
+    return {"vap_id": vap_id, "radio": "phy0", "ssid": ssid, "security": security, "tenant_id": 1,
+            "slice_id": "s-1", "rate_limit": {"down_kbps": down_kbps, "up_kbps": 0}, **extra}
+
+
+@pytest.fixture
+def vaps(agent: AgentRun) -> Iterator[list[str]]:
+    """vAP ids a test created; deleted through the agent afterwards (quietly if already gone)."""
+    created: list[str] = []
+    yield created
+    for vap_id in created:
+        agent.ctl.request("delVap", {"vap_id": vap_id})
+
+
+def create(agent: AgentRun, vaps: list[str], spec: dict[str, Any]) -> dict[str, Any]:
+    reply = agent.ctl.request("createVap", {"vap": spec}, timeout=30)
+    assert reply["ok"], f"createVap {spec['vap_id']}: {reply.get('error')}\n{agent.log()}"
+    vaps.append(spec["vap_id"])
+    return reply["result"]["vap"]
+
+
+def test_hello_and_status(vm: ApVm, agent: AgentRun) -> None:
+    hello = agent.ctl.hello
+    assert hello is not None and hello["role"] == "ap" and hello["agent_id"] == "ap-vm-1"
+    radio = hello["capabilities"]["radios"][0]
+    assert radio["name"] == "phy0" and radio["channel"] == 1 and radio["hw_mode"] == "g"
+    status = agent.ctl.call("getStatus")
+    assert status["agent_id"] == "ap-vm-1" and status["vaps"] == 0
+    assert agent.ctl.schema_errors == []
+
+
+def test_open_wpa2_sae_vaps_associate_and_report(agent: AgentRun, vaps: list[str],
+                                                 clean_stations: list[Station]) -> None:
+    sta1, sta2, sta3 = clean_stations
+    states = [create(agent, vaps, vap("v-open", "agent-open")),
+              create(agent, vaps, vap("v-wpa2", "agent-wpa2", "wpa2-psk", PASS_WPA2)),
+              create(agent, vaps, vap("v-sae", "agent-sae", "wpa3-sae", PASS_SAE))]
+    assert [s["state"] for s in states] == ["up", "up", "up"]
+    assert len({s["bssid"] for s in states}) == 3
+    assert all("passphrase" not in s["security"] for s in states)
+    beaconing = agent.vm.run("iw dev | grep ssid").out
+    for ssid in ("agent-open", "agent-wpa2", "agent-sae"):
+        assert f"ssid {ssid}" in beaconing
+
+    sta1.connect("agent-open")
+    sta2.connect("agent-wpa2", "wpa2-psk", PASS_WPA2)
+    sta3.connect("agent-sae", "wpa3-sae", PASS_SAE)
+    for sta, vap_id in ((sta1, "v-open"), (sta2, "v-wpa2"), (sta3, "v-sae")):
+        sta.wait_associated()
+        agent.ctl.wait_event("clientAssociated", vap_id=vap_id, mac=sta.mac())
+    clients = agent.ctl.call("getClient", {"vap_id": "v-wpa2"})["clients"]
+    assert [c["mac"] for c in clients] == [sta2.mac()]
+
+    # Removing a vAP drops its own station (event) and no other.
+    agent.ctl.call("delVap", {"vap_id": "v-open"})
+    agent.ctl.wait_event("clientDisassociated", vap_id="v-open", mac=sta1.mac())
+    sta1.wait_disassociated()
+    assert sta2.state()["wpa_state"] == "COMPLETED"
+    assert sta3.state()["wpa_state"] == "COMPLETED"
+    assert {v["vap_id"] for v in agent.ctl.call("getVaps")["vaps"]} == {"v-wpa2", "v-sae"}
+    assert "ssid agent-open" not in agent.vm.run("iw dev").out
+
+    # removeClient kicks one station.
+    agent.ctl.call("removeClient", {"mac": sta3.mac(), "vap_id": "v-sae"})
+    agent.ctl.wait_event("clientDisassociated", vap_id="v-sae", mac=sta3.mac())
+    assert agent.ctl.schema_errors == []
+
+
+def test_change_channel_moves_the_radio(agent: AgentRun, vaps: list[str]) -> None:
+    create(agent, vaps, vap("v-chan", "agent-chan"))
+    result = agent.ctl.call("changeChannel", {"radio": "phy0", "channel": 6, "cs_count": 3})
+    assert result["radio"]["channel"] == 6
+    agent.vm.wait_for("iw dev wlan0 info | grep -q 'channel 6 '", timeout=20)
+    agent.vm.wait_for("iw dev wlan0_1 info | grep -q 'channel 6 '", timeout=20)
+    # And back, so the other tests keep their stations on the channel they scan first.
+    agent.ctl.call("changeChannel", {"radio": "phy0", "channel": 1, "cs_count": 3})
+    agent.vm.wait_for("iw dev wlan0 info | grep -q 'channel 1 '", timeout=20)
+
+
+def test_downlink_cap_holds_for_tcp(agent: AgentRun, vaps: list[str], clean_stations: list[Station]) -> None:
+    state = create(agent, vaps, vap("v-cap", "agent-cap", "wpa2-psk", PASS_WPA2, down_kbps=5000))
+    ifname = state["ifname"]
+    sta = clean_stations[1]
+    agent.vm.run(f"ip addr replace 192.168.50.1/24 dev {ifname}")
+    sta.connect("agent-cap", "wpa2-psk", PASS_WPA2, address="192.168.50.2/24")
+    sta.wait_associated()
+    agent.vm.spawn("iperf3 -s -1 -B 192.168.50.1", log="/tmp/iperf3-server.log")
+    agent.vm.wait_for("netstat -ltn | grep -q ':5201 '", timeout=15)
+    # -R: the server (AP side) sends, so the flow crosses the vAP's egress, where the downlink cap sits.
+    res = sta.exec("iperf3 -c 192.168.50.1 -R -t 8 -O 2 -J", timeout=60)
+    mbps = json.loads(res.out)["end"]["sum_received"]["bits_per_second"] / 1e6
+    qdisc = agent.vm.run(f"tc -s qdisc show dev {ifname}").out
+    print(f"5 Mbit/s downlink cap: TCP {mbps:.2f} Mbit/s")
+    assert 4.5 <= mbps <= 5.25, f"5 Mbit/s cap gave {mbps:.2f} Mbit/s\n{qdisc}"
+
+
+@pytest.mark.parametrize(("spec", "fragment"), [
+    (vap("v-bad1", "evil\nwpa_passphrase=x"), "ssid"),
+    (vap("v-bad2", "x" * 33), "ssid"),
+    (vap("v-bad3", "ok-ssid", "wpa2-psk", "short"), "passphrase"),
+    (vap("v-bad4", "ok-ssid", "wpa2-psk", "good passphrase\nctrl_interface=/tmp"), "passphrase"),
+    (vap("v-bad5", "ok-ssid", "wpa3-sae", "pass\x7fword!"), "passphrase"),
+    (vap("v-bad6", "ok-ssid", "wpa2-psk", None), "passphrase"),
+    (vap("v-bad7", "ok-ssid", bssid_override="02:00:00:00:00:99"), "bssid_override"),
+])
+def test_malicious_vap_specs_are_rejected(agent: AgentRun, spec: dict[str, Any], fragment: str) -> None:
+    before = agent.vm.run("ls /run/hostapd").out
+    reply = agent.ctl.request("createVap", {"vap": spec})
+    assert not reply["ok"]
+    assert reply["error"]["code"] == "bad_request"
+    assert fragment in reply["error"]["message"]
+    assert agent.vm.run("ls /run/hostapd").out == before  # nothing reached hostapd
+    assert agent.ctl.call("getVaps")["vaps"] == []

@@ -1,0 +1,188 @@
+"""The agent's protocol side against the in-test controller (schema-checked) and the fake hostapd."""
+
+import contextlib
+import json
+import ssl
+import subprocess
+import threading
+
+import pytest
+from conftest import vap_spec
+from support.controller import TestController, wait_until
+
+from wislice_ap_agent import agent as agent_mod
+from wislice_ap_agent import config as config_mod
+from wislice_ap_agent.agent import Agent, backoff_delays
+from wislice_ap_agent.stats import RateMeter
+
+
+def fake_sysfs(root):
+    for ifname in ("wlan0_1", "wlan0_2"):
+        d = root / ifname / "statistics"
+        d.mkdir(parents=True)
+        for name in ("tx_bytes", "rx_bytes", "tx_packets", "rx_packets"):
+            (d / name).write_text("0\n")
+    return root
+
+
+def make_config(fake_hostapd, sockdir, controller, **over):
+    d = {"agent_id": "ap-1", "controller": controller.address, "secret": "test-secret",
+         "hostapd_global": fake_hostapd.path, "conf_dir": str(sockdir / "conf"), "client_dir": str(sockdir),
+         "stats_interval_s": 1, "keepalive_s": 1,
+         "radios": [{"name": "phy0", "iface": "wlan0", "max_vaps": 4, "mac": "02:00:00:00:00:00", "channel": 6,
+                     "hw_mode": "g"}]}
+    d.update(over)
+    return config_mod.from_dict(d)
+
+
+@pytest.fixture
+def controller():
+    c = TestController()
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def run_agent(fake_hostapd, sockdir, shaper, switch, monkeypatch):
+    monkeypatch.setattr(agent_mod, "BACKOFF_MIN_S", 0.05)
+    started = []
+
+    def start(controller, **over):
+        a = Agent(make_config(fake_hostapd, sockdir, controller, **over), shaper=shaper, attacher=switch)
+        a.vaps.meter = RateMeter(fake_sysfs(sockdir / "sys"))
+        t = threading.Thread(target=a.run, daemon=True)
+        t.start()
+        started.append((a, t))
+        return a
+
+    yield start
+    for a, t in started:
+        a.stop()
+        t.join(5)
+        a.close()
+        assert not t.is_alive()
+
+
+def test_hello_hmac_and_table_ii(run_agent, controller, fake_hostapd):
+    run_agent(controller)
+    s = controller.next_session()
+    assert s.hello["agent_id"] == "ap-1" and s.hello["auth"]["scheme"] == "hmac-sha256"
+    assert s.hello["capabilities"]["radios"][0]["max_vaps"] == 4 and s.hello["capabilities"]["pof_switch"] is True
+    r = s.request("createVap", {"vap": vap_spec("v1", security={"mode": "wpa3-sae", "passphrase": "12345678"})})
+    assert r["ok"], r
+    assert r["result"]["vap"]["ifname"] == "wlan0_1" and r["result"]["vap"]["pof_port"] == 3
+    s.wait_event("vapState", vap_id="v1", state="up")
+    fake_hostapd.associate("wlan0_1", "02:00:00:00:01:00", signal=-44)
+    s.wait_event("clientAssociated", vap_id="v1", mac="02:00:00:00:01:00", signal_dbm=-44)
+    assert s.request("getVaps")["result"]["vaps"][0]["clients"] == 1
+    status = s.request("getStatus")["result"]
+    assert status["vaps"] == 1 and status["clients"] == 1 and status["radios"][0]["vaps_used"] == 1
+    assert s.request("getClient", {"vap_id": "v1"})["result"]["clients"][0]["signal_dbm"] == -44
+    assert s.request("removeClient", {"mac": "02:00:00:00:01:00"})["ok"]
+    s.wait_event("clientDisassociated", vap_id="v1", mac="02:00:00:00:01:00")
+    assert s.request("changeChannel", {"radio": "phy0", "channel": 1})["result"]["radio"]["channel"] == 1
+    assert set(s.request("getTxRate", {"vap_id": "v1"})["result"]) == {"vap_id", "bps", "packets_per_s", "interval_s"}
+    stats = s.wait_event("stats", timeout=5)
+    assert stats["data"]["vaps"][0]["vap_id"] == "v1"
+    assert s.request("delVap", {"vap_id": "v1"})["ok"]
+    s.wait_event("vapState", vap_id="v1", state="down")
+    assert s.request("delVap", {"vap_id": "v1"})["error"]["code"] == "not_found"
+    assert wait_until(lambda: s.pings > 0, 5)  # keepalive
+    assert s.schema_errors == []
+
+
+def test_bad_requests_get_error_replies_and_the_session_survives(run_agent, controller, fake_hostapd):
+    run_agent(controller)
+    s = controller.next_session()
+    r = s.request("createVap", {"vap": vap_spec("v1", ssid="x\nctrl_interface=/tmp")})
+    assert r["error"]["code"] == "bad_request" and "ssid" in r["error"]["message"]
+    assert s.request("reboot")["error"]["code"] == "unknown_method"
+    assert s.request("createVnf", {"vnf": {"tenant_id": 1, "instance_id": 0, "image": "fw", "cpu": 1,
+                                           "memory_mib": 1, "chain_position": 0}})["error"]["code"] == "unsupported"
+    assert s.request("createVap", {"vap": vap_spec("v1", rate_limit={"down_kbps": -1, "up_kbps": 0})})[
+        "error"]["code"] == "bad_request"
+    assert fake_hostapd.commands_named("ADD") == []
+    s.send({"type": "ping", "id": 77})
+    assert s.request("getVaps")["result"] == {"vaps": []}
+    assert s.schema_errors == []
+
+
+def test_malformed_line_closes_connection_and_agent_reconnects(run_agent, controller):
+    run_agent(controller)
+    s = controller.next_session()
+    s.send_raw(b"this is not json\n")
+    assert s.wait_closed(5)
+    s2 = controller.next_session()
+    assert s2.request("getVaps")["ok"]
+
+
+def test_overlong_line_closes_connection(run_agent, controller):
+    run_agent(controller)
+    s = controller.next_session()
+    # the agent may hang up before the whole line is sent: that is the point
+    with contextlib.suppress(OSError):
+        s.send_raw(b"{" + b" " * (1 << 20) + b"\n")
+    assert s.wait_closed(10)
+    controller.next_session()
+
+
+def test_wrong_secret_gets_bye_and_retries(run_agent, controller):
+    run_agent(controller, secret="wrong")
+    assert wait_until(lambda: len(controller.rejected) >= 2, 10)
+    assert controller.rejected[0] == "bad hmac"
+
+
+def test_reconnect_keeps_matching_vaps_untouched(run_agent, controller, fake_hostapd):
+    run_agent(controller)
+    s = controller.next_session()
+    specs = [vap_spec("a"), vap_spec("b", security={"mode": "wpa2-psk", "passphrase": "abcdefgh"})]
+    assert s.request("syncVaps", {"vaps": specs})["result"]["created"] == ["a", "b"]
+    fake_hostapd.associate("wlan0_1", "02:00:00:00:01:00")
+    s.wait_event("clientAssociated", vap_id="a")
+    adds = len(fake_hostapd.commands_named("ADD"))
+    s.close()  # controller restarts / network blip
+    s2 = controller.next_session()
+    r = s2.request("syncVaps", {"vaps": specs})["result"]
+    assert r == {"created": [], "removed": [], "kept": ["a", "b"], "failed": []}
+    assert len(fake_hostapd.commands_named("ADD")) == adds and fake_hostapd.commands_named("REMOVE") == []
+    assert "02:00:00:00:01:00" in fake_hostapd.bss["wlan0_1"].stations
+    assert s2.request("getVaps")["result"]["vaps"][0]["clients"] == 1
+
+
+def test_tls(run_agent, fake_hostapd, sockdir):
+    key, cert = sockdir / "key.pem", sockdir / "cert.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
+                    str(cert), "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"],
+                   check=True, capture_output=True)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    c = TestController(tls=ctx)
+    try:
+        run_agent(c, tls=True, tls_ca_file=str(cert), tls_server_name="localhost")
+        s = c.next_session()
+        assert s.request("getStatus")["result"]["agent_id"] == "ap-1"
+    finally:
+        c.close()
+
+
+def test_backoff_doubles_to_30s_with_jitter():
+    import random
+
+    delays = backoff_delays(random.Random(1))
+    got = [next(delays) for _ in range(8)]
+    for d, base in zip(got, [1, 2, 4, 8, 16, 30, 30, 30], strict=False):
+        assert 0.8 * base <= d <= 1.2 * base
+    assert len({round(d, 6) for d in got[5:]}) == 3  # jittered, not in step
+
+
+def test_cli_check_config(tmp_path, capsys):
+    from wislice_ap_agent.__main__ import main
+
+    p = tmp_path / "agent.ini"
+    p.write_text("[agent]\nagent_id = ap-1\ncontroller = 127.0.0.1:6690\nhostapd_global = /run/hostapd-global\n"
+                 "[radio phy0]\niface = wlan0\nmax_vaps = 8\n")
+    assert main(["--config", str(p), "--check-config"]) == 0
+    p.write_text(json.dumps({"agent_id": "ap-1", "controller": "x:1", "hostapd_global": "/g", "radios": [],
+                             "typo_key": 1}))
+    assert main(["--config", str(p), "--check-config"]) == 2
+    assert "typo_key" in capsys.readouterr().err

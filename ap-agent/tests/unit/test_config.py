@@ -1,0 +1,47 @@
+import pytest
+
+from wislice_ap_agent import config as C
+
+BASE = {"agent_id": "ap-1", "controller": "10.0.2.2:6690", "hostapd_global": "/run/hostapd-global",
+        "radios": [{"name": "phy0", "iface": "wlan0"}]}
+
+
+def test_defaults():
+    cfg = C.from_dict(dict(BASE))
+    assert cfg.controller_host == "10.0.2.2" and cfg.controller_port == 6690
+    assert cfg.radios[0] == {"name": "phy0", "iface": "wlan0", "max_vaps": 8, "driver": "nl80211"}
+    assert cfg.shaping == "auto" and cfg.secret is None and not cfg.remove_vaps_on_exit
+
+
+@pytest.mark.parametrize("over,match", [
+    ({"controller": "nohost"}, "host:port"),
+    ({"controller": "h:70000"}, "host:port"),
+    ({"agent_id": "a/b"}, "agent_id"),
+    ({"hostapd_global": "relative"}, "absolute"),
+    ({"radios": []}, "radios"),
+    ({"radios": [{"name": "phy0", "iface": "wlan0", "bogus": 1}]}, "unknown"),
+    ({"radios": [{"name": "phy0", "iface": "wlan0\n"}]}, "iface"),
+    ({"radios": [{"name": "phy0", "iface": "w"}, {"name": "phy0", "iface": "x"}]}, "duplicate"),
+    ({"shaping": "magic"}, "shaping"),
+    ({"secret": "a", "secret_file": "/x"}, "not both"),
+    ({"tls_cert_file": "/c"}, "together"),
+    ({"keepalive_s": 60}, "keepalive_s"),
+    ({"extra": 1}, "unknown keys"),
+])
+def test_refused(over, match):
+    with pytest.raises(C.ConfigError, match=match):
+        C.from_dict({**BASE, **over})
+
+
+def test_secret_file_and_ini(tmp_path):
+    (tmp_path / "s").write_text("hunter2\n")
+    ini = tmp_path / "a.ini"
+    ini.write_text("[agent]\nagent_id = ap-2\ncontroller = [::1]:6690\nhostapd_global = /run/g\nsecret_file = s\n"
+                   "remove_vaps_on_exit = yes\n[radio phy1]\niface = wlan1\nmax_vaps = 3\ndriver = wired\n"
+                   "mac = 02:00:00:00:01:00\nchannel = 36\nhw_mode = a\n")
+    cfg = C.load(str(ini))
+    assert cfg.secret == b"hunter2" and cfg.controller_host == "::1" and cfg.remove_vaps_on_exit
+    assert cfg.radios[0]["driver"] == "wired" and cfg.radios[0]["channel"] == 36
+    ini.write_text("[agnet]\nx=1\n")
+    with pytest.raises(C.ConfigError, match="unknown section"):
+        C.load(str(ini))
