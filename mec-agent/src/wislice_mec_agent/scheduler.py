@@ -60,11 +60,13 @@ class Backpressure:
 class Sample:
     t: float
     cpu_ns: int
-    rx_packets: int
+    rx_packets: int  # arrivals (what reached the vNF's input)
+    processed: int | None = None  # packets the vNF finished, when it reports them; else arrivals stand in
 
 
 class CostEstimator:
-    """Arrival rate and CPU ns per packet for one vNF from successive (time, cpu ns, rx packets) samples."""
+    """Arrival rate and CPU ns per packet for one vNF from successive samples. The rate must be the ARRIVAL
+    rate: weighting by the processed rate would feed back (more CPU -> more processed -> more CPU)."""
 
     def __init__(self) -> None:
         self.last: Sample | None = None
@@ -73,9 +75,10 @@ class CostEstimator:
 
     def add(self, s: Sample) -> None:
         if self.last is not None and s.t > self.last.t:
-            dp = s.rx_packets - self.last.rx_packets
+            da = s.rx_packets - self.last.rx_packets
+            dp = da if s.processed is None or self.last.processed is None else s.processed - self.last.processed
             dc = s.cpu_ns - self.last.cpu_ns
-            rate = max(0.0, dp / (s.t - self.last.t))
+            rate = max(0.0, da / (s.t - self.last.t))
             self.rate = rate if self.rate == 0 else (1 - EWMA) * self.rate + EWMA * rate
             if dp > 0 and dc >= 0:
                 cost = dc / dp
