@@ -98,8 +98,9 @@ class Agent:
         self.events: CtrlConnection | None = None
         self._attach_events()
         radios = [discover(r, self.hostapd) for r in cfg.radios]
-        self.vaps = VapManager(self.hostapd, radios, cfg.conf_dir, cfg.hostapd_ctrl_dir,
-                               shaper or make_shaper(cfg.shaping), attacher or make_attacher(cfg.pof_switch_socket),
+        shaper = shaper or make_shaper(cfg.shaping)
+        attacher = attacher or make_attacher(cfg.pof_switch_socket, cfg.pof_switch_port_args)
+        self.vaps = VapManager(self.hostapd, radios, cfg.conf_dir, cfg.hostapd_ctrl_dir, shaper, attacher,
                                emit=self.emit)
         adopted = self.vaps.adopt_existing()
         if adopted:

@@ -24,7 +24,8 @@ SHAPING = ("auto", "pyroute2", "tc", "none")
 AGENT_KEYS = {
     "agent_id", "controller", "secret", "secret_file", "tls", "tls_ca_file", "tls_cert_file", "tls_key_file",
     "tls_server_name", "hostapd_global", "hostapd_ctrl_dir", "conf_dir", "client_dir", "shaping",
-    "pof_switch_socket", "stats_interval_s", "keepalive_s", "remove_vaps_on_exit", "log_level", "radios",
+    "pof_switch_socket", "pof_switch_port_args", "stats_interval_s", "keepalive_s", "remove_vaps_on_exit",
+    "log_level", "radios",
 }
 RADIO_KEYS = {"name", "iface", "max_vaps", "driver", "mac", "channel", "hw_mode"}
 
@@ -51,6 +52,7 @@ class AgentConfig:
     client_dir: str | None = None
     shaping: str = "auto"
     pof_switch_socket: str | None = None
+    pof_switch_port_args: str = "{ifname}"
     stats_interval_s: float = 5.0
     keepalive_s: float = 10.0
     remove_vaps_on_exit: bool = False
@@ -151,6 +153,10 @@ def from_dict(d: dict[str, Any], base_dir: str = "/") -> AgentConfig:
         cfg.tls_server_name = V.string(d["tls_server_name"], "tls_server_name", re.compile(r"^[A-Za-z0-9.-]{1,253}\Z"))
     if (cfg.tls_cert_file is None) != (cfg.tls_key_file is None):
         raise ConfigError("tls_cert_file and tls_key_file go together")
+    if "pof_switch_port_args" in d:
+        from .pofswitch import ARGS_TEMPLATE
+
+        cfg.pof_switch_port_args = V.string(d["pof_switch_port_args"], "pof_switch_port_args", ARGS_TEMPLATE)
     cfg.shaping = d.get("shaping", "auto")
     if cfg.shaping not in SHAPING:
         raise ConfigError(f"shaping: one of {', '.join(SHAPING)}")

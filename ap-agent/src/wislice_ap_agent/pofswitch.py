@@ -1,14 +1,20 @@
 """Attaching vAP netdevs to the AP's local pof-switch, and learning their pof_port numbers.
 
-The switch is optional: without one, ``NoSwitch`` reports pof_port null. ``PofSwitchMgmt`` speaks the switch's
-local management socket (unix stream, one JSON object per line each way) for run-time port add/remove.
+The switch is optional: without one, ``NoSwitch`` reports pof_port null. ``PofSwitchMgmt`` speaks pof-switch's
+local management socket (pof-switch/src/ctl/pof_mgmt.h: unix stream, one text command per line, one reply line):
+``port-add NAME ARGS`` -> ``OK <port id>``, ``port-del NAME`` -> ``OK``, errors ``ERROR <reason>``.
 """
 
 from __future__ import annotations
 
-import json
+import re
 import socket
 from typing import Protocol
+
+from . import validate as V
+
+# ARGS of port-add: the netdev for the AF_PACKET build (pofswitch-afp, the AP case), DPDK devargs otherwise.
+ARGS_TEMPLATE = re.compile(r"^[A-Za-z0-9_.,=:{}/-]{1,200}\Z")
 
 
 class SwitchError(Exception):
@@ -36,55 +42,52 @@ class NoSwitch:
 
 
 class PofSwitchMgmt:
-    """Client of pof-switch's management socket: ``{"cmd":"port-add","name":IF,"type":"af_packet"}`` ->
-    ``{"ok":true,"port":N}``; ``{"cmd":"port-del","name":IF}`` -> ``{"ok":true}``; errors ``{"ok":false,"error":S}``.
-    """
-
     present = True
 
-    def __init__(self, path: str, timeout: float = 5.0) -> None:
+    def __init__(self, path: str, args_template: str = "{ifname}", timeout: float = 5.0) -> None:
+        if not ARGS_TEMPLATE.match(args_template):
+            raise SwitchError(f"bad pof-switch port args template {args_template!r}")
         self.path = path
+        self.args_template = args_template
         self.timeout = timeout
 
-    def _call(self, request: dict[str, object]) -> dict[str, object]:
+    def command(self, line: str) -> str:
+        """One command line -> the reply line without its newline; SwitchError on ``ERROR ...``."""
+        if "\n" in line or "\r" in line:
+            raise SwitchError("newline in a pof-switch command")
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
                 s.settimeout(self.timeout)
                 s.connect(self.path)
-                s.sendall(json.dumps(request).encode() + b"\n")
+                s.sendall(line.encode() + b"\n")
                 buf = b""
-                while not buf.endswith(b"\n"):
-                    chunk = s.recv(65536)
+                while not buf.endswith(b"\n") and len(buf) < 65536:
+                    chunk = s.recv(4096)
                     if not chunk:
                         break
                     buf += chunk
-                    if len(buf) > 1 << 20:
-                        raise SwitchError("pof-switch reply too long")
         except OSError as e:
             raise SwitchError(f"pof-switch management socket {self.path}: {e}") from e
-        try:
-            reply = json.loads(buf)
-        except ValueError as e:
-            raise SwitchError(f"pof-switch sent a malformed reply: {buf[:200]!r}") from e
-        if not isinstance(reply, dict) or reply.get("ok") is not True:
-            err = reply.get("error") if isinstance(reply, dict) else reply
-            raise SwitchError(f"pof-switch refused {request['cmd']}: {err}")
+        reply = buf.decode("utf-8", "replace").strip()
+        if not reply.startswith("OK"):
+            raise SwitchError(f"pof-switch refused {line.split(' ', 1)[0]}: {reply or 'no reply'}")
         return reply
 
     def attach(self, ifname: str) -> int | None:
-        reply = self._call({"cmd": "port-add", "name": ifname, "type": "af_packet"})
-        port = reply.get("port")
-        if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
-            raise SwitchError(f"pof-switch returned an invalid port number {port!r}")
-        return port
+        V.string(ifname, "ifname", V.IFNAME)
+        reply = self.command(f"port-add {ifname} {self.args_template.format(ifname=ifname)}")
+        parts = reply.split()
+        if len(parts) != 2 or not parts[1].isdigit() or not 1 <= int(parts[1]) <= 65535:
+            raise SwitchError(f"pof-switch returned no valid port number: {reply!r}")
+        return int(parts[1])
 
     def detach(self, ifname: str) -> None:
         try:
-            self._call({"cmd": "port-del", "name": ifname})
+            self.command(f"port-del {V.string(ifname, 'ifname', V.IFNAME)}")
         except SwitchError as e:
-            if "no such port" not in str(e):
+            if f"no port {ifname}" not in str(e):
                 raise
 
 
-def make_attacher(mgmt_socket: str | None) -> PortAttacher:
-    return PofSwitchMgmt(mgmt_socket) if mgmt_socket else NoSwitch()
+def make_attacher(mgmt_socket: str | None, args_template: str = "{ifname}") -> PortAttacher:
+    return PofSwitchMgmt(mgmt_socket, args_template) if mgmt_socket else NoSwitch()
