@@ -261,7 +261,8 @@ class StepSchema(Schema):
     ref = fields.Dict()
     state = fields.String()
     error = fields.String(allow_none=True)
-    seconds = fields.Float()
+    started_at = fields.Float(metadata={"description": "epoch seconds when the step began"})
+    seconds = fields.Float(metadata={"description": "how long the step took"})
 
 
 class OperationSchema(Schema):

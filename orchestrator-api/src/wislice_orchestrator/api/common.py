@@ -15,6 +15,7 @@ IDEMPOTENCY_HEADER = {"in": "header", "name": "Idempotency-Key", "required": Fal
                       "description": "repeat a create safely: the same key and body return the same operation"}
 # Ids in paths are bounded so an absurd number is a 404, never a database overflow.
 MAX_ID = 2_147_483_647
+STEP_FIELDS = ("kind", "ref", "state", "error", "started_at", "seconds")
 
 
 def db() -> Session:
@@ -70,8 +71,7 @@ def operation_json(op: Operation) -> dict[str, Any]:
     progress = 1.0 if op.status == "succeeded" else (done / len(steps) if steps else 0.0)
     return {"operation_id": op.id, "kind": op.kind, "tenant_id": op.tenant_id, "slice_id": op.slice_id,
             "status": op.status, "progress": round(progress, 3),
-            "steps": [{k: s.get(k) for k in ("kind", "ref", "state", "error", "seconds") if s.get(k) is not None}
-                      for s in steps],
+            "steps": [{k: s[k] for k in STEP_FIELDS if s.get(k) is not None} for s in steps],
             "error": op.error, "created_at": op.created_at, "finished_at": op.finished_at}
 
 
