@@ -106,9 +106,10 @@ def kernel_chain(k: int, seconds: float) -> float:
 
     with bench_node() as (m, _d, node):
         src, dst = Namespace.create("cs"), Namespace.create("cd")
+        pairs = []
         try:
-            create_veth(src, node, addr_a="10.10.1.2/24", addr_b="10.10.1.1/24")
-            create_veth(dst, node, addr_a="10.10.2.2/24", addr_b="10.10.2.1/24")
+            pairs.append(create_veth(src, node, addr_a="10.10.1.2/24", addr_b="10.10.1.1/24"))
+            pairs.append(create_veth(dst, node, addr_a="10.10.2.2/24", addr_b="10.10.2.1/24"))
             sh(src, "ip", "route", "add", "default", "via", "10.10.1.1")
             sh(dst, "ip", "route", "add", "default", "via", "10.10.2.1")
             sh(node, "sysctl", "-qw", "net.ipv4.ip_forward=1")
@@ -145,6 +146,10 @@ def kernel_chain(k: int, seconds: float) -> float:
                 raise RuntimeError("traffic bypassed the vNF chain")
             return gbps
         finally:
+            # Veths first: a VethPair left to the testbed janitor would reopen (and so recreate, pyroute2 NetNS
+            # uses O_CREAT) the namespaces deleted here.
+            for pair in pairs:
+                pair.delete()
             src.delete()
             dst.delete()
 

@@ -42,6 +42,15 @@ def build(config: AgentConfig) -> VnfManager:
                       pool=pool)
 
 
+def refill_forever(pool: WarmPool, stop: threading.Event, every_s: float = 1.0) -> None:
+    """Claims empty the pool; put containers back in the background so the next createVnf is warm too."""
+    while not stop.wait(every_s):
+        try:
+            pool.fill()
+        except Exception as exc:
+            log.warning("warm pool refill: %s", exc)
+
+
 def serve(config: AgentConfig, manager: VnfManager) -> int:
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -49,6 +58,7 @@ def serve(config: AgentConfig, manager: VnfManager) -> int:
     print(json.dumps({"reconcile": reconcile(manager)}), flush=True)
     if manager.pool is not None:
         manager.pool.fill()
+        threading.Thread(target=refill_forever, args=(manager.pool, stop), daemon=True).start()
     scheduler = None
     if config.scheduler_interval_s > 0:
         from .scheduler import SchedulerLoop

@@ -50,8 +50,13 @@ class WarmPool:
         added = 0
         for name, target in self.config.warm_pool.items():
             image = self.catalog.get(name)
-            while len(self.ready.get(name, [])) < target:
-                self.ready.setdefault(name, []).append(self._make(image))
+            while True:
+                with self.lock:
+                    if len(self.ready.setdefault(name, [])) >= target:
+                        break
+                made = self._make(image)  # slow (docker create + start): outside the lock, claims go on
+                with self.lock:
+                    self.ready[name].append(made)
                 added += 1
         return added
 

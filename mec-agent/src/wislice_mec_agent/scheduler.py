@@ -27,13 +27,14 @@ EWMA = 0.3
 
 
 def compute_shares(loads: dict[int, float], total: int = TOTAL_SHARES, floor: int = MIN_SHARES) -> dict[int, int]:
-    """cpu.shares proportional to load (rate x cost); every vNF keeps at least ``floor``; idle node -> equal."""
+    """cpu.shares proportional to load (rate x cost), averaging ``total`` per vNF; every vNF keeps at least
+    ``floor``; an idle node gets the default ``total`` each."""
     if not loads:
         return {}
     positive = {k: max(0.0, v) for k, v in loads.items()}
     whole = sum(positive.values())
     if whole <= 0:
-        return {k: total // len(loads) for k in loads}
+        return dict.fromkeys(loads, total)
     return {k: max(floor, round(total * len(loads) * v / whole)) for k, v in positive.items()}
 
 

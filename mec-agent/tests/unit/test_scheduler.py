@@ -13,7 +13,7 @@ def test_shares_follow_rate_times_cost() -> None:
 
 
 def test_idle_node_gets_equal_shares_and_floor_applies() -> None:
-    assert compute_shares({1: 0.0, 2: 0.0}) == {1: 512, 2: 512}
+    assert compute_shares({1: 0.0, 2: 0.0}) == {1: 1024, 2: 1024}
     assert compute_shares({1: 1e9, 2: 1.0})[2] == 2
     assert compute_shares({}) == {}
 
@@ -35,3 +35,27 @@ def test_cost_estimator_measures_rate_and_ns_per_packet() -> None:
     e.add(Sample(1.0, 50_000_000, 10_000))  # 10 kpps, 5 us per packet
     assert e.rate == pytest.approx(10_000) and e.cost_ns == pytest.approx(5000)
     assert e.load == pytest.approx(10_000 * 5000)
+
+
+def test_scheduler_loop_writes_shares_and_throttle_files(tmp_path) -> None:
+    from wislice_mec_agent.scheduler import SchedulerLoop
+
+    from .conftest import Node, spec
+
+    node = Node(tmp_path)
+    head = node.manager.create(spec(instance=1, chain_position=0))
+    tail = node.manager.create(spec(instance=2, chain_position=1))
+    applied: dict[int, int] = {}
+    loop = SchedulerLoop(node.manager, 1.0, high=100, low=10, apply=lambda pid, v: applied.update({pid: v}) or True)
+    loop.step()
+    assert sorted(applied.values()) == [1024, 1024]  # no load measured yet: equal shares
+    head_dir = node.config.vnf_dir / str(head["vnf_id"])
+    (node.config.vnf_dir / str(tail["vnf_id"]) / "queue").write_text("150\n")
+    loop.step()
+    assert (head_dir / "throttle").exists()
+    (node.config.vnf_dir / str(tail["vnf_id"]) / "queue").write_text("50\n")
+    loop.step()
+    assert (head_dir / "throttle").exists()  # hysteresis: still above the low watermark
+    (node.config.vnf_dir / str(tail["vnf_id"]) / "queue").write_text("5\n")
+    loop.step()
+    assert not (head_dir / "throttle").exists()

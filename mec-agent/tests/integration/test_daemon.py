@@ -1,0 +1,116 @@
+"""The agent daemon (python -m wislice_mec_agent) against a scripted nfv-controller on loopback, with the real
+dockerd: hmac hello, syncVnfs, getVnfs, getStatistics, events, reconnect after the controller drops the link
+(the vNF is kept), delVnf, clean shutdown."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wislice_mec_agent import protocol
+
+from .conftest import RealNode
+from .test_recovery import write_config
+
+pytestmark = pytest.mark.integration
+SECRET = b"integration-secret"
+
+
+class Controller:
+    def __init__(self) -> None:
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.server.settimeout(30)
+        self.port = self.server.getsockname()[1]
+        self.conn: socket.socket | None = None
+        self.reader: Any = None
+        self.next_id = 0
+
+    def accept(self) -> dict[str, Any]:
+        self.conn, _ = self.server.accept()
+        self.conn.settimeout(30)
+        self.reader = self.conn.makefile("rb")
+        nonce = "5a" * 16
+        self.conn.sendall(protocol.encode({"type": "challenge", "version": 1, "nonce": nonce,
+                                           "controller_id": "nfv-test"}))
+        hello = self.recv()
+        assert hello["auth"]["mac"] == protocol.hmac_mac(SECRET, nonce, hello["agent_id"])
+        self.conn.sendall(protocol.encode({"type": "welcome", "controller_id": "nfv-test", "stats_interval_s": 1}))
+        return hello
+
+    def recv(self) -> dict[str, Any]:
+        return json.loads(self.reader.readline())
+
+    def call(self, method: str, params: dict[str, Any], seen: list[dict[str, Any]]) -> dict[str, Any]:
+        self.next_id += 1
+        self.conn.sendall(protocol.encode({"type": "request", "id": self.next_id, "method": method,
+                                           "params": params}))
+        while True:
+            msg = self.recv()
+            seen.append(msg)
+            if msg["type"] == "ping":
+                self.conn.sendall(protocol.encode({"type": "pong", "id": msg["id"]}))
+            if msg["type"] == "reply" and msg["id"] == self.next_id:
+                return msg
+
+    def drop(self) -> None:
+        self.reader.close()
+        self.conn.close()
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.drop()
+        self.server.close()
+
+
+def test_daemon_serves_the_controller_and_reconnects(real_node: RealNode, tmp_path: Path) -> None:
+    ctl = Controller()
+    secret = tmp_path / "secret"
+    secret.write_bytes(SECRET + b"\n")
+    cfg = write_config(real_node, tmp_path / "agent.toml")
+    with open(cfg, "a") as f:
+        f.write(f'controller = "127.0.0.1:{ctl.port}"\nsecret_file = "{secret}"\nstats_interval_s = 1.0\n')
+    log = tmp_path / "agent.log"
+    with open(log, "wb") as out:
+        agent = subprocess.Popen([sys.executable, "-m", "wislice_mec_agent", "--config", str(cfg)],
+                                 stdout=out, stderr=subprocess.STDOUT)
+    vnf = {"tenant_id": 6, "instance_id": 1, "image": "kernel-fwd", "params": {}, "cpu": 0.2, "memory_mib": 64,
+           "chain_position": 0}
+    seen: list[dict[str, Any]] = []
+    try:
+        hello = ctl.accept()
+        assert hello["role"] == "mec" and "dpdk-fwd" in hello["capabilities"]["catalog"]
+        r = ctl.call("syncVnfs", {"vnfs": [vnf]}, seen)
+        assert r["ok"] and r["result"]["created"] == [6 << 16 | 1], r
+        r = ctl.call("getVnfs", {}, seen)
+        assert r["result"]["vnfs"][0]["address"] == "0.6.0.1" and r["result"]["vnfs"][0]["state"] == "running"
+        r = ctl.call("getStatistics", {"vnf_id": 6 << 16 | 1}, seen)
+        assert r["ok"] and r["result"]["vnfs"][0]["memory_mib"] > 0
+        r = ctl.call("createVnf", {"vnf": {**vnf, "tenant_id": 70000}}, seen)
+        assert r["error"]["code"] == "bad_request"
+        while not any(m["type"] == "event" and m["event"] == "stats" for m in seen):
+            seen.append(ctl.recv())
+        ctl.drop()  # the agent must come back (backoff ~1 s) and keep the vNF through the next sync
+        ctl.accept()
+        r = ctl.call("syncVnfs", {"vnfs": [vnf]}, seen)
+        assert r["result"]["kept"] == [6 << 16 | 1] and r["result"]["created"] == [], r
+        r = ctl.call("delVnf", {"vnf_id": 6 << 16 | 1}, seen)
+        assert r["ok"], r
+        assert any(m["type"] == "event" and m["event"] == "vnfState" and m["data"]["state"] == "removed"
+                   for m in [*seen, ctl.recv()])
+    finally:
+        agent.send_signal(signal.SIGTERM)
+        try:
+            agent.wait(15)
+        except subprocess.TimeoutExpired:
+            agent.kill()
+            agent.wait()
+        ctl.close()
+    assert agent.returncode == 0, log.read_text()
+    assert not any(real_node.holdings().values())
