@@ -123,6 +123,8 @@ def agent(vm: ApVm, hostapd: Hostapd) -> Iterator[AgentRun]:
     run = AgentRun(vm, ctl, pid)
     try:
         ctl.wait_connected(timeout=60)
+        # Protocol step 4: the controller's desired state (none yet) right after the session starts.
+        assert ctl.call("syncVaps", {"vaps": []}) == {"created": [], "removed": [], "kept": [], "failed": []}
         yield run
     except BaseException:
         print(run.log())

@@ -56,6 +56,9 @@ class TestController:
         self.events: queue.Queue[Message] = queue.Queue()
         self.schema_errors: list[str] = []
         self.connected = threading.Event()
+        self.sessions = 0
+        self.sync_with_welcome: list[Message] | None = None
+        self.sync_request_id: int | None = None
         self._check = _validator()
         self._conn: socket.socket | None = None
         self._ids = itertools.count(1)
@@ -99,14 +102,25 @@ class TestController:
                 self._write(conn, {"type": "bye", "reason": "bad hmac"})
                 raise ControllerError("agent sent a wrong HMAC")
             self.hello = hello
-            self._write(conn, {"type": "welcome", "controller_id": self.controller_id,
-                               "stats_interval_s": self.stats_interval_s})
+            welcome = {"type": "welcome", "controller_id": self.controller_id,
+                       "stats_interval_s": self.stats_interval_s}
+            data = json.dumps(welcome).encode() + b"\n"
+            if self.sync_with_welcome is not None:
+                # Protocol step 4 in the same TCP write as the welcome: the agent must not lose it.
+                rid = next(self._ids)
+                self.sync_request_id = rid
+                data += json.dumps({"type": "request", "id": rid, "method": "syncVaps",
+                                    "params": {"vaps": self.sync_with_welcome}}).encode() + b"\n"
+                self.sync_with_welcome = None
+            with self._send_lock:
+                conn.sendall(data)
             self._conn = conn
-            self.connected.set()
+            self.sessions += 1
             while True:
                 msg = self._read(reader)
                 if msg is None:
                     return
+                self.connected.set()  # the agent talks: it is in its session loop
                 kind = msg.get("type")
                 if kind == "reply":
                     with self._cond:
@@ -136,6 +150,7 @@ class TestController:
     # --- test side --------------------------------------------------------------------------------------------
 
     def wait_connected(self, timeout: float = 60.0) -> Message:
+        """Until an agent has been welcomed and has sent something since (its periodic stats, a ping)."""
         if not self.connected.wait(timeout):
             raise ControllerError(f"the agent did not connect within {timeout} s")
         assert self.hello is not None
@@ -148,14 +163,10 @@ class TestController:
             raise ControllerError("no agent connected")
         rid = next(self._ids)
         self._write(conn, {"type": "request", "id": rid, "method": method, "params": params or {}})
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while rid not in self._replies:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise ControllerError(f"no reply to {method} within {timeout} s")
-                self._cond.wait(left)
-            return self._replies.pop(rid)
+        try:
+            return self.wait_reply(rid, timeout)
+        except ControllerError:
+            raise ControllerError(f"no reply to {method} within {timeout} s") from None
 
     def call(self, method: str, params: Message | None = None, timeout: float = 30.0) -> Message:
         """Like request() but expects success and returns the result."""
@@ -178,6 +189,24 @@ class TestController:
             data = ev.get("data", {})
             if ev.get("event") == name and all(data.get(k) == v for k, v in match.items()):
                 return ev
+
+    def wait_reply(self, rid: int, timeout: float = 30.0) -> Message:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while rid not in self._replies:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise ControllerError(f"no reply to request {rid} within {timeout} s")
+                self._cond.wait(left)
+            return self._replies.pop(rid)
+
+    def drop_connection(self) -> None:
+        """Close the agent's connection from this side: the agent must reconnect (with backoff)."""
+        conn = self._conn
+        self.connected.clear()
+        if conn is not None:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
 
     def drain_events(self) -> list[Message]:
         out = []
