@@ -134,3 +134,12 @@ def test_bad_input_is_422_with_field(world, patch, field):
     resp = world.call("POST", "/api/v1/tenants/1/slices", world.tenant_a, json=body)
     assert resp.status_code == 422
     assert field in resp.get_json()["errors"]["json"]
+
+
+def test_controller_down_is_502_and_nothing_recorded(world):
+    world.fake.fail_always("list_agents", 502, "unreachable")
+    resp = world.call("POST", "/api/v1/tenants/1/slices", world.tenant_a, json=slice_body())
+    assert resp.status_code == 502 and resp.get_json()["errors"]["controller_code"] == "unreachable"
+    assert world.call("GET", "/api/v1/tenants/1/slices", world.tenant_a).get_json()["slices"] == []
+    overview = world.call("GET", "/api/v1/overview", world.operator).get_json()
+    assert overview["controllers_ok"] is False
