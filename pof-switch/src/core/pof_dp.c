@@ -188,13 +188,11 @@ int pof_dp_table_mod(struct pof_dp *dp, const struct pof_table_mod *tm, struct p
             return fail(err, POFET_TABLE_MOD_FAILED, POFTMFC_TABLE_EXIST, "table exists");
         if (tm->size == 0 || tm->size > POF_TABLE_MAX_SIZE)
             return fail(err, POFET_TABLE_MOD_FAILED, POFTMFC_BAD_TABLE_SIZE, "table size must be 1-8000");
-        uint32_t key_bits = 0;
-        for (int i = 0; i < tm->match_num; i++) {
+        for (int i = 0; i < tm->match_num; i++)
             if (!field_ok(&tm->matches[i]))
                 return fail(err, POFET_BAD_MATCH, POFBMC_BAD_FIELD, "table match field invalid");
-            key_bits += (tm->matches[i].len + 7u) / 8 * 8;
-        }
-        if (key_bits > POF_KEY_MAX_BITS || (tm->table_type != POF_LINEAR && tm->match_num == 0))
+        if (pof_table_key_words(tm->matches, tm->match_num) < 0 ||
+            (tm->table_type != POF_LINEAR && tm->match_num == 0))
             return fail(err, POFET_TABLE_MOD_FAILED, POFTMFC_BAD_KEY_LEN, "key length unsupported");
         if (pof_table_init(t, tm, (uint8_t)gid) < 0)
             return fail(err, POFET_TABLE_MOD_FAILED, POFTMFC_BAD_TABLE_SIZE, "out of memory");
@@ -213,14 +211,12 @@ int pof_dp_table_mod(struct pof_dp *dp, const struct pof_table_mod *tm, struct p
 /* Packs each field's leading (len+7)/8 bytes one after another: the key layout of flows and packets. */
 static void pack_key(const struct pof_table *t, const uint8_t fields[][POF_FIELD_BYTES], struct pof_key *k)
 {
-    uint8_t raw[sizeof(struct pof_key)] = {0};
-    size_t at = 0;
+    memset(k, 0, sizeof(*k));
     for (int i = 0; i < t->match_num; i++) {
-        size_t n = (t->matches[i].len + 7u) / 8;
-        memcpy(raw + at, fields[i], n);
-        at += n;
+        k->w[t->parts[i].word] = pof_load_be64(fields[i]);
+        if (t->parts[i].len > 64)
+            k->w[t->parts[i].word + 1] = pof_load_be64(fields[i] + 8);
     }
-    memcpy(k->w, raw, sizeof(raw));
 }
 
 /* Mask of exactly len leading bits. */
@@ -573,14 +569,28 @@ static bool run_actions(struct pof_dp *dp, struct ctx *c, const struct pof_actio
     return true;
 }
 
-/* Builds the lookup key of table t from the packet; false if a field lies past the packet's end. */
+/* Builds the lookup key of table t from the packet; false if a field lies past the packet's end.
+ * Fast path: one unaligned 8-byte load per field of up to 57 bits that is not near the end of the buffer. */
 static bool packet_key(const struct ctx *c, const struct pof_table *t, struct pof_key *k)
 {
-    uint8_t fields[POF_MAX_MATCH][POF_FIELD_BYTES];
-    for (int i = 0; i < t->match_num; i++)
-        if (!read_field(c, &t->matches[i], fields[i]))
+    const uint8_t *pkt = c->off <= c->pkt->len ? c->pkt->data + c->off : NULL;
+    uint32_t pkt_bytes = pkt ? c->pkt->len - c->off : 0;
+    for (int i = 0; i < t->match_num; i++) {
+        const struct pof_key_part *p = &t->parts[i];
+        const uint8_t *src = p->from_metadata ? c->md : pkt;
+        uint32_t src_bytes = p->from_metadata ? POF_METADATA_BYTES : pkt_bytes;
+        if (p->end_bits > src_bytes * 8u)
             return false;
-    pack_key(t, (const uint8_t(*)[POF_FIELD_BYTES])fields, k);
+        if (p->shift + p->len <= 64 && src_bytes - p->byte_off >= 8) {
+            k->w[p->word] = (pof_load_be64(src + p->byte_off) << p->shift) & pof_mask64(p->len);
+        } else {
+            uint8_t tmp[POF_FIELD_BYTES + 8] = {0};
+            pof_bits_get(src, src_bytes, (uint32_t)p->byte_off * 8 + p->shift, p->len, tmp);
+            k->w[p->word] = pof_load_be64(tmp);
+            if (p->len > 64)
+                k->w[p->word + 1] = pof_load_be64(tmp + 8);
+        }
+    }
     return true;
 }
 

@@ -16,7 +16,7 @@
 #define POF_TABLES_LINEAR 20
 #define POF_TABLES_TOTAL (POF_TABLES_MM + POF_TABLES_LPM + POF_TABLES_EM + POF_TABLES_LINEAR)
 #define POF_TABLE_MAX_SIZE 8000
-#define POF_KEY_MAX_BITS 320 /* we accept keys up to 320 bits (the reference announces 160) */
+#define POF_KEY_MAX_WORDS 8 /* keys of up to 8 fields of <= 64 bits (a field over 64 bits counts twice) */
 #define POF_COUNTERS 512
 #define POF_METERS 256
 #define POF_METADATA_BYTES 32

@@ -25,10 +25,30 @@ int pof_table_init(struct pof_table *t, const struct pof_table_mod *tm, uint8_t 
     t->match_num = tm->match_num;
     memcpy(t->matches, tm->matches, sizeof(t->matches));
     memcpy(t->name, tm->name, sizeof(t->name));
-    for (int i = 0; i < tm->match_num; i++)
-        t->key_bits = (uint16_t)(t->key_bits + (tm->matches[i].len + 7) / 8 * 8);
-    t->key_words = (uint16_t)((t->key_bits + 63) / 64);
+    int word = 0;
+    for (int i = 0; i < tm->match_num; i++) {
+        const struct pof_match *m = &tm->matches[i];
+        t->parts[i] = (struct pof_key_part){
+            .from_metadata = m->field_id == POF_METADATA_FIELD,
+            .shift = (uint8_t)(m->offset % 8),
+            .word = (uint8_t)word,
+            .len = m->len,
+            .byte_off = (uint16_t)(m->offset / 8),
+            .end_bits = (uint32_t)m->offset + m->len,
+        };
+        word += m->len > 64 ? 2 : 1;
+        t->key_bits = (uint16_t)(t->key_bits + m->len);
+    }
+    t->key_words = (uint16_t)word;
     return 0;
+}
+
+int pof_table_key_words(const struct pof_match *matches, int n)
+{
+    int words = 0;
+    for (int i = 0; i < n; i++)
+        words += matches[i].len > 64 ? 2 : 1;
+    return words > POF_KEY_WORDS ? -1 : words;
 }
 
 void pof_table_free(struct pof_table *t)

@@ -8,9 +8,40 @@
 
 #include "pof_wire.h"
 
-#define POF_KEY_WORDS 5 /* 320 bits */
+#include <string.h>
 
+#define POF_KEY_WORDS 8 /* each field takes one 64-bit word (two if longer than 64 bits) */
+
+/* A lookup key: field i's bits left-aligned, as a number, in word(s) parts[i].word. */
 struct pof_key { uint64_t w[POF_KEY_WORDS]; };
+
+/* How to copy one match field into the key, worked out once when the table is created. */
+struct pof_key_part {
+    bool from_metadata;
+    uint8_t shift;       /* bit offset within the first source byte */
+    uint8_t word;        /* first key word */
+    uint16_t len;        /* bits */
+    uint16_t byte_off;   /* first source byte */
+    uint32_t end_bits;   /* offset + length: the source must be at least this long */
+};
+
+static inline uint64_t pof_load_be64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+static inline uint64_t pof_mask64(unsigned len)
+{
+    return len >= 64 ? ~0ull : len == 0 ? 0 : ~0ull << (64 - len);
+}
+
+/* Key words a table with these matches needs, or -1 if more than POF_KEY_WORDS. */
+int pof_table_key_words(const struct pof_match *matches, int n);
 
 struct pof_entry {
     struct pof_key key, mask; /* key is pre-masked */
@@ -30,6 +61,7 @@ struct pof_table {
     uint16_t key_bits, key_words;
     uint8_t match_num;
     struct pof_match matches[POF_MAX_MATCH];
+    struct pof_key_part parts[POF_MAX_MATCH];
     char name[POF_NAME_LEN];
     struct pof_entry **by_index; /* size slots */
     struct pof_entry **order;    /* MM/LPM: search order; EM: unused */

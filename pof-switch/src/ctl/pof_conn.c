@@ -165,7 +165,8 @@ void pof_conn_port_status(struct pof_conn *c, const struct sw_port *p, uint8_t r
 void pof_conn_packet_in(struct pof_conn *c, uint16_t in_port, uint8_t reason, uint8_t table_id,
                         const uint8_t *data, uint32_t len)
 {
-    if (c->state != ST_READY)
+    /* A slow controller must not cost the connection: packet-ins beyond 1 MB of backlog are dropped. */
+    if (c->state != ST_READY || c->out_len > OUT_CAP / 4)
         return;
     struct pof_msg m = {.hdr = {.type = POFT_PACKET_IN}};
     m.u.packet_in.buffer_id = 0xFFFFFFFF;

@@ -77,6 +77,14 @@ void pof_sw_fini(struct pof_sw *sw)
     memset(sw, 0, sizeof(*sw));
 }
 
+static void rebuild_active(struct pof_sw *sw)
+{
+    sw->n_active = 0;
+    for (int i = 1; i <= POF_MAX_PORTS; i++)
+        if (sw->ports[i].in_use)
+            sw->active[sw->n_active++] = (uint16_t)i;
+}
+
 struct sw_port *pof_sw_port_by_name(struct pof_sw *sw, const char *name)
 {
     for (int i = 1; i <= POF_MAX_PORTS; i++)
@@ -111,6 +119,7 @@ int pof_sw_port_add(struct pof_sw *sw, const char *name, const char *args, char 
     p->id = (uint16_t)id;
     p->enabled = sw->cfg.all_ports_enabled;
     snprintf(p->name, sizeof(p->name), "%s", name);
+    rebuild_active(sw);
     if (sw->conn)
         pof_conn_port_status(sw->conn, p, POF_PORT_REASON_ADD);
     return id;
@@ -124,10 +133,8 @@ int pof_sw_port_del(struct pof_sw *sw, const char *name, char *err, size_t errle
         return -1;
     }
     /* Queued packets for this port would be sent to a closed port: drop them first. */
-    for (int m = 0; m < POF_METERS; m++) {
-        struct sw_meter_queue *q = sw->queues[m];
-        if (!q)
-            continue;
+    for (int k = 0; k < sw->n_queues; k++) {
+        struct sw_meter_queue *q = sw->queues[sw->queue_ids[k]];
         for (uint32_t i = 0; i < q->n; i++) {
             struct sw_queued *s = &q->slot[(q->head + i) % SW_QUEUE_SLOTS];
             if (s->port == p->id)
@@ -139,6 +146,7 @@ int pof_sw_port_del(struct pof_sw *sw, const char *name, char *err, size_t errle
         pof_conn_port_status(sw->conn, p, POF_PORT_REASON_DELETE);
     sw->io->port_close(p->io);
     memset(p, 0, sizeof(*p));
+    rebuild_active(sw);
     return 0;
 }
 
@@ -177,9 +185,12 @@ static void metered_tx(struct pof_sw *sw, uint32_t meter_id, uint16_t port, stru
         enqueue_tx(sw, port, b);
         return;
     }
-    if (!q && !(q = sw->queues[meter_id] = calloc(1, sizeof(*q)))) {
-        sw->io->free(b);
-        return;
+    if (!q) {
+        if (!(q = sw->queues[meter_id] = calloc(1, sizeof(*q)))) {
+            sw->io->free(b);
+            return;
+        }
+        sw->queue_ids[sw->n_queues++] = (uint16_t)meter_id;
     }
     if (q->n == SW_QUEUE_SLOTS) {
         sw->io->free(b);
@@ -193,9 +204,10 @@ static void metered_tx(struct pof_sw *sw, uint32_t meter_id, uint16_t port, stru
 static uint32_t release_queues(struct pof_sw *sw, uint64_t now)
 {
     uint32_t sent = 0;
-    for (uint32_t m = 1; m < POF_METERS; m++) {
+    for (int k = 0; k < sw->n_queues; k++) {
+        uint16_t m = sw->queue_ids[k];
         struct sw_meter_queue *q = sw->queues[m];
-        while (q && q->n) {
+        while (q->n) {
             struct sw_queued *s = &q->slot[q->head];
             if (s->port && !pof_dp_meter_take(sw->dp, m, s->len, now))
                 break;
@@ -216,9 +228,10 @@ static uint32_t release_queues(struct pof_sw *sw, uint64_t now)
 static uint64_t next_release_ns(struct pof_sw *sw, uint64_t now)
 {
     uint64_t best = UINT64_MAX;
-    for (uint32_t m = 1; m < POF_METERS; m++) {
+    for (int k = 0; k < sw->n_queues; k++) {
+        uint16_t m = sw->queue_ids[k];
         struct sw_meter_queue *q = sw->queues[m];
-        if (q && q->n) {
+        if (q->n) {
             uint64_t w = pof_dp_meter_wait_ns(sw->dp, m, q->slot[q->head].len, now);
             if (w < best)
                 best = w;
@@ -255,10 +268,8 @@ uint32_t pof_sw_poll_once(struct pof_sw *sw, uint64_t now)
 {
     uint32_t total = release_queues(sw, now);
     struct pof_io_buf *bufs[SW_BURST];
-    for (int i = 1; i <= POF_MAX_PORTS; i++) {
-        struct sw_port *p = &sw->ports[i];
-        if (!p->in_use)
-            continue;
+    for (int i = 0; i < sw->n_active; i++) {
+        struct sw_port *p = &sw->ports[sw->active[i]];
         uint16_t n = sw->io->rx(p->io, bufs, p->latency_mode ? 1 : SW_BURST);
         p->rx_packets += n;
         total += n;
@@ -269,9 +280,8 @@ uint32_t pof_sw_poll_once(struct pof_sw *sw, uint64_t now)
                 forward(sw, p, bufs[k], now);
         }
     }
-    for (int i = 1; i <= POF_MAX_PORTS; i++)
-        if (sw->ports[i].in_use)
-            flush_port(sw, &sw->ports[i]);
+    for (int i = 0; i < sw->n_active; i++)
+        flush_port(sw, &sw->ports[sw->active[i]]);
     return total;
 }
 
@@ -312,8 +322,8 @@ void pof_sw_packet_out(struct pof_sw *sw, const struct pof_packet_out *po)
 
 static bool any_latency_port(const struct pof_sw *sw)
 {
-    for (int i = 1; i <= POF_MAX_PORTS; i++)
-        if (sw->ports[i].in_use && sw->ports[i].latency_mode)
+    for (int i = 0; i < sw->n_active; i++)
+        if (sw->ports[sw->active[i]].latency_mode)
             return true;
     return false;
 }

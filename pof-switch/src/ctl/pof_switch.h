@@ -48,6 +48,10 @@ struct pof_sw {
     struct pof_dp *dp;
     struct sw_port ports[POF_MAX_PORTS + 1]; /* index = port id */
     struct sw_meter_queue *queues[POF_METERS];
+    uint16_t queue_ids[POF_METERS];          /* meters that have a shaping queue, so rounds skip the rest */
+    uint16_t n_queues;
+    uint16_t active[POF_MAX_PORTS];          /* ids of ports in use, in id order */
+    uint16_t n_active;
     struct pof_conn *conn;
     struct pof_mgmt *mgmt;
     uint32_t idle_rounds;

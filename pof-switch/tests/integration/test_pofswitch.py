@@ -4,9 +4,11 @@ forwarding, rewriting, metering, counters, PACKET_IN, port hot-plug, malformed m
 from __future__ import annotations
 
 import json
+import os
 import socket
 import struct
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -196,3 +198,30 @@ def test_handshake_out_of_order_makes_it_reconnect(processes: Any, controller: C
     controller.accept(timeout=10)  # it dials again after its backoff
     ports = controller.handshake()
     assert list(ports) == ["s1"] and ports["s1"]["of_enable"] == 0
+
+
+def test_dpdk_backend_forwards_on_veths(processes: Any, controller: Controller, hosts: list[Host], hugepages: Any,
+                                        tmp_path: Any) -> None:
+    """The DPDK build with net_af_packet ports: the same program forwards pings, ports are hot-added."""
+    binary = Path(os.environ.get("POFSWITCH_BUILD", Path(__file__).resolve().parents[2] / "build")) / "pofswitch"
+    if not binary.exists():
+        pytest.skip("pofswitch (DPDK) not built")
+    mgmt = tmp_path / "mgmt.sock"
+    argv = [str(binary), "-l", "1", "--in-memory", "--huge-dir", str(hugepages.mount), "--no-pci",
+            "--file-prefix", f"poftest{os.getpid()}", "--no-telemetry", "--",
+            "--controller", f"127.0.0.1:{controller.port}", "--mgmt", str(mgmt)]
+    for i, h in enumerate(hosts[:2], 1):
+        argv += ["--port", f"s{i}=net_af_packet{i},iface={h.switch_if}"]
+    processes.start(argv, log_name="pofswitch-dpdk")
+    controller.accept(timeout=20)
+    ports = controller.handshake()
+    sw = Switch(None, mgmt, ports)
+    assert sw.mgmt_cmd(f"port-add s3 net_af_packet3,iface={hosts[2].switch_if}") == "OK 3"
+    sw.ports["s3"] = controller.recv("PORT_STATUS", where=lambda m: m["body"]["port"]["name"] == "s3")["body"]["port"]
+    for p in sw.ports.values():
+        controller.enable_port(p)
+    program(controller, sw, hosts)
+    assert ping(hosts[0], hosts[1].ip) and ping(hosts[0], hosts[2].ip)
+    assert controller.counter(COUNTER_H2)["packets"] >= 3
+    assert sw.mgmt_cmd("port-del s3") == "OK"
+    assert not ping(hosts[0], hosts[2].ip, count=2)
