@@ -96,6 +96,7 @@ class Agent:
         self.stats_interval = cfg.stats_interval_s
         self.hostapd = HostapdControl(cfg.hostapd_global, cfg.client_dir)
         self.events: CtrlConnection | None = None
+        self.events_retry_at = 0.0
         self._attach_events()
         radios = [discover(r, self.hostapd) for r in cfg.radios]
         shaper = shaper or make_shaper(cfg.shaping)
@@ -115,8 +116,9 @@ class Agent:
             conn.attach()
             self.events = conn
         except CtrlError as e:
-            log.warning("hostapd events unavailable: %s", e)
+            log.warning("hostapd events unavailable (retrying in 5 s): %s", e)
             self.events = None
+            self.events_retry_at = time.monotonic() + 5
 
     def _drain_hostapd(self) -> None:
         if self.events is None:
@@ -169,6 +171,8 @@ class Agent:
 
     def _poll(self, timeout: float) -> list[dict[str, Any]]:
         """Wait up to timeout for controller lines or hostapd events; handles the events, returns decoded lines."""
+        if self.events is None and time.monotonic() >= self.events_retry_at:
+            self._attach_events()
         fds: list[Any] = [self.events] if self.events is not None else []
         if self.link is not None:
             fds.append(self.link)

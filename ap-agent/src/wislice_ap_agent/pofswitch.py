@@ -73,9 +73,24 @@ class PofSwitchMgmt:
             raise SwitchError(f"pof-switch refused {line.split(' ', 1)[0]}: {reply or 'no reply'}")
         return reply
 
+    def port_of(self, ifname: str) -> int | None:
+        """The port id of an attached netdev, from ``ports`` -> ``OK <id>:<name>:<enabled>:<rx>:<tx> ...``."""
+        for entry in self.command("ports").split()[1:]:
+            fields = entry.split(":")
+            if len(fields) >= 2 and fields[1] == ifname and fields[0].isdigit():
+                return int(fields[0])
+        return None
+
     def attach(self, ifname: str) -> int | None:
         V.string(ifname, "ifname", V.IFNAME)
-        reply = self.command(f"port-add {ifname} {self.args_template.format(ifname=ifname)}")
+        try:
+            reply = self.command(f"port-add {ifname} {self.args_template.format(ifname=ifname)}")
+        except SwitchError as e:
+            # Already a port (an agent restart adopting its running vAPs): report the existing number.
+            port = self.port_of(ifname) if f"port {ifname} exists" in str(e) else None
+            if port is None:
+                raise
+            return port
         parts = reply.split()
         if len(parts) != 2 or not parts[1].isdigit() or not 1 <= int(parts[1]) <= 65535:
             raise SwitchError(f"pof-switch returned no valid port number: {reply!r}")

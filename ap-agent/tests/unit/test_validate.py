@@ -8,6 +8,8 @@ from support.controller import VALIDATOR
 
 from wislice_ap_agent import validate as V
 
+assert VALIDATOR is not None, "the fast tier needs jsonschema (spec/deps/requirements.txt)"
+
 VECTORS = Path(__file__).resolve().parents[3] / "spec" / "agent" / "vectors"
 VALID = sorted((VECTORS / "valid").glob("*.json"))
 INVALID = sorted((VECTORS / "invalid").glob("*.json"))
