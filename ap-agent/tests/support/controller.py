@@ -86,6 +86,11 @@ class Session:
             self.events.remove(ev)
             return ev
 
+    def discard(self, name: str) -> None:
+        """Forget received events of this kind (so a later wait_event sees only new ones)."""
+        with self.cond:
+            self.events = [e for e in self.events if e["event"] != name]
+
     def wait_closed(self, timeout: float = 10.0) -> bool:
         with self.cond:
             return self.cond.wait_for(lambda: self.closed, timeout)
