@@ -48,6 +48,8 @@ class Session:
         self.replies: dict[int, dict[str, Any]] = {}
         self.events: list[dict[str, Any]] = []
         self.pings = 0
+        self.pongs: list[int] = []
+        self.answer_pings = True
         self.closed = False
         self.schema_errors: list[str] = []
         self.thread = threading.Thread(target=self._read_loop, daemon=True)
@@ -114,7 +116,10 @@ class Session:
                         self.events.append(msg)
                     elif msg.get("type") == "ping":
                         self.pings += 1
-                        self.send({"type": "pong", "id": msg["id"]})
+                        if self.answer_pings:
+                            self.send({"type": "pong", "id": msg["id"]})
+                    elif msg.get("type") == "pong":
+                        self.pongs.append(msg["id"])
                     self.cond.notify_all()
         except (OSError, ValueError):
             pass

@@ -104,6 +104,7 @@ def test_bad_requests_get_error_replies_and_the_session_survives(run_agent, cont
     assert fake_hostapd.commands_named("ADD") == []
     s.send({"type": "ping", "id": 77})
     assert s.request("getVaps")["result"] == {"vaps": []}
+    assert s.pongs == [77]
     assert s.schema_errors == []
 
 
@@ -124,6 +125,15 @@ def test_overlong_line_closes_connection(run_agent, controller):
         s.send_raw(b"{" + b" " * (1 << 20) + b"\n")
     assert s.wait_closed(10)
     controller.next_session()
+
+
+def test_silent_controller_is_dropped_and_redialled(run_agent, controller, monkeypatch):
+    monkeypatch.setattr(agent_mod, "SILENCE_LIMIT_S", 1.5)
+    run_agent(controller)
+    s = controller.next_session()
+    s.answer_pings = False  # the controller hangs: the agent hears nothing more
+    assert s.wait_closed(8)
+    assert controller.next_session().request("getVaps")["ok"]
 
 
 def test_wrong_secret_gets_bye_and_retries(run_agent, controller):
