@@ -51,6 +51,18 @@ def refill_forever(pool: WarmPool, stop: threading.Event, every_s: float = 1.0) 
             log.warning("warm pool refill: %s", exc)
 
 
+def reconcile_forever(manager: VnfManager, stop: threading.Event, every_s: float) -> None:
+    """Converge again now and then: a dockerd restart or a switch restart while the agent runs is repaired
+    without waiting for the agent's own restart."""
+    while not stop.wait(every_s):
+        try:
+            report = reconcile(manager)
+            if any(report[k] for k in ("rebuilt", "rolled_back", "failed", "removed_containers", "removed_links")):
+                print(json.dumps({"reconcile": report}), flush=True)
+        except Exception as exc:
+            log.warning("reconcile: %s", exc)
+
+
 def serve(config: AgentConfig, manager: VnfManager) -> int:
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -59,6 +71,9 @@ def serve(config: AgentConfig, manager: VnfManager) -> int:
     if manager.pool is not None:
         manager.pool.fill()
         threading.Thread(target=refill_forever, args=(manager.pool, stop), daemon=True).start()
+    if config.reconcile_interval_s > 0:
+        threading.Thread(target=reconcile_forever, args=(manager, stop, config.reconcile_interval_s),
+                         daemon=True).start()
     scheduler = None
     if config.scheduler_interval_s > 0:
         from .scheduler import SchedulerLoop

@@ -30,6 +30,7 @@ class AgentConfig:
     secret_file: str = ""  # shared secret for hmac-sha256 auth
     stats_interval_s: float = 10.0
     warm_pool: dict[str, int] = field(default_factory=dict)  # catalog image -> warm containers kept ready
+    reconcile_interval_s: float = 15.0  # periodic convergence while running; 0 = only at start
     scheduler_interval_s: float = 0.0  # > 0 enables the NFVnice-style CPU-share scheduler
 
     def __post_init__(self) -> None:

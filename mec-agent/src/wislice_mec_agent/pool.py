@@ -38,12 +38,18 @@ class WarmPool:
         self.runtime = runtime
         self.ready: dict[str, list[Claimed]] = {name: [] for name in config.warm_pool}
         self.lock = threading.Lock()
+        self.making: set[str] = set()  # names being created right now (not yet in ready)
         self.counter = itertools.count(int(time.time() * 1000) % 1_000_000)
 
     def claim(self, image: str) -> Claimed | None:
         with self.lock:
             slots = self.ready.get(image)
             return slots.pop() if slots else None
+
+    def owned_names(self) -> set[str]:
+        """Container names (and config dir names) the pool holds or is making: not orphans."""
+        with self.lock:
+            return {Path(c.config_dir).name for cs in self.ready.values() for c in cs} | set(self.making)
 
     def fill(self) -> int:
         """Create and start containers until every image has its target count; returns how many were added."""
@@ -57,12 +63,15 @@ class WarmPool:
                 made = self._make(image)  # slow (docker create + start): outside the lock, claims go on
                 with self.lock:
                     self.ready[name].append(made)
+                    self.making.discard(Path(made.config_dir).name)
                 added += 1
         return added
 
     def _make(self, image: object) -> Claimed:
         name = f"{POOL_PREFIX}{self.config.agent_id.replace(':', '_')}-{image.name}-{next(self.counter)}"
         cdir = self.config.pool_dir / name
+        with self.lock:
+            self.making.add(name)
         cdir.mkdir(parents=True, exist_ok=False)
         kernel = image.vnf_class == "kernel"
         try:
@@ -81,6 +90,8 @@ class WarmPool:
                 raise
         except BaseException:
             shutil.rmtree(cdir, ignore_errors=True)
+            with self.lock:
+                self.making.discard(name)
             raise
         return Claimed(container_id=cid, pid=pid, config_dir=str(cdir))
 

@@ -70,7 +70,8 @@ def _rebuild(m: VnfManager, rec: VnfRecord, report: dict[str, Any]) -> None:
 
 def _remove_orphans(m: VnfManager, report: dict[str, Any]) -> None:
     records = m.store.all()
-    names = {r.container_name for r in records}
+    pooled = m.pool.owned_names() if m.pool is not None else set()  # pool container name == its dir name
+    names = {r.container_name for r in records} | pooled
     ids = {r.container_id for r in records if r.container_id}
     for c in m.runtime.list(m.config.agent_id):
         if c.name not in names and c.id not in ids:
@@ -85,7 +86,7 @@ def _remove_orphans(m: VnfManager, report: dict[str, Any]) -> None:
         for name in m.switch.ports():
             if name.startswith(m.config.veth_prefix) and name not in ports and m.switch.remove(name):
                 report["removed_ports"].append(name)
-    dirs = {str(Path(r.config_dir)) for r in records}
+    dirs = {str(Path(r.config_dir)) for r in records} | {str(m.config.pool_dir / n) for n in pooled}
     for parent in (m.config.vnf_dir, m.config.pool_dir):
         if parent.is_dir():
             for d in parent.iterdir():

@@ -75,3 +75,20 @@ def test_duplicate_instance_is_refused_and_the_first_keeps_working(real_node: Re
     real_node.ping("0.1.0.4", count=1)
     real_node.manager.delete(state["vnf_id"])
     assert not any(real_node.holdings().values())
+
+
+def test_scheduler_writes_cpu_shares_into_the_vnf_cgroups(real_node: RealNode) -> None:
+    from wislice_mec_agent import cgroups
+    from wislice_mec_agent.scheduler import SchedulerLoop
+
+    states = [real_node.manager.create(kspec(i, chain_position=i - 10)) for i in (10, 11)]
+    loop = SchedulerLoop(real_node.manager, 1.0)
+    shares = loop.step()
+    for s in states:
+        rec = real_node.manager.store.get(s["vnf_id"])
+        pid = real_node.runtime.inspect(rec.container_id).pid
+        assert cgroups.get_cpu_shares(pid) == shares[s["vnf_id"]]
+    assert cgroups.set_cpu_shares(pid, 300) and cgroups.get_cpu_shares(pid) == 300
+    for s in states:
+        real_node.manager.delete(s["vnf_id"])
+    assert not any(real_node.holdings().values())

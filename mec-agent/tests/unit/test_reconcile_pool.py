@@ -112,3 +112,14 @@ def test_record_round_trip(node: Node) -> None:
     node.manager.store.put(rec)
     got = node.manager.store.get(65538)
     assert got is not None and got.spec == rec.spec and got.ports == rec.ports
+
+
+def test_periodic_reconcile_keeps_the_live_pool(tmp_path) -> None:
+    n = Node(tmp_path, warm_pool={"kernel-fwd": 2})
+    pool = WarmPool(n.config, n.catalog, n.runtime)
+    pool.fill()
+    n.manager = n.new_manager(pool=pool)
+    n.manager.create(spec())
+    report = reconcile(n.manager)
+    assert report["removed_containers"] == [] and report["removed_dirs"] == [] and report["adopted"] == [65538]
+    assert len(pool.ready["kernel-fwd"]) == 1 and len(n.runtime.containers) == 2
