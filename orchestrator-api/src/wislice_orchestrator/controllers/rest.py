@@ -27,12 +27,16 @@ class RestControllers(Controllers):
         except requests.RequestException as exc:
             raise ControllerError(502, "unreachable", f"{method} {path}: {exc}") from exc
         if resp.status_code >= 400:
-            code, message = "internal", resp.text[:300]
+            fallback = "not_found" if resp.status_code == 404 else "internal"
             try:
                 err = resp.json()
-                code, message = str(err.get("code", code)), str(err.get("message", message))
-            except ValueError:
-                pass
+                # ONOS's own errors carry a numeric code; the contract's carry a word.
+                code = err.get("code") if isinstance(err.get("code"), str) else fallback
+                message = str(err.get("message", ""))
+            except (ValueError, AttributeError):
+                # Not the contract's JSON error: Jetty's HTML page, e.g. a path no installed ONOS app serves.
+                code = fallback
+                message = f"HTTP {resp.status_code} without a JSON error (is the ONOS app installed?)"
             raise ControllerError(resp.status_code, code, f"{method} {path}: {message}")
         if resp.status_code == 204 or not resp.content:
             return None
