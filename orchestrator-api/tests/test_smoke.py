@@ -20,3 +20,27 @@ def test_create_and_delete_slice(world):
     assert resp.status_code == 202
     assert world.call("GET", resp.headers["Location"], world.tenant_a).get_json()["status"] == "succeeded"
     assert world.fake.resources() == {"vaps": [], "vnfs": [], "paths": []}
+
+
+def test_worker_thread_runs_operations_and_metrics_count_them(tmp_path):
+    import time
+
+    from orch_helpers import make_world
+
+    w = make_world(tmp_path, START_WORKER=True)
+    try:
+        resp = w.call("POST", "/api/v1/tenants/1/slices", w.tenant_a, json=slice_body())
+        assert resp.status_code == 202
+        deadline = time.monotonic() + 20
+        op = resp.get_json()
+        while op["status"] in ("pending", "running") and time.monotonic() < deadline:
+            time.sleep(0.02)
+            op = w.call("GET", resp.headers["Location"], w.tenant_a).get_json()
+        assert op["status"] == "succeeded"
+        text = w.client.get("/metrics").get_data(as_text=True)
+        assert 'wislice_operations_total{kind="create_slice",status="succeeded"} 1.0' in text
+        assert 'wislice_slices{status="active"} 1.0' in text
+        assert 'wislice_operation_seconds_count{kind="create_slice"} 1.0' in text
+    finally:
+        w.service.runner.stop()
+        w.app.extensions["wislice_engine"].dispose()
