@@ -94,7 +94,7 @@ public class PofDeviceProvider extends AbstractProvider implements DeviceProvide
                 .build();
         // curr_speed is in kbps on the wire; ONOS counts Mbps.
         return DefaultPortDescription.builder()
-                .withPortNumber(PortNumber.portNumber(p.portId, p.name))
+                .withPortNumber(PortNumber.portNumber(p.portId))
                 .isEnabled(p.ofEnable != 0)
                 .type(Port.Type.COPPER)
                 .portSpeed(p.currSpeed / 1000)
@@ -114,7 +114,10 @@ public class PofDeviceProvider extends AbstractProvider implements DeviceProvide
 
     @Override
     public void roleChanged(DeviceId deviceId, MastershipRole newRole) {
-        // One controller per switch connection: the node holding the connection is master.
+        // POF has no role request: the node holding the switch connection is its master, so confirm the role.
+        if (providerService != null) {
+            providerService.receivedRoleReply(deviceId, newRole, newRole);
+        }
     }
 
     @Override

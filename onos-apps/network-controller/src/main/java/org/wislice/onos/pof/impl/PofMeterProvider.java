@@ -59,6 +59,8 @@ public class PofMeterProvider extends AbstractProvider implements MeterProvider 
     /** METER_MOD xids until their barrier, and those the switch answered with ERROR (keyed "device/xid"). */
     private final Map<String, MeterOperation> inflight = new ConcurrentHashMap<>();
     private final Set<String> refused = ConcurrentHashMap.newKeySet();
+    /** Meters ("device/id") an ADD was sent for and not deleted since. */
+    private final Set<String> sent = ConcurrentHashMap.newKeySet();
 
     public PofMeterProvider() {
         super(PofDeviceProvider.PID);
@@ -98,6 +100,16 @@ public class PofMeterProvider extends AbstractProvider implements MeterProvider 
         PofBody.MeterMod mod;
         try {
             mod = toMeterMod(op);
+            // ONOS re-sends ADD for a meter still pending when another one is confirmed: once a meter is on
+            // (or on its way to) the switch, ADD becomes MODIFY, which the switch accepts as the same meter.
+            String meterKey = deviceId + "/" + meter.id();
+            if (mod.command == PofBody.MeterMod.ADD && !sent.add(meterKey)) {
+                mod.command = PofBody.MeterMod.MODIFY;
+            } else if (mod.command == PofBody.MeterMod.DELETE) {
+                // Stop reporting it at once: a push from another meter's barrier must not call it ADDED again.
+                sent.remove(meterKey);
+                meters.remove(meter.id());
+            }
         } catch (IllegalArgumentException e) {
             log.warn("{}: meter {} refused: {}", deviceId, meter.id(), e.getMessage());
             providerService.meterOperationFailed(op, MeterFailReason.BAD_BAND);
@@ -185,6 +197,7 @@ public class PofMeterProvider extends AbstractProvider implements MeterProvider 
         @Override
         public void switchAdded(DeviceId id, PofSession session) {
             installed.put(id, new ConcurrentHashMap<>());
+            sent.removeIf(k -> k.startsWith(id + "/"));
             long meterNum = session.resources() == null ? 256 : Math.min(session.resources().meterNum, 256);
             providerService.pushMeterFeatures(id, DefaultMeterFeatures.builder()
                     .forDevice(id)
@@ -202,6 +215,7 @@ public class PofMeterProvider extends AbstractProvider implements MeterProvider 
         @Override
         public void switchRemoved(DeviceId id) {
             installed.remove(id);
+            sent.removeIf(k -> k.startsWith(id + "/"));
         }
 
         @Override

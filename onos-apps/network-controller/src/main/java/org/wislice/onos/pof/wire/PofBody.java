@@ -89,6 +89,11 @@ public abstract class PofBody {
             Wire.putCstr(b, off + 16, string, 256, "error string");
         }
 
+        @Override
+        public String toString() {
+            return "ERROR(type " + type + ", code " + code + ": " + string + ")";
+        }
+
         static Error read(ByteBuffer b, int off, int len) {
             need("ERROR", len, SIZE);
             Error e = new Error();

@@ -76,6 +76,12 @@ public class PofProvidersTest {
         sw = new FakeSwitch(port, 1, 2);
         sw.handshake();
         assertEquals("connected " + DEV, devices.events.poll(5, TimeUnit.SECONDS));
+        // Listeners run in registration order (device, flow, meter): once the meter provider has pushed the
+        // switch's meter features, every provider knows the switch.
+        long until = System.currentTimeMillis() + 5000;
+        while (meters.features.get(DEV) == null && System.currentTimeMillis() < until) {
+            Thread.sleep(10);
+        }
     }
 
     @After
@@ -180,10 +186,6 @@ public class PofProvidersTest {
 
     @Test
     public void meterBecomesPofMeterAndIsPushedAdded() throws Exception {
-        long until = System.currentTimeMillis() + 5000;
-        while (meters.features.get(DEV) == null && System.currentTimeMillis() < until) {
-            Thread.sleep(10);
-        }
         assertNotNull("meter features from the RESOURCE_REPORT", meters.features.get(DEV));
         assertEquals(255, meters.features.get(DEV).maxMeter());
         Band band = DefaultBand.builder().ofType(Band.Type.DROP).withRate(5000).burstSize(0).build();

@@ -1,0 +1,100 @@
+"""The network controller in the real ONOS runtime driving real pofswitch processes.
+
+Topology: h1 (netns) -- sw1 (dev 1) == link == sw2 (dev 2) -- h2 (netns); pofswitch-afp on the host ends.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import offloads_off, start_pofswitch
+
+pytestmark = pytest.mark.integration
+
+SW1, SW2 = "pof:00000001", "pof:00000002"
+
+
+def flows_of(onos: Any, dev: str) -> list[dict]:
+    """ONOS answers 404 "Device is not found" for a device without flows."""
+    code, body = onos.request("GET", f"/onos/v1/flows/{dev}")
+    if code == 404:
+        return []
+    assert code == 200, body
+    return body["flows"]
+
+
+def ping(ns: Any, ip: str, count: int = 3) -> bool:
+    return ns.exec(["ping", "-c", str(count), "-i", "0.2", "-W", "1", ip], check=False,
+                   capture_output=True).returncode == 0
+
+
+@pytest.fixture
+def two_switches(onos: Any, netns: Any, veth: Any, processes: Any, pofswitch_binary: Path,
+                 tmp_path: Path) -> tuple[Any, Any]:
+    h1, h2 = netns("h1"), netns("h2")
+    e1 = veth(h1, None, addr_a="10.77.0.1/24")
+    e2 = veth(h2, None, addr_a="10.77.0.2/24")
+    link = veth(None, None)
+    for ns, ifname in ((h1, e1.a), (None, e1.b), (h2, e2.a), (None, e2.b), (None, link.a), (None, link.b)):
+        offloads_off(ns, ifname)
+    start_pofswitch(processes, pofswitch_binary, tmp_path, 1, [e1.b, link.a])
+    start_pofswitch(processes, pofswitch_binary, tmp_path, 2, [link.b, e2.b])
+
+    def both_up() -> bool:
+        devices = {d["id"]: d for d in onos.get("/onos/v1/devices")["devices"]}
+        return all(devices.get(d, {}).get("available") for d in (SW1, SW2))
+
+    onos.wait_for("both switches available in ONOS", both_up)
+    yield h1, h2
+    for sid in [s["slice_id"] for s in onos.get("/onos/pof/slices")["slices"]]:
+        onos.request("DELETE", f"/onos/pof/slices/{sid}")
+
+
+def test_switches_ports_flows_meters_and_slice_forwarding(onos: Any, two_switches: tuple[Any, Any]) -> None:
+    h1, h2 = two_switches
+    # Devices and ports through ONOS REST, the contract's view and the CLI.
+    for dev in (SW1, SW2):
+        ports = [p for p in onos.get(f"/onos/v1/devices/{dev}/ports")["ports"] if p["port"] != "local"]
+        assert sorted(p["port"] for p in ports) == ["1", "2"], ports
+        assert all(p["isEnabled"] for p in ports)
+    switches = {s["device_id"]: s for s in onos.get("/onos/pof/switches")["switches"]}
+    assert switches[SW1]["connected"] and [p["name"] for p in switches[SW1]["ports"]] == ["s1", "s2"]
+    cli = onos.cli("onos:devices", "onos:pof-switches")
+    assert SW1 in cli and SW2 in cli and "driver=wislice-pof" in cli, cli
+
+    # Nothing forwards before the slice exists: the switches drop what no flow matches.
+    assert not ping(h1, "10.77.0.2", count=2)
+
+    hops = [{"device_id": SW1, "in_port": 1, "out_port": 2}, {"device_id": SW2, "in_port": 1, "out_port": 2}]
+    code, sl = onos.request("POST", "/onos/pof/slices",
+                            {"slice_id": "it-slice", "tenant_id": 7, "rate_kbps": 50000, "hops": hops})
+    assert code == 201, sl
+    assert 1 <= sl["tag"] <= 0xFFFF and len(sl["meters"]) == 4
+
+    # ONOS REST shows meter ids in hex.
+    slice_meters = {(m["device_id"], m["meter_id"]) for m in sl["meters"]}
+    for dev in (SW1, SW2):
+        flows = flows_of(onos, dev)
+        ours = [f for f in flows if f["appId"] == "org.wislice.pof"]
+        assert len(ours) == 2 and all(f["state"] == "ADDED" for f in ours), flows
+        meters = [m for m in onos.get(f"/onos/v1/meters/{dev}")["meters"] if (dev, int(m["id"], 16)) in slice_meters]
+        assert len(meters) == 2 and all(m["state"] == "ADDED" for m in meters), meters
+        assert all(m["bands"][0]["rate"] == 50000 and m["unit"] == "KB_PER_SEC" for m in meters)
+    assert "it-slice" in onos.cli("onos:pof-slices")
+
+    assert ping(h1, "10.77.0.2"), "slice path does not forward h1 -> h2 and back"
+
+    # A bad request changes nothing.
+    code, err = onos.request("POST", "/onos/pof/slices", {"slice_id": "bad", "tenant_id": 7, "hops": [
+        {"device_id": SW1, "in_port": 1, "out_port": 9}]})
+    assert code == 400 and err["code"] == "bad_request", err
+
+    code, _ = onos.request("DELETE", "/onos/pof/slices/it-slice")
+    assert code == 204
+    onos.wait_for("slice flows gone", lambda: not [
+        f for d in (SW1, SW2) for f in flows_of(onos, d) if f["appId"] == "org.wislice.pof"])
+    onos.wait_for("slice meters gone", lambda: not [
+        m for d in (SW1, SW2) for m in onos.get(f"/onos/v1/meters/{d}")["meters"] if (d, int(m["id"], 16)) in slice_meters])
+    assert not ping(h1, "10.77.0.2", count=2)
