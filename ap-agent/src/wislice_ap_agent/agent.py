@@ -37,6 +37,7 @@ SILENCE_LIMIT_S = 30.0
 HANDSHAKE_TIMEOUT_S = 10.0
 BACKOFF_MIN_S = 1.0
 BACKOFF_MAX_S = 30.0
+HOSTAPD_CHECK_S = 5.0
 
 
 class Refused(Exception):
@@ -96,7 +97,8 @@ class Agent:
         self.stats_interval = cfg.stats_interval_s
         self.hostapd = HostapdControl(cfg.hostapd_global, cfg.client_dir)
         self.events: CtrlConnection | None = None
-        self.events_retry_at = 0.0
+        self.hostapd_checked_at = time.monotonic()
+        self.hostapd_generation = 0
         self._attach_events()
         radios = [discover(r, self.hostapd) for r in cfg.radios]
         shaper = shaper or make_shaper(cfg.shaping)
@@ -110,15 +112,18 @@ class Agent:
 
     # ---- hostapd events --------------------------------------------------------------------------------------
 
-    def _attach_events(self) -> None:
+    def _attach_events(self, recover: bool = False) -> None:
         try:
             conn = CtrlConnection(self.cfg.hostapd_global, self.cfg.client_dir)
             conn.attach()
             self.events = conn
+            if recover:
+                restored = self.vaps.recover()
+                if restored:
+                    log.warning("hostapd had lost vAPs %s: added again", ", ".join(restored))
         except CtrlError as e:
-            log.warning("hostapd events unavailable (retrying in 5 s): %s", e)
+            log.warning("hostapd events unavailable (retrying): %s", e)
             self.events = None
-            self.events_retry_at = time.monotonic() + 5
 
     def _drain_hostapd(self) -> None:
         if self.events is None:
@@ -129,13 +134,25 @@ class Agent:
             except OSError as e:
                 log.warning("hostapd event socket failed (%s); re-attaching", e)
                 self.events.close()
-                self._attach_events()
+                self.events = None
                 return
             if line is None:
                 return
             ev = parse_event(line)
             if ev is not None:
                 self.vaps.on_event(ev)
+
+    def _check_hostapd(self) -> None:
+        """A restarted hostapd is invisible on the event socket (datagrams just stop): PING it, and when the
+        request connection had to reconnect, attach again and restore the vAPs it lost."""
+        self.hostapd_checked_at = time.monotonic()
+        if not self.hostapd.ping():
+            return
+        if self.events is None or self.hostapd.generation != self.hostapd_generation:
+            self.hostapd_generation = self.hostapd.generation
+            if self.events is not None:
+                self.events.close()
+            self._attach_events(recover=True)
 
     # ---- sending ---------------------------------------------------------------------------------------------
 
@@ -171,8 +188,8 @@ class Agent:
 
     def _poll(self, timeout: float) -> list[dict[str, Any]]:
         """Wait up to timeout for controller lines or hostapd events; handles the events, returns decoded lines."""
-        if self.events is None and time.monotonic() >= self.events_retry_at:
-            self._attach_events()
+        if time.monotonic() - self.hostapd_checked_at >= HOSTAPD_CHECK_S:
+            self._check_hostapd()
         fds: list[Any] = [self.events] if self.events is not None else []
         if self.link is not None:
             fds.append(self.link)

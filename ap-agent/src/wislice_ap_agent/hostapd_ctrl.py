@@ -30,6 +30,10 @@ class CtrlTimeout(CtrlError):
     pass
 
 
+class CtrlGone(CtrlError):
+    """The socket's peer is gone (hostapd exited or restarted): reconnecting may help."""
+
+
 def default_client_dir() -> str:
     # /run is root-only and not world-writable, unlike /tmp (wpaspy's mistake); fall back for unprivileged tests.
     for d in ("/run/wislice-ap-agent", os.path.join(tempfile.gettempdir(), f"wislice-ap-agent-{os.getuid()}")):
@@ -109,7 +113,7 @@ class CtrlConnection:
             except (BlockingIOError, InterruptedError):
                 self._wait(deadline, write=True)
             except OSError as e:
-                raise CtrlError(f"send to {self.path} failed: {e.strerror or e}") from e
+                raise CtrlGone(f"send to {self.path} failed: {e.strerror or e}") from e
 
     def _recv(self, deadline: float) -> str:
         while True:
@@ -118,7 +122,7 @@ class CtrlConnection:
             except (BlockingIOError, InterruptedError):
                 self._wait(deadline)
             except OSError as e:
-                raise CtrlError(f"receive from {self.path} failed: {e.strerror or e}") from e
+                raise CtrlGone(f"receive from {self.path} failed: {e.strerror or e}") from e
 
     def _wait(self, deadline: float, write: bool = False) -> None:
         left = deadline - time.monotonic()
@@ -188,6 +192,7 @@ class HostapdControl:
         self.client_dir = client_dir
         self.timeout = timeout
         self.conn = CtrlConnection(global_path, client_dir, timeout)
+        self.generation = 0  # counts reconnects: a change means hostapd restarted
 
     def close(self) -> None:
         self.conn.close()
@@ -195,7 +200,14 @@ class HostapdControl:
     def raw(self, command: str, ifname: str | None = None, timeout: float | None = None) -> str:
         if ifname is not None:
             command = f"IFNAME={ifname} {command}"
-        return self.conn.request(command, timeout)
+        try:
+            return self.conn.request(command, timeout)
+        except CtrlGone:
+            # hostapd restarted: its socket is a new inode; connect again once and retry.
+            self.conn.close()
+            self.conn = CtrlConnection(self.global_path, self.client_dir, self.timeout)
+            self.generation += 1
+            return self.conn.request(command, timeout)
 
     def ping(self) -> bool:
         try:

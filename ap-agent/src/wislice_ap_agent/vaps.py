@@ -277,6 +277,34 @@ class VapManager:
             adopted.append(spec["vap_id"])
         return adopted
 
+    def recover(self) -> list[str]:
+        """After hostapd came back (a crash and restart): add again the vAPs it lost, from their config files,
+        with their caps and switch ports; vAPs it still runs are left alone."""
+        restored = []
+        for vap_id, vap in list(self.vaps.items()):
+            try:
+                self.hostapd.status(vap.ifname)
+                continue
+            except CtrlError:
+                pass
+            radio = self.radios[vap.spec["radio"]]
+            conf_path = self._paths(vap.ifname)[0]
+            try:
+                self._hostapd_add(radio, vap.ifname, str(conf_path))
+                rl = vap.spec["rate_limit"]
+                self.shaper.apply(vap.ifname, rl["down_kbps"], rl["up_kbps"])
+                vap.pof_port = self._reattach(vap.ifname)
+                state = self._bss_state(vap.ifname)
+            except (CtrlError, ShapingError) as e:
+                log.warning("could not restore vAP %s: %s", vap_id, e)
+                state = "failed"
+            vap.clients.clear()
+            if state != vap.state:
+                vap.state = state
+                self.emit("vapState", {"vap_id": vap_id, "state": state})
+            restored.append(vap_id)
+        return restored
+
     def _reattach(self, ifname: str) -> int | None:
         try:
             return self.attacher.attach(ifname)

@@ -130,3 +130,29 @@ def test_wrong_secret_is_refused(wired_ap, veth, processes, sockdir):
         assert controller.sessions.empty()
     finally:
         controller.close()
+
+
+def test_hostapd_restart_is_healed(setup, processes, sockdir):
+    """hostapd crashes and comes back with only its primary BSS: the agent notices (PING), attaches again and adds
+    the lost vAP back with its caps, without the controller doing anything."""
+    ap, _, controller, _, _ = setup
+    s = controller.next_session(timeout=20)
+    assert s.request("createVap", {"vap": vap(rate_limit={"down_kbps": 5000, "up_kbps": 0})}, timeout=20)["ok"]
+    processes.stop(ap.proc)
+    ap.ns.exec(["tc", "qdisc", "del", "dev", VAP_IF, "root"])  # as if the netdev had gone with hostapd
+    processes.start(["hostapd", "-g", ap.global_path, str(sockdir / "primary.conf")], netns=ap.ns,
+                    log_name="hostapd-restarted")
+    h = None
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            h = h or HostapdControl(ap.global_path, str(sockdir))
+            if VAP_IF in h.raw("INTERFACES") and "htb" in qdiscs(ap.ns, VAP_IF):
+                break
+        except Exception:  # hostapd is still starting
+            pass
+        time.sleep(0.2)
+    assert h is not None and h.status(VAP_IF)["state"] == "ENABLED"
+    assert "htb" in qdiscs(ap.ns, VAP_IF)
+    assert s.request("getVaps")["result"]["vaps"][0]["state"] == "up"
+    h.close()

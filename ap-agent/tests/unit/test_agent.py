@@ -9,6 +9,7 @@ import threading
 import pytest
 from conftest import vap_spec
 from support.controller import TestController, wait_until
+from support.fake_hostapd import FakeHostapd
 
 from wislice_ap_agent import agent as agent_mod
 from wislice_ap_agent import config as config_mod
@@ -157,6 +158,23 @@ def test_reconnect_keeps_matching_vaps_untouched(run_agent, controller, fake_hos
     assert len(fake_hostapd.commands_named("ADD")) == adds and fake_hostapd.commands_named("REMOVE") == []
     assert "02:00:00:00:01:00" in fake_hostapd.bss["wlan0_1"].stations
     assert s2.request("getVaps")["result"]["vaps"][0]["clients"] == 1
+
+
+def test_hostapd_restart_restores_vaps(run_agent, controller, fake_hostapd, monkeypatch):
+    monkeypatch.setattr(agent_mod, "HOSTAPD_CHECK_S", 0.2)
+    run_agent(controller)
+    s = controller.next_session()
+    assert s.request("createVap", {"vap": vap_spec("v1", rate_limit={"down_kbps": 100, "up_kbps": 0})})["ok"]
+    fake_hostapd.close()  # hostapd crashes and is restarted with only its primary BSS
+    reborn = FakeHostapd(fake_hostapd.path)
+    try:
+        assert wait_until(lambda: "wlan0_1" in reborn.bss, 10)
+        assert reborn.commands_named("ADD")[0].startswith("ADD bss_config=phy0:")
+        assert s.request("getVaps")["result"]["vaps"][0]["state"] == "up"
+        reborn.associate("wlan0_1", "02:00:00:00:05:00")  # events flow again on the new socket
+        s.wait_event("clientAssociated", mac="02:00:00:00:05:00")
+    finally:
+        reborn.close()
 
 
 def test_tls(run_agent, fake_hostapd, sockdir):

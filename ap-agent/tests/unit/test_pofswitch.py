@@ -6,6 +6,7 @@ import threading
 import pytest
 
 from wislice_ap_agent.pofswitch import NoSwitch, PofSwitchMgmt, SwitchError, make_attacher
+from wislice_ap_agent.validate import ValidationError
 
 
 class FakeMgmt:
@@ -76,6 +77,6 @@ def test_dpdk_args_template(mgmt, sockdir):
 def test_errors_are_clear(sockdir):
     with pytest.raises(SwitchError, match="management socket"):
         PofSwitchMgmt(str(sockdir / "none")).attach("wlan0_1")
-    with pytest.raises(Exception):  # noqa: B017 - ifname validation
+    with pytest.raises(ValidationError):
         PofSwitchMgmt(str(sockdir / "none")).attach("bad name")
     assert NoSwitch().attach("x") is None and not NoSwitch().present
