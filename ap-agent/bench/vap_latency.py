@@ -35,7 +35,7 @@ sys.path.insert(0, str(HERE.parent / "src"))
 from wislice_ap_agent import bssconf, config, protocol  # noqa: E402
 from wislice_ap_agent import validate as V  # noqa: E402
 from wislice_ap_agent.agent import Agent  # noqa: E402
-from wislice_ap_agent.hostapd_ctrl import CtrlConnection, HostapdControl  # noqa: E402
+from wislice_ap_agent.hostapd_ctrl import CtrlConnection, CtrlError, HostapdControl  # noqa: E402
 from wislice_ap_agent.shaping import NullShaper  # noqa: E402
 
 UNITS = {"create_p50_ms": "ms", "create_p99_ms": "ms", "remove_p50_ms": "ms", "remove_p99_ms": "ms",
@@ -107,7 +107,11 @@ def measure(global_path: str, radio_cfg: dict, ctrl_dir: str, ops: int, workdir:
 
 def publish(name: str, metrics: dict, notes: str) -> None:
     sys.path.insert(0, str(ROOT / "bench"))
-    from benchlib import print_table, write_result
+    try:
+        from benchlib import print_table, write_result
+    except ImportError:
+        raise SystemExit(f"bench/benchlib.py not found under {ROOT}: use --json-out here and --publish on the host "
+                         f"(metrics: {json.dumps(metrics)})") from None
 
     reference = {"ade2winfv_create_ms": 30.0, "ade2winfv_remove_ms": 100.0}
     path = write_result(name, metrics, {k: UNITS[k] for k in metrics}, reference, notes)
@@ -202,4 +206,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except CtrlError as e:
+        print(f"vap-latency: {e}", file=sys.stderr)
+        sys.exit(1)
