@@ -305,18 +305,8 @@ def add_modules(pkgroot: Path, image: Path, kver: str) -> None:
     run(["depmod", "-b", str(image), kver])
 
 
-def add_guest_files(image: Path, host_python: str) -> None:
-    shutil.copy2(GUEST_DIR / "init", image / "init")
-    (image / "init").chmod(0o755)
-    opt = image / "opt/wislice"
-    opt.mkdir(parents=True)
-    for script in GUEST_DIR.glob("*.py"):
-        shutil.copy2(script, opt / script.name)
-    if (AGENT_SRC / "wislice_ap_agent").is_dir():
-        shutil.copytree(AGENT_SRC / "wislice_ap_agent", opt / "ap-agent" / "wislice_ap_agent",
-                        ignore=shutil.ignore_patterns("__pycache__"))
-    compile_python(opt, host_python)
-    for d in ("proc", "sys", "dev", "tmp", "run", "mnt/share", "etc", "var", "root"):
+def add_base_files(image: Path) -> None:
+    for d in ("proc", "sys", "dev", "tmp", "run", "mnt/share", "etc", "var", "root", "opt/wislice"):
         (image / d).mkdir(parents=True, exist_ok=True)
     (image / "var/run").symlink_to("/run")
     (image / "etc/passwd").write_text("root:x:0:0:root:/root:/bin/sh\n")
@@ -324,6 +314,20 @@ def add_guest_files(image: Path, host_python: str) -> None:
     (image / "etc/hosts").write_text("127.0.0.1 localhost\n10.0.2.2 host\n")
     (image / "etc/services").write_text("")
     (image / "etc/protocols").write_text("ip 0 IP\ntcp 6 TCP\nudp 17 UDP\n")
+
+
+def add_overlay_files(overlay: Path, host_python: str) -> None:
+    """What changes often (init, guestd, the ap-agent): a second small cpio laid over the base one."""
+    shutil.copy2(GUEST_DIR / "init", overlay / "init")
+    (overlay / "init").chmod(0o755)
+    opt = overlay / "opt/wislice"
+    opt.mkdir(parents=True)
+    for script in GUEST_DIR.glob("*.py"):
+        shutil.copy2(script, opt / script.name)
+    if (AGENT_SRC / "wislice_ap_agent").is_dir():
+        shutil.copytree(AGENT_SRC / "wislice_ap_agent", opt / "ap-agent" / "wislice_ap_agent",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    compile_python(opt, host_python)
 
 
 def write_cpio(image: Path, out: Path) -> None:
@@ -337,37 +341,42 @@ def write_cpio(image: Path, out: Path) -> None:
 
 # --- cache key and the build ------------------------------------------------------------------------------------
 
-def input_files() -> list[Path]:
-    files = [Path(__file__).resolve(), *sorted(GUEST_DIR.rglob("*"))]
+def overlay_files() -> list[Path]:
+    files = sorted(GUEST_DIR.rglob("*"))
     if AGENT_SRC.is_dir():
         files += sorted(p for p in AGENT_SRC.rglob("*.py") if "__pycache__" not in p.parts)
     return [f for f in files if f.is_file()]
 
 
-def image_key(versions: dict[str, str]) -> str:
-    h = hashlib.sha256()
+def base_key(versions: dict[str, str]) -> str:
+    """The package layer: pinned versions and this script."""
+    h = hashlib.sha256(Path(__file__).resolve().read_bytes())
     for pkg in sorted(versions):
         h.update(f"{pkg}={versions[pkg]}\n".encode())
-    for f in input_files():
+    return h.hexdigest()[:16]
+
+
+def image_key(versions: dict[str, str]) -> str:
+    h = hashlib.sha256(base_key(versions).encode())
+    for f in overlay_files():
         h.update(str(f.relative_to(REPO)).encode() + b"\0" + f.read_bytes() + b"\0")
     return h.hexdigest()[:16]
 
 
-def build(quiet: bool = False) -> Path:
-    """Return the directory holding vmlinux and initramfs.cpio.gz, building it when its inputs changed."""
-    started = time.monotonic()
-    versions = resolve()
-    key = image_key(versions)
-    out = cache_dir() / "images" / key
-    if (out / "manifest.json").exists():
-        if not quiet:
-            log(f"cached image {out} ({time.monotonic() - started:.1f} s)")
-        return out
-    host_python = shutil.which("python3.11") or sys.executable
+def host_python() -> str:
     if sys.version_info[:2] != (3, 11):
         raise SystemExit("build_image.py must run on Python 3.11 to precompile the guest's 3.11 bytecode")
+    return sys.executable
+
+
+def build_base(versions: dict[str, str]) -> Path:
+    """vmlinux + base.cpio.gz from the packages (tens of seconds); cached by base_key."""
+    out = cache_dir() / "base" / base_key(versions)
+    if (out / "base.cpio.gz").exists():
+        return out
+    started = time.monotonic()
     debs = fetch(versions, cache_dir() / "debs")
-    kver = next(p for p in versions if p.startswith("linux-image-")).removeprefix("linux-image-")
+    kver = kernel_version(versions)
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=out.parent, prefix="tmp-") as tmp:
         pkgroot, image, stage = Path(tmp) / "pkgs", Path(tmp) / "image", Path(tmp) / "out"
@@ -378,26 +387,64 @@ def build(quiet: bool = False) -> Path:
         extract_vmlinux(pkgroot / "boot" / f"vmlinuz-{kver}", stage / "vmlinux")
         add_binaries(pkgroot, image)
         add_busybox(pkgroot, image)
-        add_python_stdlib(pkgroot, image, host_python)
+        add_python_stdlib(pkgroot, image, host_python())
         add_modules(pkgroot, image, kver)
-        add_guest_files(image, host_python)
-        write_cpio(image, stage / "initramfs.cpio.gz")
-        manifest = {"key": key, "kernel": kver, "packages": versions,
-                    "built_s": round(time.monotonic() - started, 1),
-                    "agent_included": (AGENT_SRC / "wislice_ap_agent").is_dir()}
-        (stage / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
-        if out.exists():  # a concurrent build finished first
-            return out
-        stage.rename(out)
-    size = (out / "initramfs.cpio.gz").stat().st_size / 1e6
-    log(f"built {out} in {time.monotonic() - started:.1f} s (initramfs {size:.1f} MB)")
-    prune(keep=out)
+        add_base_files(image)
+        write_cpio(image, stage / "base.cpio.gz")
+        if not out.exists():  # else a concurrent build finished first
+            stage.rename(out)
+    log(f"built the package layer {out} in {time.monotonic() - started:.1f} s")
+    prune(out.parent, keep=out)
     return out
 
 
-def prune(keep: Path, max_images: int = 3) -> None:
+def kernel_version(versions: dict[str, str]) -> str:
+    return next(p for p in versions if p.startswith("linux-image-")).removeprefix("linux-image-")
+
+
+def build(quiet: bool = False) -> Path:
+    """Return the directory holding vmlinux and initramfs.cpio.gz, building what changed: the package layer when
+    package versions (or this script) changed, the small overlay (init, guestd, ap-agent) when those changed."""
+    started = time.monotonic()
+    versions = resolve()
+    key = image_key(versions)
+    out = cache_dir() / "images" / key
+    if (out / "manifest.json").exists():
+        if not quiet:
+            log(f"cached image {out} ({time.monotonic() - started:.1f} s)")
+        return out
+    base = build_base(versions)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=out.parent, prefix="tmp-") as tmp:
+        overlay, stage = Path(tmp) / "overlay", Path(tmp) / "out"
+        overlay.mkdir()
+        stage.mkdir()
+        add_overlay_files(overlay, host_python())
+        write_cpio(overlay, Path(tmp) / "overlay.cpio.gz")
+        # The kernel unpacks concatenated (compressed) cpio archives in order: the overlay's files win.
+        with open(stage / "initramfs.cpio.gz", "wb") as dst:
+            for part in (base / "base.cpio.gz", Path(tmp) / "overlay.cpio.gz"):
+                with open(part, "rb") as src:
+                    shutil.copyfileobj(src, dst)
+        try:
+            os.link(base / "vmlinux", stage / "vmlinux")
+        except OSError:
+            shutil.copy2(base / "vmlinux", stage / "vmlinux")
+        manifest = {"key": key, "base": base.name, "kernel": kernel_version(versions), "packages": versions,
+                    "built_s": round(time.monotonic() - started, 1),
+                    "agent_included": (AGENT_SRC / "wislice_ap_agent").is_dir()}
+        (stage / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+        if not out.exists():
+            stage.rename(out)
+    size = (out / "initramfs.cpio.gz").stat().st_size / 1e6
+    log(f"built {out} in {time.monotonic() - started:.1f} s (initramfs {size:.1f} MB)")
+    prune(out.parent, keep=out)
+    return out
+
+
+def prune(parent: Path, keep: Path, max_images: int = 3) -> None:
     """Old images go once newer ones exist: each is ~30 MB."""
-    images = sorted((p for p in keep.parent.iterdir() if p.is_dir() and not p.name.startswith("tmp-")),
+    images = sorted((p for p in parent.iterdir() if p.is_dir() and not p.name.startswith("tmp-")),
                     key=lambda p: p.stat().st_mtime, reverse=True)
     for old in images[max_images:]:
         if old != keep:

@@ -5,6 +5,7 @@ downlink cap measured with TCP."""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -100,21 +101,36 @@ def test_change_channel_moves_the_radio(agent: AgentRun, vaps: list[str]) -> Non
     agent.vm.wait_for("iw dev wlan0 info | grep -q 'channel 1 '", timeout=20)
 
 
+def iperf_downlink_mbps(agent: AgentRun, sta: Station, server_ip: str) -> float:
+    """TCP goodput AP -> station (iperf3 -R: the AP-side server sends through the vAP's egress)."""
+    agent.vm.spawn(f"iperf3 -s -1 -B {server_ip}", log="/tmp/iperf3-server.log")
+    agent.vm.wait_for("netstat -ltn | grep -q ':5201 '", timeout=15)
+    res = sta.exec(f"iperf3 -c {server_ip} -R -t 8 -O 2 -J", timeout=60)
+    return json.loads(res.out)["end"]["sum_received"]["bits_per_second"] / 1e6
+
+
 def test_downlink_cap_holds_for_tcp(agent: AgentRun, vaps: list[str], clean_stations: list[Station]) -> None:
-    state = create(agent, vaps, vap("v-cap", "agent-cap", "wpa2-psk", PASS_WPA2, down_kbps=5000))
-    ifname = state["ifname"]
+    spec = vap("v-cap", "agent-cap", "wpa2-psk", PASS_WPA2)
+    ifname = create(agent, vaps, spec)["ifname"]
     sta = clean_stations[1]
     agent.vm.run(f"ip addr replace 192.168.50.1/24 dev {ifname}")
     sta.connect("agent-cap", "wpa2-psk", PASS_WPA2, address="192.168.50.2/24")
     sta.wait_associated()
-    agent.vm.spawn("iperf3 -s -1 -B 192.168.50.1", log="/tmp/iperf3-server.log")
-    agent.vm.wait_for("netstat -ltn | grep -q ':5201 '", timeout=15)
-    # -R: the server (AP side) sends, so the flow crosses the vAP's egress, where the downlink cap sits.
-    res = sta.exec("iperf3 -c 192.168.50.1 -R -t 8 -O 2 -J", timeout=60)
-    mbps = json.loads(res.out)["end"]["sum_received"]["bits_per_second"] / 1e6
-    qdisc = agent.vm.run(f"tc -s qdisc show dev {ifname}").out
-    print(f"5 Mbit/s downlink cap: TCP {mbps:.2f} Mbit/s")
-    assert 4.5 <= mbps <= 5.25, f"5 Mbit/s cap gave {mbps:.2f} Mbit/s\n{qdisc}"
+    uncapped = iperf_downlink_mbps(agent, sta, "192.168.50.1")
+
+    # The cap changes in place (syncVaps keeps the vAP): the station stays associated.
+    capped_spec = {**spec, "rate_limit": {"down_kbps": 5000, "up_kbps": 0}}
+    result = agent.ctl.call("syncVaps", {"vaps": [capped_spec]})
+    assert result["kept"] == ["v-cap"] and result["created"] == []
+    assert sta.state()["wpa_state"] == "COMPLETED"
+    capped = iperf_downlink_mbps(agent, sta, "192.168.50.1")
+    qdisc = agent.vm.run(f"tc -s class show dev {ifname}").out
+    print(f"downlink TCP: uncapped {uncapped:.2f} Mbit/s, 5 Mbit/s cap {capped:.2f} Mbit/s")
+    if uncapped < 7.5:
+        # The emulated CPU, not the shaper, limits the flow: a cap measurement would mean nothing.
+        pytest.skip(f"AP VM too CPU-starved to test a 5 Mbit/s cap: uncapped TCP only {uncapped:.2f} Mbit/s "
+                    f"(host load average {os.getloadavg()[0]:.1f})")
+    assert 4.5 <= capped <= 5.25, f"5 Mbit/s cap gave {capped:.2f} Mbit/s (uncapped {uncapped:.2f})\n{qdisc}"
 
 
 def test_reconnect_converges_without_touching_matching_vaps(agent: AgentRun, vaps: list[str],
