@@ -60,6 +60,7 @@ class Link:
         self.sock = sock
         self.lines = protocol.LineBuffer()
         self.last_heard = time.monotonic()
+        self.backlog: list[Any] = []  # decoded lines not consumed yet (welcome and syncVaps can share a segment)
 
     def fileno(self) -> int:
         return self.sock.fileno()
@@ -188,6 +189,9 @@ class Agent:
 
     def _poll(self, timeout: float) -> list[dict[str, Any]]:
         """Wait up to timeout for controller lines or hostapd events; handles the events, returns decoded lines."""
+        if self.link is not None and self.link.backlog:
+            out, self.link.backlog = self.link.backlog, []
+            return out
         if time.monotonic() - self.hostapd_checked_at >= HOSTAPD_CHECK_S:
             self._check_hostapd()
         fds: list[Any] = [self.events] if self.events is not None else []
@@ -218,10 +222,14 @@ class Agent:
 
     def _expect(self, types: tuple[str, ...], deadline: float) -> dict[str, Any]:
         while time.monotonic() < deadline and not self.stopping:
-            for m in self._poll(deadline - time.monotonic()):
+            msgs = self._poll(deadline - time.monotonic())
+            if msgs:
+                m = msgs[0]
                 V.message(m)
                 if m.get("type") not in types:
                     raise ProtocolError(f"expected {' or '.join(types)}, got {m.get('type')}")
+                assert self.link is not None
+                self.link.backlog = msgs[1:] + self.link.backlog
                 return m
         raise ProtocolError(f"no {' or '.join(types)} from the controller in time")
 

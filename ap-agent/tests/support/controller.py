@@ -136,12 +136,14 @@ class TestController:
 
     def __init__(self, secret: bytes | None = b"test-secret", host: str = "127.0.0.1", port: int = 0,
                  controller_id: str = "ctl-test", stats_interval_s: float = 1, tls: ssl.SSLContext | None = None,
-                 refuse: bool = False) -> None:
+                 refuse: bool = False, sync_on_welcome: list[dict[str, Any]] | None = None) -> None:
         self.secret = secret
         self.controller_id = controller_id
         self.stats_interval_s = stats_interval_s
         self.tls = tls
         self.refuse = refuse
+        # When set: a syncVaps request (id 1000) goes out in the same write as welcome, as a real controller may.
+        self.sync_on_welcome = sync_on_welcome
         self.listener = socket.create_server((host, port))
         self.host, self.port = self.listener.getsockname()[:2]
         self.sessions: queue.Queue[Session] = queue.Queue()
@@ -204,8 +206,12 @@ class TestController:
                 reader.close()
                 sock.close()
                 return
-            sock.sendall(json.dumps({"type": "welcome", "controller_id": self.controller_id,
-                                     "stats_interval_s": self.stats_interval_s}).encode() + b"\n")
+            data = json.dumps({"type": "welcome", "controller_id": self.controller_id,
+                               "stats_interval_s": self.stats_interval_s}).encode() + b"\n"
+            if self.sync_on_welcome is not None:
+                data += json.dumps({"type": "request", "id": 1000, "method": "syncVaps",
+                                    "params": {"vaps": self.sync_on_welcome}}).encode() + b"\n"
+            sock.sendall(data)
             session = Session(sock, hello, reader)
             self.all_sessions.append(session)
             self.sessions.put(session)

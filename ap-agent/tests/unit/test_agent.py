@@ -177,6 +177,17 @@ def test_hostapd_restart_restores_vaps(run_agent, controller, fake_hostapd, monk
         reborn.close()
 
 
+def test_sync_in_the_same_segment_as_welcome(run_agent, fake_hostapd):
+    c = TestController(sync_on_welcome=[vap_spec("early")])
+    try:
+        run_agent(c)
+        s = c.next_session()
+        assert s.wait_reply(1000)["result"]["created"] == ["early"]
+        assert "wlan0_1" in fake_hostapd.bss
+    finally:
+        c.close()
+
+
 def test_tls(run_agent, fake_hostapd, sockdir):
     key, cert = sockdir / "key.pem", sockdir / "cert.pem"
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
