@@ -207,10 +207,11 @@ class VapManager:
     def update_rate(self, vap: Vap, spec: dict[str, Any]) -> None:
         """Apply new caps (and tenant/slice labels) without touching the BSS: its clients stay associated."""
         rl = spec["rate_limit"]
-        try:
-            self.shaper.apply(vap.ifname, rl["down_kbps"], rl["up_kbps"])
-        except ShapingError as e:
-            raise AgentError("internal", f"vAP {vap.spec['vap_id']}: {e}") from e
+        if rl != vap.spec["rate_limit"]:  # labels-only changes leave the qdiscs alone
+            try:
+                self.shaper.apply(vap.ifname, rl["down_kbps"], rl["up_kbps"])
+            except ShapingError as e:
+                raise AgentError("internal", f"vAP {vap.spec['vap_id']}: {e}") from e
         vap.spec = normalized(spec)
         _write_private(self._paths(vap.ifname)[1], json.dumps(vap.spec))
 

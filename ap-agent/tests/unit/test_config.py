@@ -45,3 +45,15 @@ def test_secret_file_and_ini(tmp_path):
     ini.write_text("[agnet]\nx=1\n")
     with pytest.raises(C.ConfigError, match="unknown section"):
         C.load(str(ini))
+
+
+def test_example_configs_parse(tmp_path):
+    from pathlib import Path
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    for name in ("ap-agent.vm.json", "ap-agent.ini"):
+        text = (examples / name).read_text().replace("/etc/wislice/ap-1.secret", str(tmp_path / "secret"))
+        (tmp_path / "secret").write_text("s3cret\n")
+        (tmp_path / name).write_text(text)
+        cfg = C.load(str(tmp_path / name))
+        assert cfg.agent_id == "ap-1" and cfg.secret == b"s3cret" and cfg.radios[0]["iface"] == "wlan0"

@@ -96,6 +96,10 @@ def test_sync_keeps_matching_untouched(manager, fake_hostapd, shaper):
     assert len(fake_hostapd.commands_named("ADD")) == adds + 1
     assert len(fake_hostapd.commands_named("REMOVE")) == removes
     assert shaper.caps["wlan0_2"] == (3000, 0)
+    shaper.fail = True  # a labels-only change must not touch the qdiscs at all
+    assert manager.sync([dict(a), dict(b2, slice_id="s-9"), c])["kept"] == ["a", "b", "c"]
+    assert manager.vaps["b"].spec["slice_id"] == "s-9"
+    shaper.fail = False
     # SSID change -> re-created; missing -> removed
     result = manager.sync([dict(a, ssid="new"), c])
     assert result["removed"] == ["a", "b"] and result["created"] == ["a"] and result["kept"] == ["c"]
