@@ -1,0 +1,2 @@
+/** The NFV controller's service, events and errors, for REST, CLI and other apps. */
+package org.wislice.onos.nfv.api;

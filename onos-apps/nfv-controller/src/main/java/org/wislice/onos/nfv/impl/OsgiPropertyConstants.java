@@ -1,0 +1,27 @@
+package org.wislice.onos.nfv.impl;
+
+/** Component configuration of the NFV controller (onos:cfg set org.wislice.onos.nfv.impl.NfvManager ...). */
+public final class OsgiPropertyConstants {
+
+    public static final String AGENT_PORT = "agentPort";
+    public static final int AGENT_PORT_DEFAULT = 6691;
+    public static final String BIND_ADDRESS = "bindAddress";
+    public static final String BIND_ADDRESS_DEFAULT = "0.0.0.0";
+    /** Shared secret for hmac-sha256 agent auth; empty (auth "none" accepted) unless configured. */
+    public static final String SHARED_SECRET = "sharedSecret";
+    public static final String SHARED_SECRET_DEFAULT = "";
+    public static final String REQUEST_TIMEOUT_MS = "requestTimeoutMs";
+    /** vNF creation pulls/starts containers: allow longer than the WiFi controller. */
+    public static final int REQUEST_TIMEOUT_MS_DEFAULT = 60000;
+    public static final String STATS_INTERVAL_S = "statsIntervalS";
+    public static final int STATS_INTERVAL_S_DEFAULT = 5;
+    /** AP -> MEC distances for placement: "ap-1:mec-1=1,ap-1:mec-2=4" (hops, or any consistent unit). */
+    public static final String AP_DISTANCES = "apDistances";
+    public static final String AP_DISTANCES_DEFAULT = "";
+    /** Distance assumed for an AP/MEC pair missing from apDistances. */
+    public static final String DEFAULT_DISTANCE = "defaultDistance";
+    public static final int DEFAULT_DISTANCE_DEFAULT = 10;
+
+    private OsgiPropertyConstants() {
+    }
+}

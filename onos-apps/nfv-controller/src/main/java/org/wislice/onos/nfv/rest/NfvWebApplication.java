@@ -1,0 +1,13 @@
+package org.wislice.onos.nfv.rest;
+
+import org.onlab.rest.AbstractWebApplication;
+
+import java.util.Set;
+
+/** The JAX-RS application of /onos/nfv. */
+public class NfvWebApplication extends AbstractWebApplication {
+    @Override
+    public Set<Class<?>> getClasses() {
+        return getClasses(NfvWebResource.class, ControllerExceptionMapper.class);
+    }
+}

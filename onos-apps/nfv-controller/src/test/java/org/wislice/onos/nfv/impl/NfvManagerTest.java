@@ -1,0 +1,207 @@
+package org.wislice.onos.nfv.impl;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.junit.After;
+import org.junit.Before;
+import org.junit.Test;
+import org.onlab.osgi.ComponentContextAdapter;
+import org.onosproject.TestApplicationId;
+import org.onosproject.cfg.ComponentConfigAdapter;
+import org.onosproject.cluster.ClusterServiceAdapter;
+import org.onosproject.cluster.ControllerNode;
+import org.onosproject.cluster.DefaultControllerNode;
+import org.onosproject.cluster.NodeId;
+import org.onosproject.common.event.impl.TestEventDispatcher;
+import org.onosproject.core.ApplicationId;
+import org.onosproject.core.CoreServiceAdapter;
+import org.onosproject.store.service.TestStorageService;
+import org.wislice.onos.agent.ControllerException;
+import org.wislice.onos.agent.Json;
+import org.wislice.onos.agent.TestAgentClient;
+
+import java.util.Dictionary;
+import java.util.Hashtable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+import static org.onosproject.net.NetTestTools.injectEventDispatcher;
+
+/** NfvManager with the real DistributedNfvStore on TestStorageService and scripted mec-agents on loopback. */
+public class NfvManagerTest {
+
+    static final String SECRET = "unit-secret";
+    private NfvManager manager;
+    private DistributedNfvStore store;
+
+    @Before
+    public void setUp() {
+        store = new DistributedNfvStore();
+        store.storageService = new TestStorageService();
+        store.activate();
+        manager = new NfvManager();
+        manager.store = store;
+        manager.coreService = new CoreServiceAdapter() {
+            @Override
+            public ApplicationId registerApplication(String name) {
+                return new TestApplicationId(name);
+            }
+        };
+        manager.clusterService = new ClusterServiceAdapter() {
+            @Override
+            public ControllerNode getLocalNode() {
+                return new DefaultControllerNode(new NodeId("node-1"), "127.0.0.1");
+            }
+        };
+        manager.cfgService = new ComponentConfigAdapter();
+        injectEventDispatcher(manager, new TestEventDispatcher());
+        manager.activate(new ComponentContextAdapter() {
+            @Override
+            public Dictionary getProperties() {
+                Hashtable<String, Object> p = new Hashtable<>();
+                p.put(OsgiPropertyConstants.AGENT_PORT, 0);
+                p.put(OsgiPropertyConstants.BIND_ADDRESS, "127.0.0.1");
+                p.put(OsgiPropertyConstants.SHARED_SECRET, SECRET);
+                p.put(OsgiPropertyConstants.REQUEST_TIMEOUT_MS, 2000);
+                p.put(OsgiPropertyConstants.AP_DISTANCES, "ap-1:mec-1=1,ap-1:mec-2=9");
+                return p;
+            }
+        });
+    }
+
+    @After
+    public void tearDown() {
+        manager.deactivate();
+        store.deactivate();
+    }
+
+    static ObjectNode caps(double cpu) {
+        ObjectNode caps = Json.object();
+        caps.putObject("capacity").put("cpu", cpu).put("memory_mib", 4096);
+        caps.putArray("catalog").add("firewall");
+        caps.put("dpdk", false).put("pof_switch", true);
+        return caps;
+    }
+
+    static ObjectNode vnfState(JsonNode spec) {
+        ObjectNode s = spec.deepCopy();
+        long id = spec.get("tenant_id").asLong() << 16 | spec.get("instance_id").asLong();
+        s.put("vnf_id", id).put("address", "0.1.0." + spec.get("instance_id").asInt()).put("class", "kernel")
+                .put("state", "running").put("container_id", "0123456789ab");
+        s.putArray("ports");
+        return s;
+    }
+
+    private TestAgentClient connect(String id, double cpu) throws Exception {
+        TestAgentClient a = new TestAgentClient(manager.boundPort());
+        assertEquals("welcome", a.hello("mec", id, SECRET, caps(cpu)).get("type").asText());
+        assertEquals("syncVnfs", a.serveOne(r -> {
+            ObjectNode res = Json.object();
+            res.putArray("created");
+            res.putArray("removed");
+            res.putArray("kept");
+            res.putArray("failed");
+            return res;
+        }).get("method").asText());
+        a.serveOne(r -> {
+            ObjectNode res = Json.object();
+            res.putArray("vnfs");
+            return res;
+        });
+        for (int i = 0; i < 300 && manager.nodes().stream().noneMatch(
+                n -> id.equals(n.get("agent_id").asText()) && n.get("connected").asBoolean()); i++) {
+            Thread.sleep(10);
+        }
+        return a;
+    }
+
+    static ObjectNode request(int instance) {
+        return Json.object().put("tenant_id", 1).put("instance_id", instance).put("image", "firewall")
+                .put("cpu", 1).put("memory_mib", 128).put("chain_position", 0);
+    }
+
+    @Test
+    public void placesNearTheApAndRecordsTheVnf() throws Exception {
+        try (TestAgentClient mec1 = connect("mec-1", 4); TestAgentClient mec2 = connect("mec-2", 4)) {
+            CompletableFuture<ObjectNode> created = CompletableFuture.supplyAsync(
+                    () -> manager.createVnf(request(2).put("near_ap", "ap-1")));
+            JsonNode req = mec1.serveOne(r -> {
+                ObjectNode res = Json.object();
+                res.set("vnf", vnfState(r.get("params").get("vnf")));
+                return res;
+            });
+            assertEquals("createVnf", req.get("method").asText());
+            assertTrue("controller fields leaked to the agent", !req.get("params").get("vnf").has("near_ap"));
+            ObjectNode out = created.get(5, TimeUnit.SECONDS);
+            assertEquals("mec-1", out.get("node").asText());
+            assertEquals(65538, out.get("vnf").get("vnf_id").asLong());
+            assertEquals(1, manager.vnfs().size());
+            assertEquals(1.0, manager.nodes().stream().filter(n -> n.get("agent_id").asText().equals("mec-1"))
+                    .findFirst().orElseThrow().get("used").get("cpu").asDouble(), 1e-9);
+
+            // Duplicate vnf_id: conflict, and nothing sent to any agent.
+            try {
+                manager.createVnf(request(2));
+                fail("duplicate accepted");
+            } catch (ControllerException e) {
+                assertEquals("conflict", e.code());
+            }
+
+            CompletableFuture<Void> removed = CompletableFuture.runAsync(() -> manager.removeVnf(65538));
+            assertEquals("delVnf", mec1.serveOne(r -> Json.object()).get("method").asText());
+            removed.get(5, TimeUnit.SECONDS);
+            assertTrue(manager.vnfs().isEmpty());
+        }
+    }
+
+    @Test
+    public void pinnedAndOverCapacityRequests() throws Exception {
+        try (TestAgentClient mec = connect("mec-1", 1)) {
+            try {
+                manager.createVnf(request(3).put("cpu", 2));
+                fail("over capacity placed");
+            } catch (ControllerException e) {
+                assertEquals("capacity", e.code());
+            }
+            try {
+                manager.createVnf(request(3).put("node", "mec-9"));
+                fail("unknown pinned node accepted");
+            } catch (ControllerException e) {
+                assertEquals("not_found", e.code());
+            }
+            try {
+                manager.createVnf(request(3).put("cpu", 0));
+                fail("zero cpu accepted");
+            } catch (ControllerException e) {
+                assertEquals("bad_request", e.code());
+            }
+            try {
+                manager.createVnf(request(3).put("rogue", 1));
+                fail("unknown field accepted");
+            } catch (ControllerException e) {
+                assertEquals("bad_request", e.code());
+            }
+            assertTrue(store.desiredVnfs().isEmpty());
+        }
+    }
+
+    @Test
+    public void agentFailureLeavesNothingPlaced() throws Exception {
+        try (TestAgentClient mec = connect("mec-1", 4)) {
+            CompletableFuture<ObjectNode> created = CompletableFuture.supplyAsync(() -> manager.createVnf(request(4)));
+            mec.serveOne(r -> {
+                throw new IllegalStateException("image pull failed");
+            });
+            try {
+                created.join();
+                fail("agent failure not reported");
+            } catch (java.util.concurrent.CompletionException e) {
+                assertTrue(e.getCause() instanceof ControllerException);
+            }
+            assertTrue(store.desiredVnfs().isEmpty());
+        }
+    }
+}

@@ -1,0 +1,157 @@
+"""The WiFi controller on the real ONOS 2.5.6 runtime, driven through /onos/wifi by a protocol-level ap-agent."""
+from __future__ import annotations
+
+import asyncio
+import re
+import subprocess
+
+import pytest
+
+from conftest import JAVA_HOME, Onos, free_port
+from fake_agent import FakeAgent
+
+pytestmark = pytest.mark.integration
+
+SECRET = "integration-secret"
+WIFI = "org.wislice.onos.wifi.impl.WifiManager"
+VAP = {"vap_id": "t1-cafe", "radio": "phy0", "ssid": "Café Slice",
+       "security": {"mode": "wpa2-psk", "passphrase": "correct horse"}, "hidden": False, "tenant_id": 1,
+       "slice_id": "s-1", "rate_limit": {"down_kbps": 5000, "up_kbps": 2000}}
+
+
+@pytest.fixture(scope="module")
+def wifi(onos: Onos) -> tuple[Onos, int]:
+    port = free_port()
+    onos.configure(WIFI, {"agentPort": port, "sharedSecret": SECRET})
+    return onos, port
+
+
+async def wait_for(predicate, timeout: float = 10.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError("condition not met in time")
+        await asyncio.sleep(0.05)
+
+
+def rest_until(onos: Onos, path: str, predicate, timeout: float = 10.0):
+    import time
+    deadline = time.monotonic() + timeout
+    while True:
+        code, body = onos.request("GET", path)
+        if code == 200 and predicate(body):
+            return body
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{path}: {code} {body}")
+        time.sleep(0.1)
+
+
+async def connected_agent(port: int, agent_id: str, secret: str = SECRET) -> FakeAgent:
+    agent = FakeAgent(agent_id, port=port, secret=secret)
+    for _ in range(50):  # the server restarts after the configuration change
+        try:
+            await agent.connect()
+            break
+        except OSError:
+            await asyncio.sleep(0.2)
+    await asyncio.wait_for(agent.synced.wait(), 10)
+    return agent
+
+
+def test_apps_active_and_runtime_booted(onos: Onos) -> None:
+    code, apps = onos.request("GET", "/onos/v1/applications")
+    states = {a["name"]: a["state"] for a in apps["applications"]}
+    assert states.get("org.wislice.wifi") == "ACTIVE"
+    seconds = float(re.search(r"ONOS ready in ([0-9.]+) s", onos.boot_log).group(1))
+    assert seconds < 60, f"boot took {seconds} s"
+
+
+def test_vap_lifecycle_through_rest(wifi: tuple[Onos, int]) -> None:
+    onos, port = wifi
+
+    async def scenario() -> None:
+        agent = await connected_agent(port, "ap-1")
+        body = rest_until(onos, "/onos/wifi/agents/ap-1", lambda b: b["connected"])
+        assert body["radios"][0]["name"] == "phy0"
+
+        # Create: 201 with the agent's VapState, never the passphrase.
+        code, created = await asyncio.to_thread(onos.request, "POST", "/onos/wifi/agents/ap-1/vaps", VAP)
+        assert code == 201, created
+        assert created["vap"]["state"] == "up" and "passphrase" not in str(created)
+        assert agent.vaps["t1-cafe"]["security"]["passphrase"] == "correct horse"
+        code, dup = await asyncio.to_thread(onos.request, "POST", "/onos/wifi/agents/ap-1/vaps", VAP)
+        assert code == 409 and dup["code"] == "conflict"
+
+        # Bad input: clear 400, nothing stored.
+        bad = dict(VAP, vap_id="v2", ssid="x\nctrl_interface=/tmp")
+        code, err = await asyncio.to_thread(onos.request, "POST", "/onos/wifi/agents/ap-1/vaps", bad)
+        assert code == 400 and err["code"] == "bad_request"
+        assert "v2" not in agent.vaps
+
+        # Events: a client associates, shows in REST, gets kicked.
+        await agent.event("clientAssociated", {"vap_id": "t1-cafe", "mac": "02:00:00:00:01:00",
+                                               "signal_dbm": -42})
+        agent.clients["02:00:00:00:01:00"] = {"mac": "02:00:00:00:01:00", "vap_id": "t1-cafe", "signal_dbm": -42,
+                                              "connected_s": 0, "tx_bytes": 0, "rx_bytes": 0}
+        clients = await asyncio.to_thread(rest_until, onos, "/onos/wifi/clients?agent=ap-1",
+                                          lambda b: len(b["clients"]) == 1)
+        assert clients["clients"][0]["agent_id"] == "ap-1"
+        code, _ = await asyncio.to_thread(onos.request, "DELETE",
+                                          "/onos/wifi/agents/ap-1/clients/02:00:00:00:01:00")
+        assert code == 204 and not agent.clients
+
+        # Table II calls: channel and rates.
+        code, radio = await asyncio.to_thread(onos.request, "POST", "/onos/wifi/agents/ap-1/radios/phy0/channel",
+                                              {"channel": 11})
+        assert code == 200 and radio["radio"]["channel"] == 11
+        code, rates = await asyncio.to_thread(onos.request, "GET", "/onos/wifi/agents/ap-1/vaps/t1-cafe/rates")
+        assert code == 200 and rates["tx_bps"] == 1_000_000
+
+        # Reconnect: the desired vAP is pushed again with syncVaps.
+        await agent.close()
+        await asyncio.to_thread(rest_until, onos, "/onos/wifi/agents/ap-1", lambda b: not b["connected"])
+        again = await connected_agent(port, "ap-1")
+        assert "t1-cafe" in again.vaps and again.requests_seen[0] == "syncVaps"
+
+        code, _ = await asyncio.to_thread(onos.request, "DELETE", "/onos/wifi/agents/ap-1/vaps/t1-cafe")
+        assert code == 204 and "t1-cafe" not in again.vaps
+        code, vaps = await asyncio.to_thread(onos.request, "GET", "/onos/wifi/vaps?agent=ap-1")
+        assert vaps["vaps"] == []
+        await again.close()
+
+    asyncio.run(scenario())
+
+
+def test_hostile_agents_are_cut_off_and_the_app_keeps_serving(wifi: tuple[Onos, int]) -> None:
+    onos, port = wifi
+
+    async def scenario() -> None:
+        wrong = FakeAgent("ap-evil", port=port, secret="guess")
+        await wrong.connect()
+        await wait_for(lambda: wrong.closed_reason is not None)
+        assert wrong.closed_reason == "bad hmac"
+
+        good = await connected_agent(port, "ap-good")
+        for payload in (b"not json\n", b'{"type":"shell","cmd":"id"}\n', b"[" * 60_000 + b"\n",
+                        b"x" * (1 << 20) + b"y" * 16 + b"\n"):
+            bad = await connected_agent(port, "ap-bad")
+            await bad.send_raw(payload)
+            await wait_for(lambda: bad.closed_reason is not None)
+            await bad.close()
+        code, body = await asyncio.to_thread(onos.request, "GET", "/onos/wifi/agents/ap-good")
+        assert code == 200 and body["connected"]
+        code, metrics = await asyncio.to_thread(onos.request, "GET", "/onos/wifi/metrics")
+        assert metrics["protocol_violations"] >= 4
+        await good.close()
+
+    asyncio.run(scenario())
+
+
+def test_cli_lists_agents(wifi: tuple[Onos, int]) -> None:
+    onos, _ = wifi
+    karaf = onos.env["ONOS_RUNTIME_DIR"] + "/karaf/bin/client"
+    out = subprocess.run([karaf, "-a", onos.env["ONOS_SSH_PORT"], "-u", "onos", "-p", "rocks", "-b"],
+                         input="onos:wifi-agents\n", capture_output=True, text=True, timeout=60,
+                         env=dict(onos.env, JAVA_HOME=str(JAVA_HOME)))
+    assert "agent_id=ap-good" in out.stdout or "agent_id=ap-1" in out.stdout, out.stdout + out.stderr

@@ -1,0 +1,7 @@
+package org.wislice.onos.wifi.api;
+
+import org.onosproject.event.EventListener;
+
+/** Listens to WiFi controller events. */
+public interface WifiListener extends EventListener<WifiEvent> {
+}

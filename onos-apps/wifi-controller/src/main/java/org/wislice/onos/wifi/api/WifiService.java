@@ -1,0 +1,47 @@
+package org.wislice.onos.wifi.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.onosproject.event.ListenerService;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The ap-agents' state and the Table II operations. Records are the JSON objects of spec/agent/PROTOCOL.md plus
+ * "agent_id"; failures throw org.wislice.onos.agent.ControllerException with a protocol error code.
+ */
+public interface WifiService extends ListenerService<WifiEvent, WifiListener> {
+
+    /** All agents ever seen: {agent_id, connected, address, radios, vaps, clients, last_seen}. */
+    List<ObjectNode> agents();
+
+    Optional<ObjectNode> agent(String agentId);
+
+    /** vAP states, of one agent or (agentId null) of all. */
+    List<ObjectNode> vaps(String agentId);
+
+    /** Stores the vAP as desired state, pushes it to the agent and returns its VapState once up. */
+    ObjectNode createVap(String agentId, JsonNode vapSpec);
+
+    /** Removes the vAP from the desired state and from the agent. */
+    void removeVap(String agentId, String vapId);
+
+    /** Clients, filtered by agent and/or vAP when given. */
+    List<ObjectNode> clients(String agentId, String vapId);
+
+    /** Disassociates a client (removeClient). */
+    void kickClient(String agentId, String mac);
+
+    /** Moves a radio to a channel; returns the updated Radio. */
+    ObjectNode changeChannel(String agentId, String radio, int channel);
+
+    /** Current rates of a vAP: {tx_bps, rx_bps, interval_s}. */
+    ObjectNode rates(String agentId, String vapId);
+
+    /** Controller metrics: agents connected, event latency percentiles, heap. */
+    ObjectNode metrics();
+
+    /** Clears the event latency samples (between benchmark phases). */
+    void resetMetrics();
+}

@@ -1,0 +1,20 @@
+package org.wislice.onos.wifi.impl;
+
+/** Component configuration of the WiFi controller (onos:cfg set org.wislice.onos.wifi.impl.WifiManager ...). */
+public final class OsgiPropertyConstants {
+
+    public static final String AGENT_PORT = "agentPort";
+    public static final int AGENT_PORT_DEFAULT = 6690;
+    public static final String BIND_ADDRESS = "bindAddress";
+    public static final String BIND_ADDRESS_DEFAULT = "0.0.0.0";
+    /** Shared secret for hmac-sha256 agent auth; empty (no secret, auth "none" accepted) unless configured. */
+    public static final String SHARED_SECRET = "sharedSecret";
+    public static final String SHARED_SECRET_DEFAULT = "";
+    public static final String REQUEST_TIMEOUT_MS = "requestTimeoutMs";
+    public static final int REQUEST_TIMEOUT_MS_DEFAULT = 10000;
+    public static final String STATS_INTERVAL_S = "statsIntervalS";
+    public static final int STATS_INTERVAL_S_DEFAULT = 5;
+
+    private OsgiPropertyConstants() {
+    }
+}

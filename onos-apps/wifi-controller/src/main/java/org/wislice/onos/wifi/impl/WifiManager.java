@@ -1,0 +1,534 @@
+package org.wislice.onos.wifi.impl;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.onlab.util.Tools;
+import org.onosproject.cfg.ComponentConfigService;
+import org.onosproject.cluster.ClusterService;
+import org.onosproject.core.CoreService;
+import org.onosproject.event.AbstractListenerManager;
+import org.osgi.service.component.ComponentContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.slf4j.Logger;
+import org.wislice.onos.agent.AgentListener;
+import org.wislice.onos.agent.AgentRequestException;
+import org.wislice.onos.agent.AgentServer;
+import org.wislice.onos.agent.AgentServerConfig;
+import org.wislice.onos.agent.AgentSession;
+import org.wislice.onos.agent.ControllerException;
+import org.wislice.onos.agent.Json;
+import org.wislice.onos.agent.LatencyRecorder;
+import org.wislice.onos.agent.ProtocolException;
+import org.wislice.onos.agent.Schema;
+import org.wislice.onos.wifi.api.WifiEvent;
+import org.wislice.onos.wifi.api.WifiListener;
+import org.wislice.onos.wifi.api.WifiService;
+
+import java.lang.management.ManagementFactory;
+import java.util.Dictionary;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+
+import static org.slf4j.LoggerFactory.getLogger;
+import static org.wislice.onos.wifi.impl.OsgiPropertyConstants.*;
+
+/**
+ * The WiFi controller: serves ap-agents (spec/agent), keeps their state in the WifiStore, pushes the desired
+ * vAPs on every (re)connect, and re-posts store changes as WifiEvents.
+ */
+@Component(immediate = true, service = WifiService.class,
+        property = {
+                AGENT_PORT + ":Integer=" + AGENT_PORT_DEFAULT,
+                BIND_ADDRESS + "=" + BIND_ADDRESS_DEFAULT,
+                SHARED_SECRET + "=" + SHARED_SECRET_DEFAULT,
+                REQUEST_TIMEOUT_MS + ":Integer=" + REQUEST_TIMEOUT_MS_DEFAULT,
+                STATS_INTERVAL_S + ":Integer=" + STATS_INTERVAL_S_DEFAULT,
+        })
+public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener> implements WifiService {
+
+    static final String APP_NAME = "org.wislice.wifi";
+    private final Logger log = getLogger(getClass());
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected CoreService coreService;
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected ClusterService clusterService;
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected ComponentConfigService cfgService;
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected WifiStore store;
+
+    private int agentPort = AGENT_PORT_DEFAULT;
+    private String bindAddress = BIND_ADDRESS_DEFAULT;
+    private String sharedSecret = SHARED_SECRET_DEFAULT;
+    private int requestTimeoutMs = REQUEST_TIMEOUT_MS_DEFAULT;
+    private int statsIntervalS = STATS_INTERVAL_S_DEFAULT;
+
+    /** Sessions of agents connected to this node. */
+    private final Map<String, AgentSession> sessions = new ConcurrentHashMap<>();
+    /** Last stats sample per "agent/vap": rates are ephemeral, kept per node, not in the store. */
+    private final Map<String, ObjectNode> lastStats = new ConcurrentHashMap<>();
+    private final LatencyRecorder eventLatency = new LatencyRecorder(100_000);
+    private final WifiStoreDelegate delegate = this::post;
+    private final WifiListener latencyListener = this::recordLatency;
+    private AgentServer server;
+
+    @Activate
+    protected void activate(ComponentContext context) {
+        coreService.registerApplication(APP_NAME);
+        cfgService.registerProperties(getClass());
+        eventDispatcher.addSink(WifiEvent.class, listenerRegistry);
+        store.setDelegate(delegate);
+        addListener(latencyListener);
+        readConfig(context);
+        startServer();
+        log.info("Started");
+    }
+
+    @Deactivate
+    protected void deactivate() {
+        stopServer();
+        removeListener(latencyListener);
+        store.unsetDelegate(delegate);
+        eventDispatcher.removeSink(WifiEvent.class);
+        cfgService.unregisterProperties(getClass(), false);
+        log.info("Stopped");
+    }
+
+    @Modified
+    protected void modified(ComponentContext context) {
+        if (readConfig(context)) {
+            stopServer();
+            startServer();
+        }
+    }
+
+    /** Reads the component properties; true when the agent server must restart. */
+    private boolean readConfig(ComponentContext context) {
+        if (context == null) {
+            return false;
+        }
+        Dictionary<?, ?> p = context.getProperties();
+        int port = Tools.getIntegerProperty(p, AGENT_PORT, AGENT_PORT_DEFAULT);
+        String bind = Optional.ofNullable(Tools.get(p, BIND_ADDRESS)).orElse(BIND_ADDRESS_DEFAULT);
+        String secret = Optional.ofNullable(Tools.get(p, SHARED_SECRET)).orElse(SHARED_SECRET_DEFAULT);
+        int timeout = Tools.getIntegerProperty(p, REQUEST_TIMEOUT_MS, REQUEST_TIMEOUT_MS_DEFAULT);
+        int stats = Tools.getIntegerProperty(p, STATS_INTERVAL_S, STATS_INTERVAL_S_DEFAULT);
+        boolean changed = port != agentPort || !bind.equals(bindAddress) || !secret.equals(sharedSecret)
+                || timeout != requestTimeoutMs || stats != statsIntervalS;
+        agentPort = port;
+        bindAddress = bind;
+        sharedSecret = secret;
+        requestTimeoutMs = timeout;
+        statsIntervalS = stats;
+        return changed;
+    }
+
+    private void startServer() {
+        String controllerId = clusterService.getLocalNode().id().id().replaceAll("[^A-Za-z0-9_.:-]", "_");
+        server = new AgentServer(new AgentServerConfig("ap", bindAddress, agentPort, controllerId, sharedSecret,
+                                                       requestTimeoutMs, statsIntervalS, 30), new Agents());
+        try {
+            server.start();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            log.error("cannot listen for ap-agents on {}:{}", bindAddress, agentPort, e);
+        }
+        if (sharedSecret.isEmpty()) {
+            log.warn("no sharedSecret configured: ap-agents are accepted without authentication");
+        }
+    }
+
+    private void stopServer() {
+        if (server != null) {
+            server.stop();
+            server = null;
+        }
+        sessions.clear();
+    }
+
+    /** Port the agent server listens on (tests configure 0 = any free port). */
+    int boundPort() {
+        return server.port();
+    }
+
+    // --- agent sessions -----------------------------------------------------------------------------------------
+
+    /** Agent session callbacks: run on the agent server's ordered executors, never on network threads. */
+    private final class Agents implements AgentListener {
+        @Override
+        public String onHello(AgentSession session, JsonNode hello) {
+            AgentSession previous = sessions.put(session.agentId(), session);
+            if (previous != null && previous != session) {
+                // The agent reconnected before its old connection timed out: the newest connection wins.
+                previous.close("replaced by a new connection");
+            }
+            ObjectNode agent = store.agent(session.agentId()).orElse(Json.object());
+            agent.put("agent_id", session.agentId());
+            agent.put("connected", true);
+            agent.put("address", session.remoteAddress());
+            agent.put("node", clusterService.getLocalNode().id().id());
+            agent.put("software", hello.get("software").asText());
+            agent.set("radios", hello.get("capabilities").get("radios").deepCopy());
+            agent.set("security", hello.get("capabilities").get("security").deepCopy());
+            agent.put("pof_switch", hello.get("capabilities").get("pof_switch").asBoolean());
+            agent.put("last_seen", now());
+            store.putAgent(agent);
+            return null;
+        }
+
+        @Override
+        public void onWelcomed(AgentSession session) {
+            pushDesiredState(session);
+        }
+
+        @Override
+        public void onEvent(AgentSession session, JsonNode event) {
+            handleEvent(session.agentId(), event);
+        }
+
+        @Override
+        public void onClosed(AgentSession session, String reason) {
+            if (!sessions.remove(session.agentId(), session)) {
+                return; // an older connection of an agent that already reconnected
+            }
+            store.agent(session.agentId()).ifPresent(agent -> {
+                agent.put("connected", false);
+                agent.put("last_seen", now());
+                store.putAgent(agent);
+            });
+            log.info("ap-agent {} disconnected: {}", session.agentId(), reason);
+        }
+    }
+
+    /** syncVaps with the stored desired set, then refresh vAP states and clients from the agent. */
+    private void pushDesiredState(AgentSession session) {
+        String agentId = session.agentId();
+        ArrayNode specs = Json.MAPPER.createArrayNode();
+        store.desiredVaps(agentId).forEach(specs::add);
+        ObjectNode params = Json.object();
+        params.set("vaps", specs);
+        try {
+            JsonNode sync = session.request("syncVaps", params).join();
+            if (sync.has("failed") && sync.get("failed").size() > 0) {
+                log.warn("ap-agent {} failed to create vAPs: {}", agentId, sync.get("failed"));
+            }
+            refreshVaps(session);
+            refreshClients(session);
+        } catch (CompletionException e) {
+            log.warn("pushing desired vAPs to {} failed: {}", agentId, e.getCause().getMessage());
+        } catch (ProtocolException e) {
+            log.warn("ap-agent {} sent an invalid reply: {}", agentId, e.getMessage());
+            session.close("invalid reply: " + e.getMessage());
+        }
+    }
+
+    private void refreshVaps(AgentSession session) throws ProtocolException {
+        String agentId = session.agentId();
+        JsonNode result = session.request("getVaps", Json.object()).join();
+        JsonNode list = result.get("vaps");
+        if (list == null || !list.isArray()) {
+            throw ProtocolException.badRequest("getVaps result: vaps array expected");
+        }
+        for (int i = 0; i < list.size(); i++) {
+            Schema.vapState(list.get(i), "vaps[" + i + "]");
+        }
+        List<String> present = new java.util.ArrayList<>();
+        for (JsonNode vap : list) {
+            store.putVap(agentId, (ObjectNode) vap.deepCopy());
+            present.add(vap.get("vap_id").asText());
+        }
+        for (ObjectNode stale : store.vaps(agentId)) {
+            if (!present.contains(stale.get("vap_id").asText())) {
+                store.removeVap(agentId, stale.get("vap_id").asText());
+            }
+        }
+    }
+
+    private void refreshClients(AgentSession session) throws ProtocolException {
+        String agentId = session.agentId();
+        JsonNode result = session.request("getClient", Json.object()).join();
+        JsonNode list = result.get("clients");
+        if (list == null || !list.isArray()) {
+            throw ProtocolException.badRequest("getClient result: clients array expected");
+        }
+        for (int i = 0; i < list.size(); i++) {
+            Schema.client(list.get(i), "clients[" + i + "]");
+        }
+        List<String> present = new java.util.ArrayList<>();
+        for (JsonNode client : list) {
+            store.putClient(agentId, (ObjectNode) client.deepCopy());
+            present.add(client.get("mac").asText());
+        }
+        for (ObjectNode stale : store.clients(agentId)) {
+            if (!present.contains(stale.get("mac").asText())) {
+                store.removeClient(agentId, stale.get("mac").asText());
+            }
+        }
+    }
+
+    /** Applies a validated event to the store (which turns it into a WifiEvent). */
+    private void handleEvent(String agentId, JsonNode event) {
+        JsonNode data = event.get("data");
+        double ts = event.get("ts").asDouble();
+        switch (event.get("event").asText()) {
+            case "clientAssociated": {
+                ObjectNode client = Json.object();
+                client.put("mac", data.get("mac").asText());
+                client.put("vap_id", data.get("vap_id").asText());
+                client.set("signal_dbm", data.has("signal_dbm") ? data.get("signal_dbm") : Json.MAPPER.nullNode());
+                client.put("connected_s", 0).put("tx_bytes", 0).put("rx_bytes", 0);
+                client.put("updated_ts", ts);
+                store.putClient(agentId, client);
+                break;
+            }
+            case "clientDisassociated":
+                store.removeClient(agentId, data.get("mac").asText());
+                break;
+            case "vapState":
+                store.vap(agentId, data.get("vap_id").asText()).ifPresent(vap -> {
+                    vap.put("state", data.get("state").asText());
+                    vap.put("updated_ts", ts);
+                    store.putVap(agentId, vap);
+                });
+                break;
+            case "stats":
+                onStats(agentId, data, ts);
+                break;
+            default:
+                log.debug("ap-agent {} sent {} (not an ap event)", agentId, event.get("event").asText());
+        }
+    }
+
+    private void onStats(String agentId, JsonNode data, double ts) {
+        if (!data.has("vaps")) {
+            return;
+        }
+        for (JsonNode v : data.get("vaps")) {
+            ObjectNode sample = Json.object();
+            sample.put("agent_id", agentId);
+            sample.put("vap_id", v.get("vap_id").asText());
+            sample.put("tx_bps", v.get("tx_bps").asDouble());
+            sample.put("rx_bps", v.get("rx_bps").asDouble());
+            sample.put("clients", v.get("clients").asLong());
+            sample.put("interval_s", data.get("interval_s").asDouble());
+            lastStats.put(agentId + "/" + v.get("vap_id").asText(), sample);
+            post(new WifiEvent(WifiEvent.Type.STATS, sample, (long) (ts * 1000)));
+        }
+    }
+
+    private void recordLatency(WifiEvent event) {
+        if (event.type() == WifiEvent.Type.CLIENT_ASSOCIATED || event.type() == WifiEvent.Type.STATS
+                || event.type() == WifiEvent.Type.VAP_UPDATED && event.subject().has("updated_ts")) {
+            eventLatency.record(System.currentTimeMillis() - event.time());
+        }
+    }
+
+    private static double now() {
+        return System.currentTimeMillis() / 1000.0;
+    }
+
+    // --- WifiService --------------------------------------------------------------------------------------------
+
+    private AgentSession session(String agentId) {
+        AgentSession s = sessions.get(agentId);
+        if (s == null || !s.isOpen()) {
+            if (store.agent(agentId).isEmpty()) {
+                throw new ControllerException("not_found", "no ap-agent " + agentId);
+            }
+            throw new ControllerException(AgentRequestException.UNREACHABLE,
+                                          "ap-agent " + agentId + " is not connected to this controller node");
+        }
+        return s;
+    }
+
+    private static JsonNode call(AgentSession s, String method, ObjectNode params) {
+        try {
+            return s.request(method, params).join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof AgentRequestException) {
+                throw ControllerException.of((AgentRequestException) e.getCause());
+            }
+            throw new ControllerException("internal", String.valueOf(e.getCause()));
+        }
+    }
+
+    private static void checked(JsonNode node, String what, SchemaCheck check) {
+        try {
+            check.check(node);
+        } catch (ProtocolException e) {
+            throw new ControllerException("internal", "agent sent an invalid " + what + ": " + e.getMessage());
+        }
+    }
+
+    @FunctionalInterface
+    private interface SchemaCheck {
+        void check(JsonNode node) throws ProtocolException;
+    }
+
+    @Override
+    public List<ObjectNode> agents() {
+        Map<String, List<ObjectNode>> vapsByAgent = store.vaps(null).stream()
+                .collect(Collectors.groupingBy(v -> v.get("agent_id").asText()));
+        Map<String, Long> clientsByAgent = store.clients(null).stream()
+                .collect(Collectors.groupingBy(c -> c.get("agent_id").asText(), Collectors.counting()));
+        return store.agents().stream().map(a -> {
+            String id = a.get("agent_id").asText();
+            a.put("vaps", vapsByAgent.getOrDefault(id, List.of()).size());
+            a.put("clients", clientsByAgent.getOrDefault(id, 0L));
+            return a;
+        }).collect(Collectors.toList());
+    }
+
+    @Override
+    public Optional<ObjectNode> agent(String agentId) {
+        return store.agent(agentId).map(a -> {
+            a.put("vaps", store.vaps(agentId).size());
+            a.put("clients", store.clients(agentId).size());
+            return a;
+        });
+    }
+
+    @Override
+    public List<ObjectNode> vaps(String agentId) {
+        return store.vaps(agentId);
+    }
+
+    @Override
+    public ObjectNode createVap(String agentId, JsonNode vapSpec) {
+        try {
+            Schema.vapSpec(vapSpec, "vap");
+        } catch (ProtocolException e) {
+            throw new ControllerException("bad_request", e.getMessage());
+        }
+        if (store.agent(agentId).isEmpty()) {
+            throw new ControllerException("not_found", "no ap-agent " + agentId);
+        }
+        String vapId = vapSpec.get("vap_id").asText();
+        if (store.desiredVap(agentId, vapId).isPresent()) {
+            throw new ControllerException("conflict", "vAP " + vapId + " already exists on " + agentId);
+        }
+        // Desired state first: if the agent is away, the vAP is created when it reconnects.
+        store.putDesiredVap(agentId, (ObjectNode) vapSpec.deepCopy());
+        AgentSession s = session(agentId);
+        ObjectNode params = Json.object();
+        params.set("vap", vapSpec);
+        JsonNode result;
+        try {
+            result = call(s, "createVap", params);
+        } catch (ControllerException e) {
+            if (!AgentRequestException.UNREACHABLE.equals(e.code()) && !AgentRequestException.TIMEOUT.equals(e.code())) {
+                store.removeDesiredVap(agentId, vapId); // the agent refused it: nothing is desired
+            }
+            throw e;
+        }
+        JsonNode vap = result.get("vap");
+        checked(vap, "VapState", n -> Schema.vapState(n, "vap"));
+        ObjectNode state = (ObjectNode) vap.deepCopy();
+        store.putVap(agentId, state);
+        return state;
+    }
+
+    @Override
+    public void removeVap(String agentId, String vapId) {
+        boolean desired = store.removeDesiredVap(agentId, vapId);
+        boolean known = store.vap(agentId, vapId).isPresent();
+        if (!desired && !known) {
+            throw new ControllerException("not_found", "no vAP " + vapId + " on " + agentId);
+        }
+        AgentSession s = sessions.get(agentId);
+        if (s != null && s.isOpen()) {
+            try {
+                call(s, "delVap", Json.object().put("vap_id", vapId));
+            } catch (ControllerException e) {
+                if (!"not_found".equals(e.code())) {
+                    throw e;
+                }
+            }
+        }
+        // Not connected: the next syncVaps removes it from the agent.
+        store.removeVap(agentId, vapId);
+        store.clients(agentId).stream().filter(c -> vapId.equals(c.get("vap_id").asText()))
+                .forEach(c -> store.removeClient(agentId, c.get("mac").asText()));
+    }
+
+    @Override
+    public List<ObjectNode> clients(String agentId, String vapId) {
+        return store.clients(agentId).stream()
+                .filter(c -> vapId == null || vapId.equals(c.get("vap_id").asText()))
+                .collect(Collectors.toList());
+    }
+
+    @Override
+    public void kickClient(String agentId, String mac) {
+        call(session(agentId), "removeClient", Json.object().put("mac", mac));
+        store.removeClient(agentId, mac);
+    }
+
+    @Override
+    public ObjectNode changeChannel(String agentId, String radio, int channel) {
+        if (channel < 1 || channel > 233) {
+            throw new ControllerException("bad_request", "channel must be 1-233");
+        }
+        JsonNode result = call(session(agentId), "changeChannel",
+                               Json.object().put("radio", radio).put("channel", channel));
+        JsonNode updated = result.get("radio");
+        checked(updated, "Radio", n -> Schema.radio(n, "radio"));
+        store.agent(agentId).ifPresent(agent -> {
+            ArrayNode radios = Json.MAPPER.createArrayNode();
+            agent.withArray("radios").forEach(r -> radios.add(
+                    r.get("name").asText().equals(radio) ? updated : r));
+            agent.set("radios", radios);
+            store.putAgent(agent);
+        });
+        return (ObjectNode) updated.deepCopy();
+    }
+
+    @Override
+    public ObjectNode rates(String agentId, String vapId) {
+        if (store.vap(agentId, vapId).isEmpty()) {
+            throw new ControllerException("not_found", "no vAP " + vapId + " on " + agentId);
+        }
+        AgentSession s = session(agentId);
+        JsonNode tx = call(s, "getTxRate", Json.object().put("vap_id", vapId));
+        JsonNode rx = call(s, "getRxRate", Json.object().put("vap_id", vapId));
+        for (JsonNode r : List.of(tx, rx)) {
+            if (!r.path("bps").isNumber() || r.path("bps").asDouble() < 0 || !r.path("interval_s").isNumber()) {
+                throw new ControllerException("internal", "agent sent an invalid rate reply");
+            }
+        }
+        return Json.object().put("tx_bps", tx.get("bps").asDouble()).put("rx_bps", rx.get("bps").asDouble())
+                .put("interval_s", tx.get("interval_s").asDouble());
+    }
+
+    @Override
+    public ObjectNode metrics() {
+        ObjectNode m = Json.object();
+        m.put("agents_connected", sessions.size());
+        m.put("events", eventLatency.count());
+        // null until the first event: JSON has no NaN.
+        double p50 = eventLatency.percentile(50);
+        double p99 = eventLatency.percentile(99);
+        m.set("event_p50_ms", Double.isNaN(p50) ? Json.MAPPER.nullNode() : Json.MAPPER.valueToTree(p50));
+        m.set("event_p99_ms", Double.isNaN(p99) ? Json.MAPPER.nullNode() : Json.MAPPER.valueToTree(p99));
+        m.put("heap_used_mib", ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed() / 1048576.0);
+        m.put("protocol_violations", server == null ? 0 : server.violations());
+        return m;
+    }
+
+    @Override
+    public void resetMetrics() {
+        eventLatency.reset();
+    }
+}

@@ -1,0 +1,13 @@
+package org.wislice.onos.wifi.rest;
+
+import org.onlab.rest.AbstractWebApplication;
+
+import java.util.Set;
+
+/** The JAX-RS application of /onos/wifi. */
+public class WifiWebApplication extends AbstractWebApplication {
+    @Override
+    public Set<Class<?>> getClasses() {
+        return getClasses(WifiWebResource.class, ControllerExceptionMapper.class);
+    }
+}

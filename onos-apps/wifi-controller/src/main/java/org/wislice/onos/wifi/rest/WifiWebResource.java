@@ -1,0 +1,150 @@
+package org.wislice.onos.wifi.rest;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.onosproject.rest.AbstractWebResource;
+import org.wislice.onos.agent.ControllerException;
+import org.wislice.onos.agent.Json;
+import org.wislice.onos.agent.RestBodies;
+import org.wislice.onos.wifi.api.WifiService;
+
+import javax.ws.rs.Consumes;
+import javax.ws.rs.DELETE;
+import javax.ws.rs.GET;
+import javax.ws.rs.POST;
+import javax.ws.rs.Path;
+import javax.ws.rs.PathParam;
+import javax.ws.rs.Produces;
+import javax.ws.rs.QueryParam;
+import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.Response;
+import java.io.InputStream;
+import java.util.List;
+
+import static org.wislice.onos.agent.RestBodies.ident;
+import static org.wislice.onos.agent.RestBodies.publicView;
+
+/** /onos/wifi: ap-agents, their radios, vAPs and clients (spec/onos-rest/README.md). */
+@Path("")
+public class WifiWebResource extends AbstractWebResource {
+
+    private static Response json(Response.Status status, ObjectNode body) {
+        return Response.status(status).type(MediaType.APPLICATION_JSON).entity(Json.write(body)).build();
+    }
+
+    private static ObjectNode list(String key, List<ObjectNode> records) {
+        ObjectNode root = Json.object();
+        ArrayNode array = root.putArray(key);
+        records.forEach(r -> array.add(publicView(r)));
+        return root;
+    }
+
+    /** All agents. */
+    @GET
+    @Path("agents")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response agents() {
+        return json(Response.Status.OK, list("agents", get(WifiService.class).agents()));
+    }
+
+    /** One agent. */
+    @GET
+    @Path("agents/{agentId}")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response agent(@PathParam("agentId") String agentId) {
+        ObjectNode agent = get(WifiService.class).agent(ident(agentId, "agent_id"))
+                .orElseThrow(() -> new ControllerException("not_found", "no ap-agent " + agentId));
+        return json(Response.Status.OK, publicView(agent));
+    }
+
+    /** vAP states, optionally of one agent. */
+    @GET
+    @Path("vaps")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response vaps(@QueryParam("agent") String agentId) {
+        String agent = agentId == null ? null : ident(agentId, "agent");
+        return json(Response.Status.OK, list("vaps", get(WifiService.class).vaps(agent)));
+    }
+
+    /** Creates a vAP from a VapSpec; 201 once the agent has it up. */
+    @POST
+    @Path("agents/{agentId}/vaps")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response createVap(@PathParam("agentId") String agentId, InputStream body) {
+        ObjectNode spec = RestBodies.read(body);
+        ObjectNode vap = get(WifiService.class).createVap(ident(agentId, "agent_id"), spec);
+        ObjectNode root = Json.object();
+        root.set("vap", publicView(vap));
+        return json(Response.Status.CREATED, root);
+    }
+
+    /** Removes a vAP. */
+    @DELETE
+    @Path("agents/{agentId}/vaps/{vapId}")
+    public Response removeVap(@PathParam("agentId") String agentId, @PathParam("vapId") String vapId) {
+        get(WifiService.class).removeVap(ident(agentId, "agent_id"), ident(vapId, "vap_id"));
+        return Response.noContent().build();
+    }
+
+    /** Clients, optionally filtered by agent and vAP. */
+    @GET
+    @Path("clients")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response clients(@QueryParam("agent") String agentId, @QueryParam("vap") String vapId) {
+        String agent = agentId == null ? null : ident(agentId, "agent");
+        String vap = vapId == null ? null : ident(vapId, "vap");
+        return json(Response.Status.OK, list("clients", get(WifiService.class).clients(agent, vap)));
+    }
+
+    /** Kicks (disassociates) a client. */
+    @DELETE
+    @Path("agents/{agentId}/clients/{mac}")
+    public Response kick(@PathParam("agentId") String agentId, @PathParam("mac") String mac) {
+        get(WifiService.class).kickClient(ident(agentId, "agent_id"), RestBodies.mac(mac));
+        return Response.noContent().build();
+    }
+
+    /** Moves a radio to another channel: body {"channel": N}. */
+    @POST
+    @Path("agents/{agentId}/radios/{radio}/channel")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response channel(@PathParam("agentId") String agentId, @PathParam("radio") String radio,
+                            InputStream body) {
+        ObjectNode req = RestBodies.read(body);
+        if (req.size() != 1 || !req.path("channel").isIntegralNumber()) {
+            throw new ControllerException("bad_request", "body must be {\"channel\": N}");
+        }
+        ObjectNode updated = get(WifiService.class).changeChannel(ident(agentId, "agent_id"),
+                                                                  ident(radio, "radio"), req.get("channel").asInt());
+        ObjectNode root = Json.object();
+        root.set("radio", updated);
+        return json(Response.Status.OK, root);
+    }
+
+    /** Current rates of a vAP. */
+    @GET
+    @Path("agents/{agentId}/vaps/{vapId}/rates")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response rates(@PathParam("agentId") String agentId, @PathParam("vapId") String vapId) {
+        return json(Response.Status.OK,
+                    get(WifiService.class).rates(ident(agentId, "agent_id"), ident(vapId, "vap_id")));
+    }
+
+    /** Controller metrics (agents connected, event latency, heap). */
+    @GET
+    @Path("metrics")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response metrics() {
+        return json(Response.Status.OK, get(WifiService.class).metrics());
+    }
+
+    /** Clears the event latency samples. */
+    @DELETE
+    @Path("metrics")
+    public Response resetMetrics() {
+        get(WifiService.class).resetMetrics();
+        return Response.noContent().build();
+    }
+}

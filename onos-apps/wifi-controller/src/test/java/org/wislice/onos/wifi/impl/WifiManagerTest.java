@@ -1,0 +1,269 @@
+package org.wislice.onos.wifi.impl;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.junit.After;
+import org.junit.Before;
+import org.junit.Test;
+import org.onlab.osgi.ComponentContextAdapter;
+import org.onosproject.TestApplicationId;
+import org.onosproject.cfg.ComponentConfigAdapter;
+import org.onosproject.cluster.ClusterServiceAdapter;
+import org.onosproject.cluster.ControllerNode;
+import org.onosproject.cluster.DefaultControllerNode;
+import org.onosproject.cluster.NodeId;
+import org.onosproject.common.event.impl.TestEventDispatcher;
+import org.onosproject.core.ApplicationId;
+import org.onosproject.core.CoreServiceAdapter;
+import org.onosproject.store.service.TestStorageService;
+import org.wislice.onos.agent.ControllerException;
+import org.wislice.onos.agent.Json;
+import org.wislice.onos.agent.TestAgentClient;
+import org.wislice.onos.wifi.api.WifiEvent;
+
+import java.util.ArrayList;
+import java.util.Dictionary;
+import java.util.Hashtable;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.Assert.assertEquals;
+import static org.onosproject.net.NetTestTools.injectEventDispatcher;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+/** WifiManager with the real DistributedWifiStore on TestStorageService, and a scripted ap-agent on loopback. */
+public class WifiManagerTest {
+
+    static final String SECRET = "unit-secret";
+    private WifiManager manager;
+    private DistributedWifiStore store;
+    private final List<WifiEvent> events = new ArrayList<>();
+
+    static ObjectNode vapSpec(String vapId) {
+        ObjectNode spec = Json.object().put("vap_id", vapId).put("radio", "phy0").put("ssid", "Cafe")
+                .put("tenant_id", 1).put("slice_id", "s-1");
+        spec.putObject("security").put("mode", "wpa2-psk").put("passphrase", "correct horse");
+        spec.putObject("rate_limit").put("down_kbps", 5000).put("up_kbps", 1000);
+        return spec;
+    }
+
+    static ObjectNode vapState(JsonNode spec) {
+        ObjectNode state = spec.deepCopy();
+        ((ObjectNode) state.get("security")).remove("passphrase");
+        state.put("ifname", "wlan0_1").put("bssid", "02:00:00:00:00:01").put("state", "up").put("clients", 0);
+        state.putNull("pof_port");
+        return state;
+    }
+
+    static ObjectNode apCapabilities() {
+        ObjectNode caps = Json.object();
+        caps.putArray("radios").addObject().put("name", "phy0").put("mac", "02:00:00:00:00:00").put("channel", 6)
+                .put("hw_mode", "g").put("max_vaps", 8).put("vaps_used", 0);
+        caps.putArray("security").add("open").add("wpa2-psk");
+        caps.put("pof_switch", true);
+        return caps;
+    }
+
+    @Before
+    public void setUp() {
+        store = new DistributedWifiStore();
+        store.storageService = new TestStorageService();
+        store.activate();
+        manager = new WifiManager();
+        manager.store = store;
+        manager.coreService = new CoreServiceAdapter() {
+            @Override
+            public ApplicationId registerApplication(String name) {
+                return new TestApplicationId(name);
+            }
+        };
+        manager.clusterService = new ClusterServiceAdapter() {
+            @Override
+            public ControllerNode getLocalNode() {
+                return new DefaultControllerNode(new NodeId("node-1"), "127.0.0.1");
+            }
+        };
+        manager.cfgService = new ComponentConfigAdapter();
+        injectEventDispatcher(manager, new TestEventDispatcher());
+        manager.activate(context(0, SECRET));
+        manager.addListener(events::add);
+    }
+
+    @After
+    public void tearDown() {
+        manager.deactivate();
+        store.deactivate();
+    }
+
+    static ComponentContextAdapter context(int port, String secret) {
+        return new ComponentContextAdapter() {
+            @Override
+            public Dictionary getProperties() {
+                Hashtable<String, Object> p = new Hashtable<>();
+                p.put(OsgiPropertyConstants.AGENT_PORT, port);
+                p.put(OsgiPropertyConstants.BIND_ADDRESS, "127.0.0.1");
+                p.put(OsgiPropertyConstants.SHARED_SECRET, secret);
+                p.put(OsgiPropertyConstants.REQUEST_TIMEOUT_MS, 2000);
+                return p;
+            }
+        };
+    }
+
+    /** Connects an agent and answers the reconnect sequence (syncVaps, getVaps, getClient). */
+    private TestAgentClient connect(String agentId, List<JsonNode> vaps) throws Exception {
+        TestAgentClient agent = new TestAgentClient(manager.boundPort());
+        JsonNode welcome = agent.hello("ap", agentId, SECRET, apCapabilities());
+        assertEquals("welcome", welcome.get("type").asText());
+        JsonNode sync = agent.serveOne(r -> {
+            ObjectNode result = Json.object();
+            result.putArray("created");
+            result.putArray("removed");
+            result.putArray("kept");
+            result.putArray("failed");
+            return result;
+        });
+        assertEquals("syncVaps", sync.get("method").asText());
+        agent.serveOne(r -> {
+            ObjectNode result = Json.object();
+            vaps.forEach(v -> result.withArray("vaps").add(v));
+            result.withArray("vaps");
+            return result;
+        });
+        agent.serveOne(r -> {
+            ObjectNode result = Json.object();
+            result.putArray("clients");
+            return result;
+        });
+        waitFor(() -> manager.agent(agentId).map(a -> a.get("connected").asBoolean()).orElse(false));
+        return agent;
+    }
+
+    private static void waitFor(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        for (int i = 0; i < 300; i++) {
+            if (condition.getAsBoolean()) {
+                return;
+            }
+            Thread.sleep(10);
+        }
+        fail("condition not met");
+    }
+
+    @Test
+    public void agentAppearsWithItsRadios() throws Exception {
+        try (TestAgentClient agent = connect("ap-1", List.of())) {
+            ObjectNode a = manager.agent("ap-1").orElseThrow();
+            assertEquals("phy0", a.get("radios").get(0).get("name").asText());
+            assertTrue(events.stream().anyMatch(e -> e.type() == WifiEvent.Type.AGENT_UPDATED));
+        }
+        waitFor(() -> !manager.agent("ap-1").orElseThrow().get("connected").asBoolean());
+    }
+
+    @Test
+    public void createVapStoresDesiredStateAndPushesItOnReconnect() throws Exception {
+        ObjectNode spec = vapSpec("v1");
+        try (TestAgentClient agent = connect("ap-2", List.of())) {
+            CompletableFuture<ObjectNode> created = CompletableFuture.supplyAsync(
+                    () -> manager.createVap("ap-2", spec));
+            JsonNode req = agent.serveOne(r -> {
+                ObjectNode result = Json.object();
+                result.set("vap", vapState(r.get("params").get("vap")));
+                return result;
+            });
+            assertEquals("createVap", req.get("method").asText());
+            assertEquals("correct horse", req.get("params").get("vap").get("security").get("passphrase").asText());
+            ObjectNode state = created.get(5, TimeUnit.SECONDS);
+            assertEquals("up", state.get("state").asText());
+            assertEquals(1, manager.vaps("ap-2").size());
+        }
+        // Reconnect: syncVaps carries the desired vAP.
+        TestAgentClient again = new TestAgentClient(manager.boundPort());
+        again.hello("ap", "ap-2", SECRET, apCapabilities());
+        JsonNode sync = again.read();
+        assertEquals("syncVaps", sync.get("method").asText());
+        assertEquals("v1", sync.get("params").get("vaps").get(0).get("vap_id").asText());
+        again.close();
+    }
+
+    @Test
+    public void agentRefusalDropsTheDesiredVap() throws Exception {
+        try (TestAgentClient agent = connect("ap-3", List.of())) {
+            CompletableFuture<ObjectNode> created = CompletableFuture.supplyAsync(
+                    () -> manager.createVap("ap-3", vapSpec("v9")));
+            agent.serveOne(r -> {
+                throw new IllegalStateException("no radio");
+            });
+            try {
+                created.join();
+                fail("agent error not reported");
+            } catch (java.util.concurrent.CompletionException e) {
+                assertEquals("not_found", ((ControllerException) e.getCause()).code());
+            }
+            assertTrue(store.desiredVaps("ap-3").isEmpty());
+        }
+    }
+
+    @Test
+    public void invalidSpecIsRejectedBeforeAnythingIsStored() throws Exception {
+        try (TestAgentClient agent = connect("ap-4", List.of())) {
+            ObjectNode bad = vapSpec("v1").put("ssid", "x\nctrl_interface=/tmp");
+            try {
+                manager.createVap("ap-4", bad);
+                fail("bad spec accepted");
+            } catch (ControllerException e) {
+                assertEquals("bad_request", e.code());
+                assertEquals(400, e.httpStatus());
+            }
+            assertTrue(store.desiredVaps("ap-4").isEmpty());
+        }
+    }
+
+    @Test
+    public void unknownAgentIsNotFoundAndDisconnectedAgentUnreachable() throws Exception {
+        try {
+            manager.createVap("nobody", vapSpec("v1"));
+            fail();
+        } catch (ControllerException e) {
+            assertEquals(404, e.httpStatus());
+        }
+        connect("ap-5", List.of()).close();
+        waitFor(() -> !manager.agent("ap-5").orElseThrow().get("connected").asBoolean());
+        try {
+            manager.createVap("ap-5", vapSpec("v1"));
+            fail();
+        } catch (ControllerException e) {
+            assertEquals("agent_unreachable", e.code());
+        }
+        // Kept as desired state, for the next connection.
+        assertFalse(store.desiredVaps("ap-5").isEmpty());
+    }
+
+    @Test
+    public void clientEventsUpdateTheStoreAndPostEvents() throws Exception {
+        try (TestAgentClient agent = connect("ap-6", List.of(vapState(vapSpec("v1"))))) {
+            ObjectNode ev = Json.object().put("type", "event").put("event", "clientAssociated")
+                    .put("ts", System.currentTimeMillis() / 1000.0);
+            ev.putObject("data").put("vap_id", "v1").put("mac", "02:00:00:00:01:00").put("signal_dbm", -40);
+            agent.send(ev);
+            waitFor(() -> manager.clients("ap-6", "v1").size() == 1);
+            waitFor(() -> events.stream().anyMatch(e -> e.type() == WifiEvent.Type.CLIENT_ASSOCIATED));
+            assertEquals(1L, manager.metrics().get("events").asLong());
+
+            ObjectNode gone = Json.object().put("type", "event").put("event", "clientDisassociated").put("ts", 1);
+            gone.putObject("data").put("vap_id", "v1").put("mac", "02:00:00:00:01:00");
+            agent.send(gone);
+            waitFor(() -> manager.clients("ap-6", null).isEmpty());
+        }
+    }
+
+    @Test
+    public void wrongSecretIsRefused() throws Exception {
+        try (TestAgentClient agent = new TestAgentClient(manager.boundPort())) {
+            JsonNode bye = agent.hello("ap", "ap-7", "wrong", apCapabilities());
+            assertEquals("bye", bye.get("type").asText());
+        }
+        assertTrue(manager.agent("ap-7").isEmpty());
+    }
+}

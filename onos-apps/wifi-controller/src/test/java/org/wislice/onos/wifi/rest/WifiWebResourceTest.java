@@ -1,0 +1,194 @@
+package org.wislice.onos.wifi.rest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.glassfish.jersey.server.ResourceConfig;
+import org.glassfish.jersey.test.JerseyTest;
+import org.junit.Before;
+import org.junit.Test;
+import org.onlab.osgi.ServiceDirectory;
+import org.onlab.osgi.TestServiceDirectory;
+import org.onlab.rest.BaseResource;
+import org.onosproject.codec.CodecService;
+import org.onosproject.codec.impl.CodecManager;
+import org.wislice.onos.agent.ControllerException;
+import org.wislice.onos.agent.Json;
+import org.wislice.onos.agent.ProtocolException;
+import org.wislice.onos.wifi.api.WifiListener;
+import org.wislice.onos.wifi.api.WifiService;
+
+import javax.ws.rs.client.Entity;
+import javax.ws.rs.core.Response;
+import java.lang.reflect.Field;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+
+/** /onos/wifi on Jersey's test container with a recording WifiService. */
+public class WifiWebResourceTest extends JerseyTest {
+
+    private final FakeWifiService service = new FakeWifiService();
+
+    @Override
+    protected ResourceConfig configure() {
+        return new ResourceConfig(WifiWebResource.class, ControllerExceptionMapper.class);
+    }
+
+    @Before
+    public void setUpServices() throws Exception {
+        TestServiceDirectory directory = new TestServiceDirectory()
+                .add(WifiService.class, service)
+                .add(CodecService.class, new CodecManager());
+        Field f = BaseResource.class.getDeclaredField("services");
+        f.setAccessible(true);
+        f.set(null, (ServiceDirectory) directory);
+    }
+
+    private static JsonNode json(Response r) throws ProtocolException {
+        return Json.parseLine(r.readEntity(String.class));
+    }
+
+    @Test
+    public void listsAgentsVapsAndClientsWithoutInternalFields() throws Exception {
+        JsonNode agents = json(target("agents").request().get());
+        assertEquals("ap-1", agents.get("agents").get(0).get("agent_id").asText());
+        JsonNode vaps = json(target("vaps").queryParam("agent", "ap-1").request().get());
+        assertEquals("ap-1", service.lastAgent);
+        assertFalse(vaps.get("vaps").get(0).has("updated_ts"));
+        JsonNode clients = json(target("clients").queryParam("vap", "v1").request().get());
+        assertEquals("v1", service.lastVap);
+        assertEquals(1, clients.get("clients").size());
+    }
+
+    @Test
+    public void oneAgentOr404() throws Exception {
+        assertEquals(200, target("agents/ap-1").request().get().getStatus());
+        Response r = target("agents/ap-9").request().get();
+        assertEquals(404, r.getStatus());
+        assertEquals("not_found", json(r).get("code").asText());
+    }
+
+    @Test
+    public void createVapAnswers201AndValidates() throws Exception {
+        Response r = target("agents/ap-1/vaps").request()
+                .post(Entity.json("{\"vap_id\":\"v1\",\"radio\":\"phy0\"}"));
+        assertEquals(201, r.getStatus());
+        assertEquals("v1", json(r).get("vap").get("vap_id").asText());
+
+        Response dup = target("agents/ap-1/vaps").request().post(Entity.json("{\"a\":1,\"a\":2}"));
+        assertEquals(400, dup.getStatus());
+        Response notJson = target("agents/ap-1/vaps").request().post(Entity.json("{oops"));
+        assertEquals(400, notJson.getStatus());
+        assertEquals("bad_request", json(notJson).get("code").asText());
+        Response badId = target("agents/bad$id/vaps").request().post(Entity.json("{}"));
+        assertEquals(400, badId.getStatus());
+    }
+
+    @Test
+    public void deleteKickChannelRatesAndErrors() throws Exception {
+        assertEquals(204, target("agents/ap-1/vaps/v1").request().delete().getStatus());
+        assertEquals("v1", service.lastVap);
+        assertEquals(204, target("agents/ap-1/clients/02:00:00:00:01:00").request().delete().getStatus());
+        assertEquals(400, target("agents/ap-1/clients/NOT-A-MAC").request().delete().getStatus());
+        Response ch = target("agents/ap-1/radios/phy0/channel").request().post(Entity.json("{\"channel\":11}"));
+        assertEquals(200, ch.getStatus());
+        assertEquals(11, json(ch).get("radio").get("channel").asInt());
+        assertEquals(400, target("agents/ap-1/radios/phy0/channel").request()
+                .post(Entity.json("{\"channel\":\"x\"}")).getStatus());
+        assertEquals(200, target("agents/ap-1/vaps/v1/rates").request().get().getStatus());
+        // Agent-side failures map onto 502/504.
+        service.failWith = new ControllerException("timeout", "slow");
+        assertEquals(504, target("agents/ap-1/vaps/v1/rates").request().get().getStatus());
+        service.failWith = new ControllerException("agent_unreachable", "away");
+        assertEquals(502, target("agents/ap-1/vaps/v1").request().delete().getStatus());
+    }
+
+    @Test
+    public void metrics() throws Exception {
+        assertTrue(json(target("metrics").request().get()).has("event_p99_ms"));
+        assertEquals(204, target("metrics").request().delete().getStatus());
+    }
+
+    /** Records calls and answers with canned records. */
+    static final class FakeWifiService implements WifiService {
+        String lastAgent;
+        String lastVap;
+        ControllerException failWith;
+
+        private void maybeFail() {
+            if (failWith != null) {
+                throw failWith;
+            }
+        }
+
+        @Override
+        public List<ObjectNode> agents() {
+            return List.of(Json.object().put("agent_id", "ap-1").put("connected", true));
+        }
+
+        @Override
+        public Optional<ObjectNode> agent(String agentId) {
+            return "ap-1".equals(agentId) ? Optional.of(agents().get(0)) : Optional.empty();
+        }
+
+        @Override
+        public List<ObjectNode> vaps(String agentId) {
+            lastAgent = agentId;
+            return List.of(Json.object().put("vap_id", "v1").put("agent_id", "ap-1").put("updated_ts", 1.0));
+        }
+
+        @Override
+        public ObjectNode createVap(String agentId, JsonNode vapSpec) {
+            return Json.object().put("vap_id", vapSpec.get("vap_id").asText()).put("state", "up");
+        }
+
+        @Override
+        public void removeVap(String agentId, String vapId) {
+            maybeFail();
+            lastVap = vapId;
+        }
+
+        @Override
+        public List<ObjectNode> clients(String agentId, String vapId) {
+            lastVap = vapId;
+            return new ArrayList<>(List.of(Json.object().put("mac", "02:00:00:00:01:00")));
+        }
+
+        @Override
+        public void kickClient(String agentId, String mac) {
+        }
+
+        @Override
+        public ObjectNode changeChannel(String agentId, String radio, int channel) {
+            return Json.object().put("name", radio).put("channel", channel);
+        }
+
+        @Override
+        public ObjectNode rates(String agentId, String vapId) {
+            maybeFail();
+            return Json.object().put("tx_bps", 1.0).put("rx_bps", 2.0).put("interval_s", 5);
+        }
+
+        @Override
+        public ObjectNode metrics() {
+            return Json.object().putNull("event_p99_ms");
+        }
+
+        @Override
+        public void resetMetrics() {
+        }
+
+        @Override
+        public void addListener(WifiListener listener) {
+        }
+
+        @Override
+        public void removeListener(WifiListener listener) {
+        }
+    }
+
+}
