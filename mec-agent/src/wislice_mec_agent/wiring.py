@@ -9,7 +9,7 @@ import contextlib
 import ctypes
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -37,11 +37,10 @@ CLONE_NEWNET = 0x40000000
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
-def iproute_in(ns_path: str) -> Any:
-    """An IPRoute whose netlink socket lives in the namespace at ``ns_path``. A short-lived thread enters the
-    namespace (setns is per thread) only to open the socket: no fork, unlike pyroute2's NetNS (~50 ms)."""
-    from pyroute2 import IPRoute
-
+def run_in_netns(ns_path: str, fn: Callable[[], Any]) -> Any:
+    """Run ``fn`` on a short-lived thread that entered the network namespace at ``ns_path`` (setns is per thread;
+    the process never leaves its own). Sockets ``fn`` opens stay in that namespace. No fork, unlike pyroute2's
+    NetNS (~50 ms per call)."""
     box: dict[str, Any] = {}
 
     def enter() -> None:
@@ -52,16 +51,23 @@ def iproute_in(ns_path: str) -> Any:
                     raise OSError(ctypes.get_errno(), f"setns {ns_path}")
             finally:
                 os.close(fd)
-            box["ipr"] = IPRoute()
+            box["result"] = fn()
         except BaseException as exc:
             box["error"] = exc
 
-    t = threading.Thread(target=enter)  # the thread dies in the namespace; the process never leaves its own
+    t = threading.Thread(target=enter)
     t.start()
     t.join()
     if "error" in box:
         raise box["error"]
-    return box["ipr"]
+    return box["result"]
+
+
+def iproute_in(ns_path: str) -> Any:
+    """An IPRoute whose netlink socket lives in the namespace at ``ns_path``."""
+    from pyroute2 import IPRoute
+
+    return run_in_netns(ns_path, IPRoute)
 
 
 def netns_path(name: str) -> str:
