@@ -157,9 +157,8 @@ def test_reconnect_converges_without_touching_matching_vaps(agent: AgentRun, vap
     assert agent.ctl.schema_errors == []
 
 
-# Known agent bug (found here): Agent._expect() returns the welcome and drops every other line read with it, so
-# a syncVaps sent right behind the welcome is lost. strict: once fixed, this XPASSes and fails, remove the mark.
-@pytest.mark.xfail(strict=True, reason="ap-agent drops lines that arrive in the same read as the welcome")
+# Found by this test: the agent once returned the welcome and dropped every other line read with it (fixed in
+# faa8587), losing a syncVaps sent right behind the welcome.
 def test_request_in_the_same_segment_as_welcome_is_served(agent: AgentRun) -> None:
     """A controller may push syncVaps right behind the welcome (protocol step 4); TCP can deliver both in one read."""
     agent.ctl.sync_with_welcome = []
@@ -167,7 +166,7 @@ def test_request_in_the_same_segment_as_welcome_is_served(agent: AgentRun) -> No
     agent.ctl.wait_connected(timeout=60)
     rid = agent.ctl.sync_request_id
     assert rid is not None
-    reply = agent.ctl.wait_reply(rid, timeout=15)
+    reply = agent.ctl.wait_reply(rid, timeout=8)
     assert reply["ok"], reply
 
 
