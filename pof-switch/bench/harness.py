@@ -188,6 +188,13 @@ def testpmd_tx_mpps(log: str, ports: list[int] | None = None) -> list[float]:
     return [sum(per_port[p][k] for p in chosen) for k in range(n)]
 
 
+def cpu_share(pid: int, seconds: float) -> float:
+    """Fraction of one CPU the process got over the next `seconds` (others share this machine)."""
+    c0, t0 = cpu_seconds(pid), time.monotonic()
+    time.sleep(seconds)
+    return (cpu_seconds(pid) - c0) / (time.monotonic() - t0)
+
+
 def cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

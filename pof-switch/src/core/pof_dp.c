@@ -488,8 +488,10 @@ static bool run_action(struct pof_dp *dp, struct ctx *c, const struct pof_action
         v->out_offset = a->u.output.packet_offset;
         return true;
     }
-    case POFAT_SET_FIELD:
-        if (!write_field(c, &a->u.set_field.field, a->u.set_field.value, a->u.set_field.mask))
+    case POFAT_SET_FIELD: /* as the reference: value AND mask is written over the whole field */
+        for (int i = 0; i < POF_FIELD_BYTES; i++)
+            buf[i] = (uint8_t)(a->u.set_field.value[i] & a->u.set_field.mask[i]);
+        if (!write_field(c, &a->u.set_field.field, buf, NULL))
             dp->stats.short_field++;
         return true;
     case POFAT_SET_FIELD_FROM_METADATA: {

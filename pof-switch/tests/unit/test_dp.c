@@ -302,6 +302,23 @@ static void test_priority_lpm_linear_metadata(void)
     pof_dp_destroy(dp);
 }
 
+static void test_set_field_writes_value_and_mask_over_the_field(void)
+{
+    struct pof_dp *dp = pof_dp_create();
+    make_frame();
+    struct pof_action a = {.type = POFAT_SET_FIELD};
+    a.u.set_field.field = ETH_TYPE;
+    a.u.set_field.value[0] = 0x86;
+    a.u.set_field.value[1] = 0xDD;
+    a.u.set_field.mask[0] = 0xFF; /* second byte masked off: it becomes 0, as the reference does */
+    struct pof_pkt p = {.data = frame, .len = 64, .in_port = 1};
+    struct pof_verdict v;
+    pof_dp_apply_actions(dp, &p, &a, 1, &v);
+    CHECK(frame[12] == 0x86 && frame[13] == 0x00);
+    CHECK(v.kind == POF_V_DROP); /* no OUTPUT: dropped */
+    pof_dp_destroy(dp);
+}
+
 static void test_control_errors(void)
 {
     struct pof_dp *dp = pof_dp_create();
@@ -363,6 +380,7 @@ int main(void)
     RUN(test_rewrite_actions);
     RUN(test_add_and_delete_field);
     RUN(test_priority_lpm_linear_metadata);
+    RUN(test_set_field_writes_value_and_mask_over_the_field);
     RUN(test_control_errors);
     RUN(test_meter_rate);
     return unit_summary();
