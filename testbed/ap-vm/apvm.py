@@ -13,6 +13,7 @@ if it is still there, and removes the work directory, also when the boot failed.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import itertools
 import json
 import os
@@ -29,6 +30,30 @@ from pathlib import Path
 import build_image
 
 QEMU = "qemu-system-x86_64"
+
+
+def _die_with_parent() -> None:
+    """In the qemu child before exec: SIGKILL it if the process that started it dies (a SIGKILLed test run)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+PR_SET_PDEATHSIG = 1
+WORKDIR_PREFIX = "wislice-apvm-"
+
+
+def sweep_stale_workdirs() -> None:
+    """Work directories of VMs whose qemu is gone (their runner was SIGKILLed; qemu died with it)."""
+    for d in Path(tempfile.gettempdir()).glob(f"{WORKDIR_PREFIX}*"):
+        try:
+            pid = int((d / "qemu.pid").read_text())
+        except (OSError, ValueError):
+            if time.time() - d.stat().st_mtime < 120:  # maybe a VM being started right now
+                continue
+            pid = 0
+        if pid and Path(f"/proc/{pid}").exists():
+            continue
+        shutil.rmtree(d, ignore_errors=True)
 
 
 class GuestError(RuntimeError):
@@ -78,7 +103,8 @@ class ApVm:
         if shutil.which(QEMU) is None:
             raise GuestError(f"{QEMU} not installed (declared in testbed/ap-vm/deps/apt.txt; run make deps)")
         image = self.image_dir or build_image.build(quiet=True)
-        self.workdir = Path(tempfile.mkdtemp(prefix="wislice-apvm-"))
+        sweep_stale_workdirs()
+        self.workdir = Path(tempfile.mkdtemp(prefix=WORKDIR_PREFIX))
         self.share.mkdir()
         sock_path = self.workdir / "cmd.sock"
         argv = [
@@ -97,7 +123,8 @@ class ApVm:
         started = time.monotonic()
         with open(self.workdir / "qemu.log", "wb") as qlog:
             self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=qlog, stderr=subprocess.STDOUT,
-                                         start_new_session=True)
+                                         start_new_session=True, preexec_fn=_die_with_parent)
+        (self.workdir / "qemu.pid").write_text(f"{self.proc.pid}\n")
         self._register_janitor()
         try:
             self._connect(sock_path, started + self.boot_timeout)

@@ -37,3 +37,20 @@ def test_image_key_changes_with_versions() -> None:
 def test_radio_count_is_validated(radios: int) -> None:
     with pytest.raises(ValueError, match="radios"):
         apvm.ApVm(radios=radios)
+
+
+def test_sweep_removes_only_dead_vm_workdirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path))
+    dead = tmp_path / f"{apvm.WORKDIR_PREFIX}dead"
+    alive = tmp_path / f"{apvm.WORKDIR_PREFIX}alive"
+    starting = tmp_path / f"{apvm.WORKDIR_PREFIX}starting"
+    for d in (dead, alive, starting):
+        d.mkdir()
+    (dead / "qemu.pid").write_text("999999999\n")
+    (alive / "qemu.pid").write_text(f"{os.getpid()}\n")
+    apvm.sweep_stale_workdirs()
+    assert not dead.exists()
+    assert alive.exists() and starting.exists()
