@@ -101,11 +101,13 @@ def test_change_channel_moves_the_radio(agent: AgentRun, vaps: list[str]) -> Non
     agent.vm.wait_for("iw dev wlan0 info | grep -q 'channel 1 '", timeout=20)
 
 
-def iperf_downlink_mbps(agent: AgentRun, sta: Station, server_ip: str) -> float:
-    """TCP goodput AP -> station (iperf3 -R: the AP-side server sends through the vAP's egress)."""
+def iperf_mbps(agent: AgentRun, sta: Station, server_ip: str, uplink: bool = False) -> float:
+    """TCP goodput AP -> station (iperf3 -R: the AP-side server sends through the vAP's egress), or station -> AP
+    with ``uplink`` (through the vAP's ingress, where the agent redirects to its IFB shaper)."""
     agent.vm.spawn(f"iperf3 -s -1 -B {server_ip}", log="/tmp/iperf3-server.log")
     agent.vm.wait_for("netstat -ltn | grep -q ':5201 '", timeout=15)
-    res = sta.exec(f"iperf3 -c {server_ip} -R -t 8 -O 2 -J", timeout=60)
+    reverse = "" if uplink else "-R"
+    res = sta.exec(f"iperf3 -c {server_ip} {reverse} -t 8 -O 2 -J", timeout=60)
     return json.loads(res.out)["end"]["sum_received"]["bits_per_second"] / 1e6
 
 
@@ -116,14 +118,14 @@ def test_downlink_cap_holds_for_tcp(agent: AgentRun, vaps: list[str], clean_stat
     agent.vm.run(f"ip addr replace 192.168.50.1/24 dev {ifname}")
     sta.connect("agent-cap", "wpa2-psk", PASS_WPA2, address="192.168.50.2/24")
     sta.wait_associated()
-    uncapped = iperf_downlink_mbps(agent, sta, "192.168.50.1")
+    uncapped = iperf_mbps(agent, sta, "192.168.50.1")
 
     # The cap changes in place (syncVaps keeps the vAP): the station stays associated.
     capped_spec = {**spec, "rate_limit": {"down_kbps": 5000, "up_kbps": 0}}
     result = agent.ctl.call("syncVaps", {"vaps": [capped_spec]})
     assert result["kept"] == ["v-cap"] and result["created"] == []
     assert sta.state()["wpa_state"] == "COMPLETED"
-    capped = iperf_downlink_mbps(agent, sta, "192.168.50.1")
+    capped = iperf_mbps(agent, sta, "192.168.50.1")
     qdisc = agent.vm.run(f"tc -s class show dev {ifname}").out
     print(f"downlink TCP: uncapped {uncapped:.2f} Mbit/s, 5 Mbit/s cap {capped:.2f} Mbit/s")
     if uncapped < 7.5:
@@ -131,6 +133,24 @@ def test_downlink_cap_holds_for_tcp(agent: AgentRun, vaps: list[str], clean_stat
         pytest.skip(f"AP VM too CPU-starved to test a 5 Mbit/s cap: uncapped TCP only {uncapped:.2f} Mbit/s "
                     f"(host load average {os.getloadavg()[0]:.1f})")
     assert 4.5 <= capped <= 5.25, f"5 Mbit/s cap gave {capped:.2f} Mbit/s (uncapped {uncapped:.2f})\n{qdisc}"
+
+
+def test_uplink_cap_holds_for_tcp(agent: AgentRun, vaps: list[str], clean_stations: list[Station]) -> None:
+    spec = vap("v-upcap", "agent-upcap", "wpa2-psk", PASS_WPA2)
+    ifname = create(agent, vaps, spec)["ifname"]
+    sta = clean_stations[2]
+    agent.vm.run(f"ip addr replace 192.168.51.1/24 dev {ifname}")
+    sta.connect("agent-upcap", "wpa2-psk", PASS_WPA2, address="192.168.51.2/24")
+    sta.wait_associated()
+    uncapped = iperf_mbps(agent, sta, "192.168.51.1", uplink=True)
+    result = agent.ctl.call("syncVaps", {"vaps": [{**spec, "rate_limit": {"down_kbps": 0, "up_kbps": 3000}}]})
+    assert result["kept"] == ["v-upcap"]
+    capped = iperf_mbps(agent, sta, "192.168.51.1", uplink=True)
+    print(f"uplink TCP: uncapped {uncapped:.2f} Mbit/s, 3 Mbit/s cap {capped:.2f} Mbit/s")
+    if uncapped < 4.5:
+        pytest.skip(f"AP VM too CPU-starved to test a 3 Mbit/s cap: uncapped TCP only {uncapped:.2f} Mbit/s "
+                    f"(host load average {os.getloadavg()[0]:.1f})")
+    assert 2.7 <= capped <= 3.15, f"3 Mbit/s uplink cap gave {capped:.2f} Mbit/s (uncapped {uncapped:.2f})"
 
 
 def test_reconnect_converges_without_touching_matching_vaps(agent: AgentRun, vaps: list[str],
