@@ -200,7 +200,7 @@ class VapManager:
         errors = self._teardown(vap)
         for mac in list(vap.clients):
             self.emit("clientDisassociated", {"vap_id": vap_id, "mac": mac})
-        self.emit("vapState", {"vap_id": vap_id, "state": "down"})
+        self.emit("vapState", {"vap_id": vap_id, "state": "removed"})
         if errors:
             raise AgentError("internal", f"vAP {vap_id} removed with errors: {'; '.join(errors)}")
 

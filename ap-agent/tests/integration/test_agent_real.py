@@ -102,7 +102,7 @@ def test_agent_drives_real_hostapd_and_caps_bandwidth(setup, processes, sockdir)
 
     # delete: hostapd drops the BSS, the qdiscs and the IFB go with it
     assert s2.request("delVap", {"vap_id": "t1-cafe"})["ok"]
-    s2.wait_event("vapState", vap_id="t1-cafe", state="down")
+    s2.wait_event("vapState", vap_id="t1-cafe", state="removed")
     assert VAP_IF not in h.raw("INTERFACES")
     assert "htb" not in qdiscs(ap.ns, VAP_IF)
     assert "ifb" not in ap.ns.exec(["ip", "-o", "link", "show", "type", "ifb"]).stdout

@@ -71,7 +71,7 @@ def test_station_events_getclient_removeclient_delvap(wired_ap, netns, veth, pro
         assert s.request("getStatus")["result"]["clients"] == 1
         assert s.request("delVap", {"vap_id": "dot1x"})["ok"]
         s.wait_event("clientDisassociated", vap_id="dot1x", mac=mac)
-        s.wait_event("vapState", vap_id="dot1x", state="down")
+        s.wait_event("vapState", vap_id="dot1x", state="removed")
         assert VAP_IF not in h.raw("INTERFACES")
         assert list(conf_dir.iterdir()) == []
         assert s.schema_errors == []

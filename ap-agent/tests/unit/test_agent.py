@@ -86,7 +86,7 @@ def test_hello_hmac_and_table_ii(run_agent, controller, fake_hostapd):
     stats = s.wait_event("stats", timeout=5)
     assert stats["data"]["vaps"][0]["vap_id"] == "v1"
     assert s.request("delVap", {"vap_id": "v1"})["ok"]
-    s.wait_event("vapState", vap_id="v1", state="down")
+    s.wait_event("vapState", vap_id="v1", state="removed")
     assert s.request("delVap", {"vap_id": "v1"})["error"]["code"] == "not_found"
     assert wait_until(lambda: s.pings > 0, 5)  # keepalive
     assert s.schema_errors == []
