@@ -283,12 +283,20 @@ int pof_dp_flow_mod(struct pof_dp *dp, const struct pof_flow_mod *fm, struct pof
         if (check_instructions(fm, err) < 0)
             return -1;
         struct pof_entry *e = malloc(sizeof(*e));
-        if (!e)
+        struct pof_flow_mod *src = malloc(sizeof(*src));
+        if (!e || !src) {
+            free(e);
+            free(src);
             return fail(err, POFET_FLOW_MOD_FAILED, POFFMFC_TABLE_FULL, "out of memory");
+        }
         if (build_entry(t, fm, e, err) < 0) {
             free(e);
+            free(src);
             return -1;
         }
+        *src = *fm;
+        src->command = POF_FLOW_ADD;
+        e->source = src;
         if (fm->counter_id)
             dp->counters[fm->counter_id].in_use = true;
         pof_table_put(t, e);
@@ -695,6 +703,32 @@ void pof_dp_process(struct pof_dp *dp, struct pof_pkt *pkt, struct pof_verdict *
 miss:
     dp->stats.table_miss++;
     v->kind = POF_V_DROP;
+}
+
+void pof_dp_dump(const struct pof_dp *dp, const struct pof_dp_dump_ops *ops, void *arg)
+{
+    for (int g = 0; g < POF_TABLES_TOTAL; g++) {
+        const struct pof_table *t = &dp->tables[g];
+        if (!t->in_use)
+            continue;
+        int base = 0;
+        for (int ty = 0; ty < t->type; ty++)
+            base += tables_per_type[ty];
+        struct pof_table_mod tm = {.command = POF_TABLE_ADD, .table_id = (uint8_t)(g - base), .table_type = t->type,
+                                   .match_num = t->match_num, .size = t->size, .key_len = t->key_bits};
+        memcpy(tm.matches, t->matches, sizeof(tm.matches));
+        memcpy(tm.name, t->name, sizeof(tm.name));
+        ops->table(arg, &tm);
+    }
+    for (int g = 0; g < POF_TABLES_TOTAL; g++)
+        for (uint32_t i = 0; dp->tables[g].in_use && i < dp->tables[g].size; i++)
+            if (dp->tables[g].by_index[i])
+                ops->flow(arg, dp->tables[g].by_index[i]->source);
+    for (uint32_t m = 1; m < POF_METERS; m++)
+        if (dp->meters[m].in_use) {
+            struct pof_meter_mod mm = {.command = 0, .meter_id = m, .rate = dp->meters[m].rate_kbps};
+            ops->meter(arg, &mm);
+        }
 }
 
 void pof_dp_get_stats(const struct pof_dp *dp, struct pof_dp_stats *s)

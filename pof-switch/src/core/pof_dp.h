@@ -73,6 +73,14 @@ bool pof_dp_meter_take(struct pof_dp *dp, uint32_t meter_id, uint32_t bytes, uin
 /* Nanoseconds until `bytes` of tokens are there (0 if now). */
 uint64_t pof_dp_meter_wait_ns(struct pof_dp *dp, uint32_t meter_id, uint32_t bytes, uint64_t now_ns);
 
+/* Walks the installed state in the form it was given (QUERYALL): tables, then flows, then meters. */
+struct pof_dp_dump_ops {
+    void (*table)(void *arg, const struct pof_table_mod *tm);
+    void (*flow)(void *arg, const struct pof_flow_mod *fm);
+    void (*meter)(void *arg, const struct pof_meter_mod *mm);
+};
+void pof_dp_dump(const struct pof_dp *dp, const struct pof_dp_dump_ops *ops, void *arg);
+
 /* Statistics for tests and the management socket. */
 struct pof_dp_stats { uint64_t processed, table_miss, dropped, short_field; };
 void pof_dp_get_stats(const struct pof_dp *dp, struct pof_dp_stats *s);

@@ -55,7 +55,7 @@ void pof_table_free(struct pof_table *t)
 {
     if (t->by_index)
         for (uint32_t i = 0; i < t->size; i++)
-            free(t->by_index[i]);
+            pof_entry_free(t->by_index[i]);
     free(t->by_index);
     free(t->order);
     free(t->hash);
@@ -112,16 +112,23 @@ static void rebuild(struct pof_table *t)
         qsort(t->order, t->n_entries, sizeof(*t->order), cmp_mask_bits);
 }
 
+void pof_entry_free(struct pof_entry *e)
+{
+    if (e)
+        free(e->source);
+    free(e);
+}
+
 void pof_table_put(struct pof_table *t, struct pof_entry *e)
 {
-    free(t->by_index[e->index]);
+    pof_entry_free(t->by_index[e->index]);
     t->by_index[e->index] = e;
     rebuild(t);
 }
 
 void pof_table_remove(struct pof_table *t, uint32_t index)
 {
-    free(t->by_index[index]);
+    pof_entry_free(t->by_index[index]);
     t->by_index[index] = NULL;
     rebuild(t);
 }

@@ -52,6 +52,7 @@ struct pof_entry {
     uint64_t cookie;
     uint8_t instruction_num;
     struct pof_instruction instructions[POF_MAX_INS];
+    struct pof_flow_mod *source; /* the FLOW_MOD as installed, for QUERYALL */
 };
 
 struct pof_table {
@@ -72,6 +73,7 @@ struct pof_table {
 
 int pof_table_init(struct pof_table *t, const struct pof_table_mod *tm, uint8_t global_id);
 void pof_table_free(struct pof_table *t);
+void pof_entry_free(struct pof_entry *e);
 /* Inserts or replaces the entry at e->index; takes ownership of e. */
 void pof_table_put(struct pof_table *t, struct pof_entry *e);
 void pof_table_remove(struct pof_table *t, uint32_t index);

@@ -314,11 +314,42 @@ static void on_packet_out(struct pof_conn *c, const struct pof_msg *m)
     pof_sw_packet_out(c->sw, po);
 }
 
+/* QUERYALL replays the state as the messages that built it, all with the request's xid. */
+struct dump_ctx { struct pof_conn *c; uint32_t xid; };
+
+static void dump_table(void *arg, const struct pof_table_mod *tm)
+{
+    struct dump_ctx *d = arg;
+    d->c->msg.hdr = (struct pof_header){.type = POFT_TABLE_MOD, .xid = d->xid};
+    d->c->msg.u.table_mod = *tm;
+    send_msg(d->c, &d->c->msg);
+}
+
+static void dump_flow(void *arg, const struct pof_flow_mod *fm)
+{
+    struct dump_ctx *d = arg;
+    d->c->msg.hdr = (struct pof_header){.type = POFT_FLOW_MOD, .xid = d->xid};
+    d->c->msg.u.flow_mod = *fm;
+    send_msg(d->c, &d->c->msg);
+}
+
+static void dump_meter(void *arg, const struct pof_meter_mod *mm)
+{
+    struct dump_ctx *d = arg;
+    d->c->msg.hdr = (struct pof_header){.type = POFT_METER_MOD, .xid = d->xid};
+    d->c->msg.u.meter_mod = *mm;
+    send_msg(d->c, &d->c->msg);
+}
+
 static void on_queryall(struct pof_conn *c, const struct pof_msg *m)
 {
-    send_resource_report(c, m->hdr.xid);
-    send_all_ports(c, m->hdr.xid);
-    send_simple(c, POFT_QUERYALL_FIN, m->hdr.xid);
+    uint32_t xid = m->hdr.xid; /* m is c->msg, which the dump reuses */
+    static const struct pof_dp_dump_ops ops = {dump_table, dump_flow, dump_meter};
+    struct dump_ctx d = {c, xid};
+    send_resource_report(c, xid);
+    send_all_ports(c, xid);
+    pof_dp_dump(c->sw->dp, &ops, &d);
+    send_simple(c, POFT_QUERYALL_FIN, xid);
 }
 
 static const handler_fn handlers[256] = {

@@ -70,6 +70,16 @@ def test_forwarding_counters_and_packet_in(switch: Switch, controller: Controlle
     assert pin["table_id"] == 0
     ctr = controller.counter(COUNTER_H2)
     assert ctr["packets"] >= 6 and ctr["bytes"] >= 6 * 98
+    # QUERYALL replays the state as the messages that built it, then QUERYALL_FIN, all with the request's xid.
+    xid = controller.send({"type": "QUERYALL_REQUEST"})
+    controller.recv("QUERYALL_FIN", where=lambda m: m["xid"] == xid)
+    dump = [m for m in controller.pending if m["xid"] == xid]
+    kinds = [m["type"] for m in dump]
+    assert kinds.count("TABLE_MOD") == 2 and kinds.count("FLOW_MOD") == 6 and kinds.count("METER_MOD") == 1
+    assert kinds.count("PORT_STATUS") == 3 and kinds[0] == "RESOURCE_REPORT"
+    steer = [m["body"] for m in dump if m["type"] == "FLOW_MOD" and m["body"]["table_type"] == EM]
+    assert [f["index"] for f in steer] == [0, 1, 2, 3] and steer[1]["counter_id"] == COUNTER_H2
+    assert steer[3]["instructions"][0]["actions"][0]["type"] == "SET_FIELD"
     # A flow removed stops forwarding: delete h3's entry, pings to h3 now fail.
     controller.flow(EM, 0, 2, [], [], command=3)
     controller.echo()

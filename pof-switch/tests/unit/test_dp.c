@@ -94,6 +94,10 @@ static int ok_flow(struct pof_dp *dp, struct pof_flow_mod f, struct pof_status *
     return pof_dp_flow_mod(dp, &f, st ? st : &tmp);
 }
 
+static void dump_table(void *arg, const struct pof_table_mod *tm) { (void)tm; ((int *)arg)[0]++; }
+static void dump_flow(void *arg, const struct pof_flow_mod *fm) { (void)fm; ((int *)arg)[1]++; }
+static void dump_meter(void *arg, const struct pof_meter_mod *mm) { (void)mm; ((int *)arg)[2]++; }
+
 /* The benchmark's pipeline: MM on 16 bits at a non-byte-aligned offset, GOTO an EM on dst MAC, OUTPUT. */
 static void test_two_table_pipeline(void)
 {
@@ -132,6 +136,10 @@ static void test_two_table_pipeline(void)
     struct pof_status st;
     CHECK(pof_dp_counter(dp, &c, true, &st) == 0 && c.packets == 1 && c.bytes == 64);
     CHECK(pof_dp_flow_count(dp) == 301 && pof_dp_table_count(dp) == 2);
+    int dumped[3] = {0};
+    struct pof_dp_dump_ops ops = {dump_table, dump_flow, dump_meter};
+    pof_dp_dump(dp, &ops, dumped);
+    CHECK(dumped[0] == 2 && dumped[1] == 301 && dumped[2] == 0);
     pof_dp_destroy(dp);
 }
 
