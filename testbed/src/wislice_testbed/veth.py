@@ -27,11 +27,12 @@ def parse_addr(addr: str) -> tuple[str, int]:
 
 @contextlib.contextmanager
 def iproute(ns: NsRef) -> Iterator[Any]:
-    """An IPRoute socket in the host (None) or inside the named namespace."""
+    """An IPRoute socket in the host (None) or inside the named namespace, which must exist: pyroute2's default
+    flags would create a namespace that was already deleted (and leak it)."""
     from pyroute2 import IPRoute, NetNS
 
     name = ns_name(ns)
-    sock = NetNS(name) if name else IPRoute()
+    sock = NetNS(name, flags=0) if name else IPRoute()
     try:
         yield sock
     finally:

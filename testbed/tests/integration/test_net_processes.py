@@ -69,6 +69,7 @@ def test_namespace_delete_takes_processes_and_veths_with_it(tmp_path: Any) -> No
         assert not ns.exists()
         assert pair.b not in other.exec(["ip", "-o", "link"]).stdout
         pair.delete()  # idempotent on a pair that is already gone
+        assert not ns.exists(), "deleting a veth must not bring its deleted namespace back"
     finally:
         mgr.stop_all()
         ns.delete()
