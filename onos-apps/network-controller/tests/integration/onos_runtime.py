@@ -39,6 +39,11 @@ class Onos:
         if not running:
             self.runtime("start")
             self.started_here = True
+        # Uninstall first so Karaf loads the jar just built (a reinstall of the same version may keep the old one).
+        if self.request("GET", "/onos/v1/applications/org.wislice.pof")[0] == 200:
+            self.request("DELETE", "/onos/v1/applications/org.wislice.pof")
+            self.wait_for("old app uninstalled",
+                          lambda: self.request("GET", "/onos/v1/applications/org.wislice.pof")[0] == 404)
         self.runtime("install-apps", str(OAR))
         # The app's REST context is registered by the web extender shortly after the app turns ACTIVE.
         self.wait_for("/onos/pof REST context", lambda: self.request("GET", "/onos/pof/switches")[0] == 200)

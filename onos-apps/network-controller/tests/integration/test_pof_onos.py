@@ -5,6 +5,9 @@ Topology: h1 (netns) -- sw1 (dev 1) == link == sw2 (dev 2) -- h2 (netns); pofswi
 
 from __future__ import annotations
 
+import json
+import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +17,7 @@ from conftest import offloads_off, start_pofswitch
 pytestmark = pytest.mark.integration
 
 SW1, SW2 = "pof:00000001", "pof:00000002"
+RATE_KBPS = 20000
 
 
 def flows_of(onos: Any, dev: str) -> list[dict]:
@@ -30,13 +34,31 @@ def ping(ns: Any, ip: str, count: int = 3) -> bool:
                    capture_output=True).returncode == 0
 
 
+def tcp_mbps(processes: Any, client: Any, server: Any, ip: str, seconds: int = 3) -> float:
+    """Goodput of one TCP stream through the slice, measured by iperf3 at the receiver."""
+    srv = processes.start(server.argv(["iperf3", "-s", "-1", "-B", ip]), log_name="iperf3-server")
+    try:
+        deadline = time.monotonic() + 5
+        while ":5201" not in server.exec(["ss", "-ltn"], capture_output=True, text=True).stdout:
+            assert time.monotonic() < deadline, "iperf3 server did not listen"
+            time.sleep(0.05)
+        out = client.exec(["iperf3", "-c", ip, "-t", str(seconds), "-J", "--connect-timeout", "3000"],
+                          capture_output=True, text=True, timeout=seconds + 20).stdout
+    finally:
+        processes.stop(srv)
+    result = json.loads(out)
+    assert "error" not in result, result["error"]
+    return result["end"]["sum_received"]["bits_per_second"] / 1e6
+
+
 @pytest.fixture
 def two_switches(onos: Any, netns: Any, veth: Any, processes: Any, pofswitch_binary: Path,
                  tmp_path: Path) -> tuple[Any, Any]:
     h1, h2 = netns("h1"), netns("h2")
     e1 = veth(h1, None, addr_a="10.77.0.1/24")
     e2 = veth(h2, None, addr_a="10.77.0.2/24")
-    link = veth(None, None)
+    # The slice tag adds 4 bytes between switches: the inter-switch link carries 1504-byte IP packets.
+    link = veth(None, None, mtu=1600)
     for ns, ifname in ((h1, e1.a), (None, e1.b), (h2, e2.a), (None, e2.b), (None, link.a), (None, link.b)):
         offloads_off(ns, ifname)
     start_pofswitch(processes, pofswitch_binary, tmp_path, 1, [e1.b, link.a])
@@ -52,7 +74,8 @@ def two_switches(onos: Any, netns: Any, veth: Any, processes: Any, pofswitch_bin
         onos.request("DELETE", f"/onos/pof/slices/{sid}")
 
 
-def test_switches_ports_flows_meters_and_slice_forwarding(onos: Any, two_switches: tuple[Any, Any]) -> None:
+def test_switches_ports_flows_meters_and_slice_forwarding(onos: Any, two_switches: tuple[Any, Any],
+                                                          processes: Any) -> None:
     h1, h2 = two_switches
     # Devices and ports through ONOS REST, the contract's view and the CLI.
     for dev in (SW1, SW2):
@@ -69,7 +92,7 @@ def test_switches_ports_flows_meters_and_slice_forwarding(onos: Any, two_switche
 
     hops = [{"device_id": SW1, "in_port": 1, "out_port": 2}, {"device_id": SW2, "in_port": 1, "out_port": 2}]
     code, sl = onos.request("POST", "/onos/pof/slices",
-                            {"slice_id": "it-slice", "tenant_id": 7, "rate_kbps": 50000, "hops": hops})
+                            {"slice_id": "it-slice", "tenant_id": 7, "rate_kbps": RATE_KBPS, "hops": hops})
     assert code == 201, sl
     assert 1 <= sl["tag"] <= 0xFFFF and len(sl["meters"]) == 4
 
@@ -81,10 +104,14 @@ def test_switches_ports_flows_meters_and_slice_forwarding(onos: Any, two_switche
         assert len(ours) == 2 and all(f["state"] == "ADDED" for f in ours), flows
         meters = [m for m in onos.get(f"/onos/v1/meters/{dev}")["meters"] if (dev, int(m["id"], 16)) in slice_meters]
         assert len(meters) == 2 and all(m["state"] == "ADDED" for m in meters), meters
-        assert all(m["bands"][0]["rate"] == 50000 and m["unit"] == "KB_PER_SEC" for m in meters)
+        assert all(m["bands"][0]["rate"] == RATE_KBPS and m["unit"] == "KB_PER_SEC" for m in meters)
     assert "it-slice" in onos.cli("onos:pof-slices")
 
     assert ping(h1, "10.77.0.2"), "slice path does not forward h1 -> h2 and back"
+    # The per-hop meters hold the slice to its rate (20 Mbit/s; unmetered the switches move hundreds).
+    if shutil.which("iperf3"):
+        mbps = tcp_mbps(processes, h1, h2, "10.77.0.2")
+        assert 0.3 * RATE_KBPS / 1000 < mbps < 1.3 * RATE_KBPS / 1000, f"{mbps:.1f} Mbit/s through the slice"
 
     # A bad request changes nothing.
     code, err = onos.request("POST", "/onos/pof/slices", {"slice_id": "bad", "tenant_id": 7, "hops": [

@@ -61,9 +61,13 @@ public final class PofFlowTranslator {
         List<PofInstruction> meters = new ArrayList<>();
         List<PofInstruction> pof = new ArrayList<>();
         List<PofAction> outputs = new ArrayList<>();
+        // ONOS keeps meter instructions apart from allInstructions().
+        for (Instructions.MeterInstruction m : rule.treatment().meters()) {
+            meters.add(new PofInstruction.Meter(m.meterId().id()));
+        }
         for (Instruction i : rule.treatment().allInstructions()) {
             if (i instanceof Instructions.MeterInstruction) {
-                meters.add(new PofInstruction.Meter(((Instructions.MeterInstruction) i).meterId().id()));
+                continue;
             } else if (i instanceof Instructions.OutputInstruction) {
                 outputs.add(new PofAction.Output(((Instructions.OutputInstruction) i).port().toLong()));
             } else if (i instanceof Instructions.ExtensionInstructionWrapper && ((Instructions

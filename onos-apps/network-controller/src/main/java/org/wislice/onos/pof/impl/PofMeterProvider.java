@@ -93,6 +93,7 @@ public class PofMeterProvider extends AbstractProvider implements MeterProvider 
         PofSession session = controller.session(deviceId).orElse(null);
         Map<MeterId, Meter> meters = installed.get(deviceId);
         if (session == null || meters == null) {
+            log.warn("{}: meter {} {} refused: switch not connected", deviceId, op.type(), op.meter().id());
             providerService.meterOperationFailed(op, MeterFailReason.UNKNOWN_DEVICE);
             return;
         }
@@ -118,6 +119,7 @@ public class PofMeterProvider extends AbstractProvider implements MeterProvider 
         long xid = session.nextXid();
         String key = deviceId + "/" + xid;
         inflight.put(key, op);
+        log.debug("{}: METER_MOD command {} meter {} rate {} kbps", deviceId, mod.command, mod.meterId, mod.rate);
         try {
             session.send(new PofMessage(PofType.METER_MOD, xid, mod));
         } catch (IOException e) {

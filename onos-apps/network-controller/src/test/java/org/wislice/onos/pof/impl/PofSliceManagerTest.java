@@ -1,0 +1,251 @@
+package org.wislice.onos.pof.impl;
+
+import org.junit.Before;
+import org.junit.Test;
+import org.onosproject.TestApplicationId;
+import org.onosproject.core.ApplicationId;
+import org.onosproject.core.CoreServiceAdapter;
+import org.onosproject.net.DefaultDevice;
+import org.onosproject.net.DefaultPort;
+import org.onosproject.net.Device;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.Port;
+import org.onosproject.net.PortNumber;
+import org.onosproject.net.device.DeviceServiceAdapter;
+import org.onosproject.net.flow.FlowRule;
+import org.onosproject.net.flow.FlowRuleOperation;
+import org.onosproject.net.flow.FlowRuleOperations;
+import org.onosproject.net.flow.FlowRuleServiceAdapter;
+import org.onosproject.net.flow.criteria.ExtensionCriterion;
+import org.onosproject.net.flow.instructions.Instructions;
+import org.onosproject.net.meter.DefaultMeter;
+import org.onosproject.net.meter.Meter;
+import org.onosproject.net.meter.MeterId;
+import org.onosproject.net.meter.MeterRequest;
+import org.onosproject.net.meter.MeterServiceAdapter;
+import org.onosproject.net.meter.MeterState;
+import org.onosproject.net.provider.ProviderId;
+import org.onosproject.store.service.TestStorageService;
+import org.onlab.packet.ChassisId;
+import org.wislice.onos.pof.api.PofTableLayout;
+import org.wislice.onos.pof.api.SliceException;
+import org.wislice.onos.pof.api.SlicePath;
+import org.wislice.onos.pof.driver.PofInstructionTreatment;
+import org.wislice.onos.pof.driver.PofMatchSelector;
+import org.wislice.onos.pof.wire.FlowMod;
+import org.wislice.onos.pof.wire.PofAction;
+import org.wislice.onos.pof.wire.PofCodec;
+import org.wislice.onos.pof.wire.PofInstruction;
+import org.wislice.onos.pof.wire.PofMessage;
+import org.wislice.onos.pof.wire.PofType;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.Assert.assertArrayEquals;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+/** The slice manager on ONOS service adapters and the real distributed-map code on TestStorageService. */
+public class PofSliceManagerTest {
+    private static final String D1 = "pof:00000001";
+    private static final String D2 = "pof:00000002";
+    private static final String D3 = "pof:00000003";
+
+    private final List<FlowRuleOperation> flowOps = new ArrayList<>();
+    private final Map<String, Meter> meters = new HashMap<>();
+    private final List<MeterId> withdrawn = new ArrayList<>();
+    private boolean refuseFlows;
+    private PofSliceManager manager;
+
+    @Before
+    public void setUp() {
+        manager = new PofSliceManager();
+        manager.coreService = new CoreServiceAdapter() {
+            @Override
+            public ApplicationId registerApplication(String name) {
+                return TestApplicationId.create(name);
+            }
+        };
+        manager.deviceService = new Devices();
+        manager.flowRuleService = new FlowRuleServiceAdapter() {
+            @Override
+            public void apply(FlowRuleOperations ops) {
+                ops.stages().forEach(flowOps::addAll);
+                if (refuseFlows) {
+                    ops.callback().onError(ops);
+                } else {
+                    ops.callback().onSuccess(ops);
+                }
+            }
+        };
+        manager.meterService = new MeterServiceAdapter() {
+            private long next = 1;
+
+            @Override
+            public Meter submit(MeterRequest request) {
+                DefaultMeter m = (DefaultMeter) DefaultMeter.builder().forDevice(request.deviceId())
+                        .withId(MeterId.meterId(next++)).fromApp(request.appId()).withUnit(request.unit())
+                        .withBands(request.bands()).build();
+                m.setState(MeterState.ADDED);
+                meters.put(request.deviceId() + "/" + m.id().id(), m);
+                return m;
+            }
+
+            @Override
+            public Meter getMeter(DeviceId deviceId, MeterId id) {
+                return meters.get(deviceId + "/" + id.id());
+            }
+
+            @Override
+            public void withdraw(MeterRequest request, MeterId meterId) {
+                withdrawn.add(meterId);
+                meters.remove(request.deviceId() + "/" + meterId.id());
+            }
+        };
+        manager.storageService = new TestStorageService();
+        manager.activate();
+    }
+
+    /** Three connected POF switches with ports 1-3. */
+    private static final class Devices extends DeviceServiceAdapter {
+        @Override
+        public Device getDevice(DeviceId id) {
+            return List.of(D1, D2, D3).contains(id.toString()) ? new DefaultDevice(new ProviderId("pof", "t"), id,
+                    Device.Type.SWITCH, "m", "h", "s", "n", new ChassisId(1)) : null;
+        }
+
+        @Override
+        public boolean isAvailable(DeviceId id) {
+            return getDevice(id) != null;
+        }
+
+        @Override
+        public Port getPort(DeviceId id, PortNumber n) {
+            return getDevice(id) != null && n.toLong() >= 1 && n.toLong() <= 3
+                    ? new DefaultPort(getDevice(id), n, true) : null;
+        }
+    }
+
+    private static SlicePath path(String id, int tag, long rate, boolean bidi, SlicePath.Hop... hops) {
+        return new SlicePath(id, 1, tag, rate, bidi, List.of(hops), List.of());
+    }
+
+    @Test
+    public void threeHopSliceGetsTagMetersAndSixFlowsEachWay() {
+        SlicePath s = manager.addSlice(path("s1", 0, 20000, true, new SlicePath.Hop(D1, 1, 2),
+                new SlicePath.Hop(D2, 1, 2), new SlicePath.Hop(D3, 1, 2)));
+        assertEquals(1, s.tag);
+        assertEquals(6, s.meters.size());
+        assertEquals(6, flowOps.size());
+        assertTrue(flowOps.stream().allMatch(o -> o.type() == FlowRuleOperation.Type.ADD));
+        assertEquals(1, manager.slices().size());
+        assertEquals(s.tag, manager.slice("s1").get().tag);
+
+        // Forward first hop: any tag on port 1 -> meter, push the tag word after the MACs, out port 2.
+        FlowMod first = flowMod(flowOps.stream().map(FlowRuleOperation::rule)
+                .filter(r -> r.deviceId().toString().equals(D1) && r.priority() == SliceFlows.EDGE_PRIORITY)
+                .findFirst().get());
+        assertEquals(2, first.instructions.size());
+        assertTrue(first.instructions.get(0) instanceof PofInstruction.Meter);
+        List<PofAction> actions = ((PofInstruction.ApplyActions) first.instructions.get(1)).actions;
+        PofAction.AddField add = (PofAction.AddField) actions.get(0);
+        assertEquals(96, add.tagPos);
+        assertEquals(32, add.tagLen);
+        assertArrayEquals(new byte[] {(byte) 0x88, (byte) 0xb5, 0, 1}, java.util.Arrays.copyOf(add.tagValue, 4));
+        assertEquals(0, first.matches.get(1).mask[0]);
+
+        // Forward last hop: port 1 and the exact tag word -> meter, pop the tag word, out port 2.
+        FlowMod last = flowMod(flowOps.stream().map(FlowRuleOperation::rule)
+                .filter(r -> r.deviceId().toString().equals(D3) && r.priority() == SliceFlows.TRANSIT_PRIORITY
+                        && matchesInPort(r, 1)).findFirst().get());
+        List<PofAction> lastActions = ((PofInstruction.ApplyActions) last.instructions.get(1)).actions;
+        assertTrue(lastActions.get(0) instanceof PofAction.DeleteField);
+        assertEquals(2L, (long) ((PofAction.Output) lastActions.get(1)).value);
+        assertArrayEquals(PofTableLayout.tagWord(1), java.util.Arrays.copyOf(last.matches.get(1).value, 4));
+    }
+
+    private static boolean matchesInPort(FlowRule r, int port) {
+        PofMatchSelector sel = (PofMatchSelector) ((ExtensionCriterion) r.selector().criteria().iterator().next())
+                .extensionSelector();
+        return sel.matches().get(0).value[0] == port;
+    }
+
+    /** The rule as the flow provider puts it on the wire (and back, through the codec). */
+    private static FlowMod flowMod(FlowRule rule) {
+        FlowMod mod = PofFlowTranslator.toFlowMod(rule, FlowMod.ADD, null, 0, 0);
+        byte[] wire = PofCodec.encode(new PofMessage(PofType.FLOW_MOD, 1, mod));
+        return PofCodec.decode(wire).body(FlowMod.class);
+    }
+
+    @Test
+    public void oneWayUnmeteredSliceHasNoMetersAndNoTagActionsOnOneHop() {
+        SlicePath s = manager.addSlice(path("s2", 42, 0, false, new SlicePath.Hop(D1, 1, 3)));
+        assertEquals(42, s.tag);
+        assertTrue(s.meters.isEmpty());
+        assertEquals(1, flowOps.size());
+        FlowRule rule = flowOps.get(0).rule();
+        assertTrue(rule.treatment().allInstructions().stream()
+                .noneMatch(i -> i instanceof Instructions.MeterInstruction));
+        PofInstructionTreatment t = (PofInstructionTreatment) ((Instructions.ExtensionInstructionWrapper)
+                rule.treatment().allInstructions().get(0)).extensionInstruction();
+        List<PofAction> actions = ((PofInstruction.ApplyActions) t.instructions().get(0)).actions;
+        assertEquals(1, actions.size());
+        assertTrue(actions.get(0) instanceof PofAction.Output);
+    }
+
+    @Test
+    public void conflictsAreRefusedAndChangeNothing() {
+        manager.addSlice(path("a", 5, 1000, true, new SlicePath.Hop(D1, 1, 2), new SlicePath.Hop(D2, 1, 2)));
+        int ops = flowOps.size();
+        expect("conflict", () -> manager.addSlice(path("a", 0, 0, true, new SlicePath.Hop(D1, 3, 2))));
+        expect("conflict", () -> manager.addSlice(path("b", 5, 0, true, new SlicePath.Hop(D3, 1, 2))));
+        expect("conflict", () -> manager.addSlice(path("c", 0, 0, false, new SlicePath.Hop(D1, 1, 3))));
+        expect("conflict", () -> manager.addSlice(path("d", 0, 0, true, new SlicePath.Hop(D2, 3, 2))));
+        expect("bad_request", () -> manager.addSlice(path("e", 0, 0, true, new SlicePath.Hop("pof:00000009",
+                1, 2))));
+        expect("bad_request", () -> manager.addSlice(path("f", 0, 0, true, new SlicePath.Hop(D3, 1, 7))));
+        assertEquals(ops, flowOps.size());
+        assertEquals(1, manager.slices().size());
+    }
+
+    @Test
+    public void refusedFlowsRollBackTheMeters() {
+        refuseFlows = true;
+        expect("internal", () -> manager.addSlice(path("x", 0, 500, true, new SlicePath.Hop(D1, 1, 2))));
+        assertEquals(2, withdrawn.size());
+        assertTrue(meters.isEmpty());
+        assertTrue(manager.slices().isEmpty());
+    }
+
+    @Test
+    public void removeTakesFlowsAndMetersAway() {
+        manager.addSlice(path("r", 0, 700, true, new SlicePath.Hop(D1, 1, 2), new SlicePath.Hop(D2, 1, 2)));
+        List<Long> ids = new ArrayList<>();
+        flowOps.forEach(o -> ids.add(o.rule().id().value()));
+        flowOps.clear();
+        manager.removeSlice("r");
+        assertEquals(4, flowOps.size());
+        assertTrue(flowOps.stream().allMatch(o -> o.type() == FlowRuleOperation.Type.REMOVE));
+        List<Long> removed = new ArrayList<>();
+        flowOps.forEach(o -> removed.add(o.rule().id().value()));
+        assertTrue("removal rebuilds the installed flow ids", removed.containsAll(ids));
+        assertEquals(4, withdrawn.size());
+        assertTrue(manager.slices().isEmpty());
+        expect("not_found", () -> manager.removeSlice("r"));
+        assertFalse(manager.slice("r").isPresent());
+    }
+
+    private static void expect(String code, Runnable r) {
+        try {
+            r.run();
+            fail("expected " + code);
+        } catch (SliceException e) {
+            assertEquals(e.getMessage(), code, e.code());
+        }
+    }
+}
