@@ -348,6 +348,8 @@ int pof_dp_meter_mod(struct pof_dp *dp, const struct pof_meter_mod *mm, struct p
 
 static void meter_refill(struct meter *m, uint64_t now_ns)
 {
+    if (now_ns == m->last_ns)
+        return; /* the rest of a burst: same timestamp, nothing to add */
     if (m->last_ns == 0 || now_ns < m->last_ns) {
         m->last_ns = now_ns;
         return;

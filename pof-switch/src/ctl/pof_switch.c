@@ -254,7 +254,8 @@ static void forward(struct pof_sw *sw, struct sw_port *in, struct pof_io_buf *b,
         sw->io->free(b);
         return;
     }
-    sw->io->commit(b, vd.out_offset, pkt.len - vd.out_offset);
+    if (vd.out_offset || pkt.len != v.len || pkt.data != v.data)
+        sw->io->commit(b, vd.out_offset, pkt.len - vd.out_offset);
     uint32_t len = pkt.len - vd.out_offset;
     if (vd.kind == POF_V_FLOOD)
         flood(sw, in->id, b);
@@ -274,6 +275,8 @@ uint32_t pof_sw_poll_once(struct pof_sw *sw, uint64_t now)
         p->rx_packets += n;
         total += n;
         for (uint16_t k = 0; k < n; k++) {
+            if (k + 1 < n) /* the next packet's headers are on their way while this one runs */
+                __builtin_prefetch(sw->io->view(bufs[k + 1]).data);
             if (!p->enabled)
                 sw->io->free(bufs[k]);
             else
