@@ -128,7 +128,7 @@ def test_downlink_cap_holds_for_tcp(agent: AgentRun, vaps: list[str], clean_stat
     capped = iperf_mbps(agent, sta, "192.168.50.1")
     qdisc = agent.vm.run(f"tc -s class show dev {ifname}").out
     print(f"downlink TCP: uncapped {uncapped:.2f} Mbit/s, 5 Mbit/s cap {capped:.2f} Mbit/s")
-    if uncapped < 7.5:
+    if uncapped < 6.5:  # 1.3x the cap
         # The emulated CPU, not the shaper, limits the flow: a cap measurement would mean nothing.
         pytest.skip(f"AP VM too CPU-starved to test a 5 Mbit/s cap: uncapped TCP only {uncapped:.2f} Mbit/s "
                     f"(host load average {os.getloadavg()[0]:.1f})")
@@ -147,7 +147,7 @@ def test_uplink_cap_holds_for_tcp(agent: AgentRun, vaps: list[str], clean_statio
     assert result["kept"] == ["v-upcap"]
     capped = iperf_mbps(agent, sta, "192.168.51.1", uplink=True)
     print(f"uplink TCP: uncapped {uncapped:.2f} Mbit/s, 3 Mbit/s cap {capped:.2f} Mbit/s")
-    if uncapped < 4.5:
+    if uncapped < 3.9:  # 1.3x the cap
         pytest.skip(f"AP VM too CPU-starved to test a 3 Mbit/s cap: uncapped TCP only {uncapped:.2f} Mbit/s "
                     f"(host load average {os.getloadavg()[0]:.1f})")
     assert 2.7 <= capped <= 3.15, f"3 Mbit/s uplink cap gave {capped:.2f} Mbit/s (uncapped {uncapped:.2f})"
