@@ -31,7 +31,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 GUEST_DIR = HERE / "guest"
 AGENT_SRC = REPO / "ap-agent" / "src"
-AGENT_BENCH = REPO / "ap-agent" / "bench"
+# The AP's pof-switch (AF_PACKET build, libc only) goes in when this checkout has built it.
+POF_SWITCH_AFP = REPO / "pof-switch" / "build" / "pofswitch-afp"
 
 # The programs the AP VM runs; their library packages are added by following Depends restricted to lib*.
 TOP_PACKAGES = [
@@ -328,6 +329,9 @@ def add_overlay_files(overlay: Path, host_python: str) -> None:
         shutil.copytree(AGENT_SRC / "wislice_ap_agent", opt / "ap-agent" / "wislice_ap_agent",
                         ignore=shutil.ignore_patterns("__pycache__"))
     compile_python(opt, host_python)
+    if POF_SWITCH_AFP.exists():
+        (overlay / "usr/bin").mkdir(parents=True, exist_ok=True)
+        shutil.copy2(POF_SWITCH_AFP, overlay / "usr/bin/pofswitch-afp")
 
 
 def write_cpio(image: Path, out: Path) -> None:
@@ -345,6 +349,7 @@ def overlay_files() -> list[Path]:
     files = sorted(GUEST_DIR.rglob("*"))
     if AGENT_SRC.is_dir():
         files += sorted(p for p in AGENT_SRC.rglob("*.py") if "__pycache__" not in p.parts)
+    files.append(POF_SWITCH_AFP)
     return [f for f in files if f.is_file()]
 
 

@@ -110,14 +110,15 @@ def agent_config(port: int, secret: bytes) -> dict[str, object]:
     }
 
 
-@pytest.fixture(scope="module")
-def agent(vm: ApVm, hostapd: Hostapd) -> Iterator[AgentRun]:
+def run_agent(vm: ApVm, hostapd: Hostapd, **extra_conf: object) -> Iterator[AgentRun]:
+    """The agent in the VM with a fresh TestController; stopped by its guest pid afterwards, its vAPs removed."""
     if vm.run("test -d /opt/wislice/ap-agent/wislice_ap_agent", check=False).rc != 0:
         pytest.fail("the AP VM image has no ap-agent (ap-agent/src/wislice_ap_agent missing at build time)")
     secret = new_secret()
     ctl = TestController(secret, stats_interval_s=2)
-    conf = json.dumps(agent_config(ctl.port, secret))
+    conf = json.dumps({**agent_config(ctl.port, secret), **extra_conf})
     hostapd.write_file(AGENT_CONF, conf + "\n")
+    vm.run(f": > {AGENT_LOG}")
     pid = vm.spawn(f"env PYTHONPATH=/opt/wislice/ap-agent python3 -m wislice_ap_agent --config {AGENT_CONF}",
                    log=AGENT_LOG)
     run = AgentRun(vm, ctl, pid)
@@ -138,3 +139,8 @@ def agent(vm: ApVm, hostapd: Hostapd) -> Iterator[AgentRun]:
         for name in leftovers:
             if name.startswith("wlan0_"):
                 hostapd.ctl(f"REMOVE {name}", check=False)
+
+
+@pytest.fixture(scope="module")
+def agent(vm: ApVm, hostapd: Hostapd) -> Iterator[AgentRun]:
+    yield from run_agent(vm, hostapd)
