@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import requests
+
 from wislice_orchestrator.controllers import ControllerError
 from wislice_orchestrator.controllers.rest import RestControllers
 
@@ -80,6 +82,18 @@ def _wait_for_rest(ctl: RestControllers, apps: dict[str, Path], timeout_s: float
                 time.sleep(1)
 
 
+def _wait_listening(port: int, what: str, timeout_s: float = 60) -> None:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{what} not listening on port {port} after {timeout_s} s") from None
+            time.sleep(0.5)
+
+
 @contextlib.contextmanager
 def onos_runtime() -> Iterator[Onos]:
     if not RUNTIME.exists():
@@ -116,6 +130,17 @@ def onos_runtime() -> Iterator[Onos]:
         url = f"http://127.0.0.1:{http}"
         ctl = RestControllers(url, "onos", password, timeout_s=30)
         _wait_for_rest(ctl, present)
+        # The .cfg files race the apps' activation; ONOS's component configuration service is authoritative.
+        for name in present:
+            component, key = COMPONENTS[name]
+            props: dict[str, Any] = {key: str(listen[name])}
+            if name == "wifi":
+                props["sharedSecret"] = wifi_secret
+            resp = requests.post(f"{url}/onos/v1/configuration/{component}", json=props, auth=("onos", password),
+                                 timeout=30)
+            if resp.status_code >= 300:
+                raise RuntimeError(f"configuring {component}: HTTP {resp.status_code} {resp.text[:300]}")
+            _wait_listening(listen[name], f"{name} controller listener")
         yield Onos(ctl, url, "onos", password, present, listen, wifi_secret)
     finally:
         runtime("stop", timeout=120)
