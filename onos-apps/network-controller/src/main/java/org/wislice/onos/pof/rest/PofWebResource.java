@@ -3,9 +3,11 @@ package org.wislice.onos.pof.rest;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.onosproject.net.DeviceId;
 import org.onosproject.net.device.DeviceService;
 import org.onosproject.rest.AbstractWebResource;
 import org.wislice.onos.pof.api.PofController;
+import org.wislice.onos.pof.api.PofFlowService;
 import org.wislice.onos.pof.api.PofSliceService;
 import org.wislice.onos.pof.api.PofSwitchView;
 import org.wislice.onos.pof.api.SliceException;
@@ -100,6 +102,59 @@ public class PofWebResource extends AbstractWebResource {
         } catch (SliceException e) {
             return error(e);
         }
+    }
+
+    /**
+     * Installs raw POF flow entries on one switch through ONOS and waits until the switch confirmed them.
+     *
+     * @param body {"device_id", "flows": [{"table_id", "priority", "matches", "instructions"}]}
+     * @return 201 {"device_id", "flow_ids": [...]}
+     */
+    @POST
+    @Path("flows")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response addFlows(InputStream body) {
+        try {
+            JsonNode json;
+            try {
+                json = mapper().readTree(body);
+            } catch (IOException e) {
+                throw SliceException.badRequest("body is not JSON: " + e.getMessage());
+            }
+            DeviceId deviceId = deviceId(json.path("device_id").asText());
+            ObjectNode out = mapper().createObjectNode().put("device_id", deviceId.toString());
+            ArrayNode ids = out.putArray("flow_ids");
+            get(PofFlowService.class).addFlows(deviceId, json.get("flows")).forEach(id -> ids.add(id.value()));
+            return Response.status(Response.Status.CREATED).entity(out).build();
+        } catch (SliceException e) {
+            return error(e);
+        }
+    }
+
+    /**
+     * Removes every raw POF flow entry installed through /onos/pof/flows on a switch.
+     *
+     * @param deviceId device id, e.g. pof:00000001
+     * @return 200 {"removed": n}
+     */
+    @DELETE
+    @Path("flows/{deviceId}")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response removeFlows(@PathParam("deviceId") String deviceId) {
+        try {
+            int n = get(PofFlowService.class).removeFlows(deviceId(deviceId));
+            return Response.ok(mapper().createObjectNode().put("removed", n)).build();
+        } catch (SliceException e) {
+            return error(e);
+        }
+    }
+
+    private static DeviceId deviceId(String id) {
+        if (id == null || !id.matches("pof:[0-9a-f]{8}")) {
+            throw SliceException.badRequest("device_id must be a POF device id like pof:00000001");
+        }
+        return DeviceId.deviceId(id);
     }
 
     private Response error(SliceException e) {

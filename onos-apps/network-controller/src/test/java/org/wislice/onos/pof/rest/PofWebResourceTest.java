@@ -1,0 +1,194 @@
+package org.wislice.onos.pof.rest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.glassfish.jersey.server.ResourceConfig;
+import org.glassfish.jersey.test.JerseyTest;
+import org.junit.Before;
+import org.junit.Test;
+import org.onlab.osgi.TestServiceDirectory;
+import org.onlab.rest.AuthorizationFilter;
+import org.onlab.rest.BaseResource;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.device.DeviceService;
+import org.onosproject.net.device.DeviceServiceAdapter;
+import org.onosproject.net.flow.FlowId;
+import org.wislice.onos.pof.api.PofController;
+import org.wislice.onos.pof.api.PofFlowService;
+import org.wislice.onos.pof.api.PofSliceService;
+import org.wislice.onos.pof.api.PofSwitchListener;
+import org.wislice.onos.pof.api.SliceException;
+import org.wislice.onos.pof.api.SlicePath;
+import org.wislice.onos.pof.channel.PofSession;
+
+import javax.ws.rs.client.Entity;
+import javax.ws.rs.core.Application;
+import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.Response;
+import java.lang.reflect.Field;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+/** /onos/pof over HTTP (Jersey on Jetty) with fake services behind it. */
+public class PofWebResourceTest extends JerseyTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private final FakeSlices slices = new FakeSlices();
+    private final List<String> flowCalls = new ArrayList<>();
+
+    @Override
+    protected Application configure() {
+        // The app's classes minus ONOS's AuthorizationFilter: Karaf's JAAS realm does the HTTP basic auth there.
+        ResourceConfig config = new ResourceConfig();
+        new PofWebApplication().getClasses().stream()
+                .filter(c -> c != AuthorizationFilter.class).forEach(config::register);
+        return config;
+    }
+
+    @Before
+    public void setUpServices() throws Exception {
+        TestServiceDirectory dir = new TestServiceDirectory()
+                .add(PofSliceService.class, slices)
+                .add(PofController.class, new NoSwitches())
+                .add(DeviceService.class, new DeviceServiceAdapter())
+                .add(PofFlowService.class, new PofFlowService() {
+                    @Override
+                    public List<FlowId> addFlows(DeviceId deviceId, JsonNode entries) {
+                        flowCalls.add("add " + deviceId + " " + entries.size());
+                        return List.of(FlowId.valueOf(7));
+                    }
+
+                    @Override
+                    public int removeFlows(DeviceId deviceId) {
+                        flowCalls.add("remove " + deviceId);
+                        return 3;
+                    }
+                });
+        Field services = BaseResource.class.getDeclaredField("services");
+        services.setAccessible(true);
+        services.set(null, dir);
+    }
+
+    /** Slices in a map; the real manager's conflict rule on slice ids. */
+    private static final class FakeSlices implements PofSliceService {
+        final Map<String, SlicePath> map = new LinkedHashMap<>();
+
+        @Override
+        public List<SlicePath> slices() {
+            return new ArrayList<>(map.values());
+        }
+
+        @Override
+        public Optional<SlicePath> slice(String id) {
+            return Optional.ofNullable(map.get(id));
+        }
+
+        @Override
+        public SlicePath addSlice(SlicePath p) {
+            if (map.containsKey(p.sliceId)) {
+                throw SliceException.conflict("slice " + p.sliceId + " exists");
+            }
+            SlicePath installed = p.withTag(p.tag == 0 ? 1 : p.tag).withMeters(
+                    List.of(new SlicePath.MeterRef(p.hops.get(0).deviceId, "forward", 5)));
+            map.put(p.sliceId, installed);
+            return installed;
+        }
+
+        @Override
+        public void removeSlice(String id) {
+            if (map.remove(id) == null) {
+                throw SliceException.notFound("no slice " + id);
+            }
+        }
+    }
+
+    /** A controller without switch sessions. */
+    private static final class NoSwitches implements PofController {
+        @Override
+        public Map<DeviceId, PofSession> switches() {
+            return Map.of();
+        }
+
+        @Override
+        public Optional<PofSession> session(DeviceId deviceId) {
+            return Optional.empty();
+        }
+
+        @Override
+        public void addListener(PofSwitchListener listener) {
+        }
+
+        @Override
+        public void removeListener(PofSwitchListener listener) {
+        }
+    }
+
+    private static final String BODY = "{\"slice_id\":\"s1\",\"tenant_id\":4,\"rate_kbps\":1000,\"hops\":"
+            + "[{\"device_id\":\"pof:00000001\",\"in_port\":1,\"out_port\":2}]}";
+
+    private Response post(String path, String body) {
+        return target(path).request().post(Entity.entity(body, MediaType.APPLICATION_JSON));
+    }
+
+    private static JsonNode json(Response r) throws Exception {
+        return JSON.readTree(r.readEntity(String.class));
+    }
+
+    @Test
+    public void sliceLifecycle() throws Exception {
+        assertEquals(0, json(target("slices").request().get()).get("slices").size());
+        Response created = post("slices", BODY);
+        assertEquals(201, created.getStatus());
+        JsonNode s = json(created);
+        assertEquals("s1", s.get("slice_id").asText());
+        assertEquals(1, s.get("tag").asInt());
+        assertEquals(5, s.at("/meters/0/meter_id").asInt());
+        JsonNode list = json(target("slices").request().get());
+        assertEquals("s1", list.at("/slices/0/slice_id").asText());
+
+        Response again = post("slices", BODY);
+        assertEquals(409, again.getStatus());
+        assertEquals("conflict", json(again).get("code").asText());
+
+        assertEquals(204, target("slices/s1").request().delete().getStatus());
+        Response missing = target("slices/s1").request().delete();
+        assertEquals(404, missing.getStatus());
+        assertEquals("not_found", json(missing).get("code").asText());
+    }
+
+    @Test
+    public void badBodiesAre400AndInstallNothing() throws Exception {
+        for (String bad : new String[] {"not json", "{\"slice_id\":\"s\"}", "[1,2]",
+                BODY.replace("\"in_port\":1", "\"in_port\":\"one\"")}) {
+            Response r = post("slices", bad);
+            assertEquals(bad, 400, r.getStatus());
+            JsonNode err = json(r);
+            assertEquals("bad_request", err.get("code").asText());
+            assertTrue(err.get("message").asText().length() > 0);
+        }
+        assertTrue(slices.map.isEmpty());
+    }
+
+    @Test
+    public void switchesListsEmptyWithoutSwitches() throws Exception {
+        Response r = target("switches").request().get();
+        assertEquals(200, r.getStatus());
+        assertEquals(0, json(r).get("switches").size());
+    }
+
+    @Test
+    public void rawFlowsAreAddedAndRemovedPerDevice() throws Exception {
+        Response r = post("flows", "{\"device_id\":\"pof:00000001\",\"flows\":[{}]}");
+        assertEquals(201, r.getStatus());
+        assertEquals(7, json(r).at("/flow_ids/0").asLong());
+        Response del = target("flows/pof:00000001").request().delete();
+        assertEquals(3, json(del).get("removed").asInt());
+        assertEquals(400, post("flows", "{\"device_id\":\"of:1\",\"flows\":[]}").getStatus());
+        assertEquals(List.of("add pof:00000001 1", "remove pof:00000001"), flowCalls);
+    }
+}
