@@ -379,7 +379,9 @@ EVENT_DATA: dict[str, Callable[[Any, str], None]] = {
     "clientDisassociated": _params(
         ("vap_id", "mac"), ("reason",), vap_id=ident, mac=mac, reason=lambda v, p: integer(v, p, 0, 65535)
     ),
-    "vapState": _params(("vap_id", "state"), (), vap_id=ident, state=lambda v, p: enum(v, p, ("up", "down", "failed", "removed"))),
+    "vapState": _params(
+        ("vap_id", "state"), (), vap_id=ident, state=lambda v, p: enum(v, p, ("up", "down", "failed", "removed"))
+    ),
     "vnfState": _params(
         ("vnf_id", "state"),
         (),
