@@ -7,6 +7,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -52,9 +53,15 @@ class Onos:
             except ValueError:
                 return err.code, raw.decode(errors="replace")
 
-    def configure(self, component: str, props: dict[str, Any]) -> None:
-        code, body = self.request("POST", f"/onos/v1/configuration/{component}",
-                                  {k: str(v) for k, v in props.items()})
+    def configure(self, component: str, props: dict[str, Any], timeout: float = 30) -> None:
+        """Sets component properties; right after activation ONOS may not list the component yet (207)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            code, body = self.request("POST", f"/onos/v1/configuration/{component}",
+                                      {k: str(v) for k, v in props.items()})
+            if code == 200 or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
         assert code == 200, (code, body)
 
     def runtime(self, *args: str) -> subprocess.CompletedProcess:

@@ -47,8 +47,17 @@ class FakeAgent:
 
     # --- connection -----------------------------------------------------------------------------------------
 
-    async def connect(self) -> None:
-        self._reader, self._writer = await asyncio.open_connection(self.host, self.port, limit=2 ** 21)
+    async def connect(self, retry_s: float = 0) -> None:
+        """Connects and says hello; retries refused connections for retry_s (the server may be restarting)."""
+        deadline = time.monotonic() + retry_s
+        while True:
+            try:
+                self._reader, self._writer = await asyncio.open_connection(self.host, self.port, limit=2 ** 21)
+                break
+            except ConnectionRefusedError:
+                if time.monotonic() > deadline:
+                    raise
+                await asyncio.sleep(0.2)
         challenge = json.loads(await self._reader.readline())
         assert challenge["type"] == "challenge", challenge
         auth: dict[str, Any] = {"scheme": "none"}

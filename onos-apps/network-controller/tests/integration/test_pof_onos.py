@@ -122,6 +122,13 @@ def test_switches_ports_flows_meters_and_slice_forwarding(onos: Any, two_switche
     assert code == 204
     onos.wait_for("slice flows gone", lambda: not [
         f for d in (SW1, SW2) for f in flows_of(onos, d) if f["appId"] == "org.wislice.pof"])
-    onos.wait_for("slice meters gone", lambda: not [
-        m for d in (SW1, SW2) for m in onos.get(f"/onos/v1/meters/{d}")["meters"] if (d, int(m["id"], 16)) in slice_meters])
+
+    def slice_meters_left() -> list[tuple[str, str, str]]:
+        return [(d, m["id"], m["state"]) for d in (SW1, SW2) for m in onos.get(f"/onos/v1/meters/{d}")["meters"]
+                if (d, int(m["id"], 16)) in slice_meters]
+
+    try:
+        onos.wait_for("slice meters gone", lambda: not slice_meters_left())
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}; still in ONOS: {slice_meters_left()}") from None
     assert not ping(h1, "10.77.0.2", count=2)

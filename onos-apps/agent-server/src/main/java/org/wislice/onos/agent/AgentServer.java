@@ -52,8 +52,8 @@ public final class AgentServer {
         this.listener = listener;
     }
 
-    /** Binds the port; throws if it cannot. */
-    public synchronized void start() throws InterruptedException {
+    /** Binds the port; throws (and releases its threads) if it cannot, e.g. BindException. */
+    public synchronized void start() throws Exception {
         for (int i = 0; i < executors.length; i++) {
             executors[i] = Executors.newSingleThreadExecutor(r -> new Thread(r, "wislice-" + config.role + "-agents"));
         }
@@ -76,7 +76,12 @@ public final class AgentServer {
                                 .addLast(new ConnectionHandler());
                     }
                 });
-        serverChannel = b.bind(new InetSocketAddress(config.bindAddress, config.port)).sync().channel();
+        try {
+            serverChannel = b.bind(new InetSocketAddress(config.bindAddress, config.port)).sync().channel();
+        } catch (Exception e) {
+            stop();
+            throw e;
+        }
         log.info("{} agent server listening on {}:{}", config.role, config.bindAddress, config.port);
     }
 

@@ -108,7 +108,7 @@ public final class MessageValidator {
             "vapState", (d, at) -> {
                 Fields.object(d, at, Set.of("vap_id", "state"), Set.of("vap_id", "state"));
                 Fields.string(d, "vap_id", at, IDENT);
-                Fields.oneOf(d, "state", at, Set.of("up", "down", "failed"));
+                Fields.oneOf(d, "state", at, Set.of("up", "down", "failed", "removed"));
             },
             "vnfState", (d, at) -> {
                 Fields.object(d, at, Set.of("vnf_id", "state"), Set.of("vnf_id", "state"));

@@ -35,7 +35,7 @@ public class AgentServerTest {
     private final BlockingQueue<String> closed = new LinkedBlockingQueue<>();
 
     @Before
-    public void setUp() throws InterruptedException {
+    public void setUp() throws Exception {
         AgentServerConfig cfg = new AgentServerConfig("ap", "127.0.0.1", 0, "onos-test", SECRET, 500, 5, 30);
         server = new AgentServer(cfg, new AgentListener() {
             @Override

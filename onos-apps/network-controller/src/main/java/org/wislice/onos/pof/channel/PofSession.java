@@ -17,8 +17,10 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
@@ -70,9 +72,10 @@ public final class PofSession {
         return resources;
     }
 
-    /** Ports by port id, as last reported (of_enable as the controller set it). */
+    /** Ports in port id order, as last reported (of_enable as the controller set it); a snapshot. */
     public Map<Integer, PofPort> ports() {
-        return Map.copyOf(ports);
+        // Map.copyOf would iterate in an unspecified order: REST and CLI list ports by id.
+        return Collections.unmodifiableSortedMap(new TreeMap<>(ports));
     }
 
     public String remoteAddress() {

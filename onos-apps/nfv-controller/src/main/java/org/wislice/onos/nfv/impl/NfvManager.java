@@ -155,8 +155,11 @@ public class NfvManager extends AbstractListenerManager<NfvEvent, NfvListener> i
             server.start();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (RuntimeException e) {
-            log.error("cannot listen for mec-agents on {}:{}", bindAddress, agentPort, e);
+            server = null;
+        } catch (Exception e) {
+            // Stay active without a server: a new agentPort (onos:cfg) starts it again.
+            log.error("cannot listen for mec-agents on {}:{}: {}", bindAddress, agentPort, e.toString());
+            server = null;
         }
         if (sharedSecret.isEmpty()) {
             log.warn("no sharedSecret configured: mec-agents are accepted without authentication");

@@ -114,16 +114,19 @@ public class SingleNodeMeterStore extends AbstractStore<MeterEvent, MeterStoreDe
     @Override
     public Meter updateMeterState(Meter meter) {
         MeterKey key = MeterKey.key(meter.deviceId(), meter.meterCellId());
-        Meter stored = meters.get(key);
-        if (stored == null) {
-            return null;
-        }
-        DefaultMeter updated = (DefaultMeter) withState(stored, meter.state(), meter.life());
-        updated.setProcessedBytes(meter.bytesSeen());
-        updated.setProcessedPackets(meter.packetsSeen());
-        updated.setReferenceCount(meter.referenceCount());
-        meters.put(key, updated);
-        if (stored.state() == MeterState.PENDING_ADD && updated.state() == MeterState.ADDED) {
+        Meter[] before = new Meter[1];
+        Meter updated = meters.computeIfPresent(key, (k, stored) -> {
+            before[0] = stored;
+            // As ONOS's own store: a report settles only a pending add. A stale report that still lists a meter
+            // being removed must not make it ADDED again (MeterManager would then re-install it).
+            MeterState state = stored.state() == MeterState.PENDING_ADD ? meter.state() : stored.state();
+            DefaultMeter m = (DefaultMeter) withState(stored, state, meter.life());
+            m.setProcessedBytes(meter.bytesSeen());
+            m.setProcessedPackets(meter.packetsSeen());
+            m.setReferenceCount(meter.referenceCount());
+            return m;
+        });
+        if (updated != null && before[0].state() == MeterState.PENDING_ADD && updated.state() == MeterState.ADDED) {
             complete(key, MeterStoreResult.success());
             notifyDelegate(new MeterEvent(MeterEvent.Type.METER_ADDED, updated));
         }

@@ -142,8 +142,11 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
             server.start();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (RuntimeException e) {
-            log.error("cannot listen for ap-agents on {}:{}", bindAddress, agentPort, e);
+            server = null;
+        } catch (Exception e) {
+            // Stay active without a server: a new agentPort (onos:cfg) starts it again.
+            log.error("cannot listen for ap-agents on {}:{}: {}", bindAddress, agentPort, e.toString());
+            server = null;
         }
         if (sharedSecret.isEmpty()) {
             log.warn("no sharedSecret configured: ap-agents are accepted without authentication");
@@ -297,6 +300,11 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
                 store.removeClient(agentId, data.get("mac").asText());
                 break;
             case "vapState":
+                if ("removed".equals(data.get("state").asText())) {
+                    // Gone from the agent; if still desired, the next syncVaps brings it back.
+                    store.removeVap(agentId, data.get("vap_id").asText());
+                    break;
+                }
                 store.vap(agentId, data.get("vap_id").asText()).ifPresent(vap -> {
                     vap.put("state", data.get("state").asText());
                     vap.put("updated_ts", ts);

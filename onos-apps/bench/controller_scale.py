@@ -1,0 +1,207 @@
+"""controller-scale: N simulated ap-agents, each hosting 8 vAPs, against the WiFi controller in the real ONOS runtime.
+
+For N in (100, 1000): N agents connect (hmac-sha256 hello, syncVaps), 8 vAPs each are created through
+/onos/wifi REST, then every agent sends clientAssociated / clientDisassociated events (one per agent per second)
+for a measuring window. Event latency = time the controller's own WifiListener receives the ONOS event minus the
+agent's event timestamp (same host clock): it covers TCP, validation, the ConsistentMap write and ONOS event
+dispatch. Heap = the controller JVM's used heap (median of samples during the window).
+Writes bench/results/controller-scale.json through bench/benchlib.py; the N=100 run is the reference.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import concurrent.futures
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ONOS_APPS = HERE.parent
+sys.path.insert(0, str(ONOS_APPS / "tests"))
+sys.path.insert(0, str(ONOS_APPS.parent / "bench"))
+
+from benchlib import write_result  # noqa: E402
+from conftest import RUNTIME, Onos, free_port  # noqa: E402
+from fake_agent import FakeAgent  # noqa: E402
+
+SECRET = "bench-secret"
+WIFI = "org.wislice.onos.wifi.impl.WifiManager"
+VAPS_PER_AGENT = 8
+
+
+def vap_spec(agent: int, n: int) -> dict:
+    return {"vap_id": f"a{agent}-v{n}", "radio": "phy0", "ssid": f"slice-{n}", "security": {"mode": "open"},
+            "tenant_id": n, "slice_id": f"s-{n}", "rate_limit": {"down_kbps": 10000, "up_kbps": 2000}}
+
+
+async def connect_all(port: int, count: int, offset: int) -> list[FakeAgent]:
+    agents = [FakeAgent(f"ap-{offset + i}", port=port, secret=SECRET) for i in range(count)]
+    sem = asyncio.Semaphore(50)  # bounded connect burst, as agents would reconnect with jitter
+
+    async def one(a: FakeAgent) -> None:
+        async with sem:
+            await a.connect(retry_s=30)
+            await asyncio.wait_for(a.synced.wait(), 60)
+
+    await asyncio.gather(*(one(a) for a in agents))
+    return agents
+
+
+def create_vaps(onos: Onos, agents: list[FakeAgent], offset: int) -> float:
+    """Creates 8 vAPs per agent through REST (16 concurrent clients); returns vAPs created per second."""
+    jobs = [(offset + i, n) for i in range(len(agents)) for n in range(VAPS_PER_AGENT)]
+
+    def create(job: tuple[int, int]) -> int:
+        agent, n = job
+        code, body = onos.request("POST", f"/onos/wifi/agents/ap-{agent}/vaps", vap_spec(agent, n), timeout=60)
+        if code != 201:
+            raise RuntimeError(f"vAP create failed: {code} {body}")
+        return code
+
+    t0 = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(16) as pool:
+        list(pool.map(create, jobs))
+    return len(jobs) / (time.monotonic() - t0)
+
+
+async def event_load(agents: list[FakeAgent], phase_no: int, seconds: float) -> int:
+    """Each agent: a client associates, half a second later it disassociates, every second; agents are spread
+    over the first second. Returns the associations sent: the events whose latency the controller records (map
+    inserts). MACs carry the phase number, so no client of an earlier phase is ever updated instead of inserted."""
+    sent = 0
+
+    async def run(i: int, a: FakeAgent) -> None:
+        nonlocal sent
+        await asyncio.sleep(i / len(agents))
+        end = time.monotonic() + seconds
+        pair = 0
+        while time.monotonic() < end:
+            vap = f"a{i}-v{pair % VAPS_PER_AGENT}"
+            mac = "02:%02x:%02x:%02x:%02x:01" % (phase_no, i >> 8 & 0xff, i & 0xff, pair % 256)
+            await a.event("clientAssociated", {"vap_id": vap, "mac": mac, "signal_dbm": -50})
+            sent += 1
+            await asyncio.sleep(0.5)
+            await a.event("clientDisassociated", {"vap_id": vap, "mac": mac})
+            await asyncio.sleep(0.5)
+            pair += 1
+
+    await asyncio.gather(*(run(i, a) for i, a in enumerate(agents)))
+    return sent
+
+
+def java_rss_mib(env: dict[str, str]) -> float:
+    home = env["ONOS_RUNTIME_DIR"] + "/karaf"
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+            if b"java" in cmd and f"karaf.home={home}".encode() in cmd:
+                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                    if line.startswith("VmRSS:"):
+                        return int(line.split()[1]) / 1024
+        except OSError:
+            continue
+    return float("nan")
+
+
+async def phase(onos: Onos, port: int, n: int, existing: list[FakeAgent], seconds: float, phase_no: int) -> dict:
+    """Grows the agent population to n, then measures events for `seconds`."""
+    offset = len(existing)
+    t0 = time.monotonic()
+    new = await connect_all(port, n - offset, offset)
+    connect_s = time.monotonic() - t0
+    vaps_per_s = await asyncio.to_thread(create_vaps, onos, new, offset)
+    agents = existing + new
+    code, m = await asyncio.to_thread(onos.request, "GET", "/onos/wifi/metrics")
+    assert m["agents_connected"] == n, m
+    await asyncio.to_thread(onos.request, "DELETE", "/onos/wifi/metrics")
+    heap: list[float] = []
+
+    async def sample_heap() -> None:
+        while True:
+            await asyncio.sleep(2)
+            _, mm = await asyncio.to_thread(onos.request, "GET", "/onos/wifi/metrics")
+            heap.append(mm["heap_used_mib"])
+
+    sampler = asyncio.get_running_loop().create_task(sample_heap())
+    sent = await event_load(agents, phase_no, seconds)
+    await asyncio.sleep(1)  # let the last events drain
+    sampler.cancel()
+    _, m = await asyncio.to_thread(onos.request, "GET", "/onos/wifi/metrics")
+    _, vaps = await asyncio.to_thread(onos.request, "GET", "/onos/wifi/vaps")
+    result = {"agents": n, "vaps": len(vaps["vaps"]), "assoc_sent": sent, "events_seen": m["events"],
+              "event_p50_ms": m["event_p50_ms"], "event_p99_ms": m["event_p99_ms"],
+              "heap_mib": statistics.median(heap) if heap else m["heap_used_mib"],
+              "rss_mib": java_rss_mib(onos.env), "connect_s": connect_s, "vap_create_per_s": vaps_per_s,
+              "violations": m["protocol_violations"]}
+    print(f"[controller-scale] {result}", flush=True)
+    return {"agents": agents, "result": result}
+
+
+async def run(onos: Onos, port: int, sizes: list[int], seconds: float) -> list[dict]:
+    agents: list[FakeAgent] = []
+    results = []
+    try:
+        for phase_no, n in enumerate(sizes):
+            out = await phase(onos, port, n, agents, seconds, phase_no)
+            agents = out["agents"]
+            results.append(out["result"])
+    finally:
+        await asyncio.gather(*(a.close() for a in agents), return_exceptions=True)
+    return results
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", default="100,1000")
+    parser.add_argument("--seconds", type=float, default=20)
+    parser.add_argument("--heap", default="1G", help="ONOS -Xmx")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    oars = [str(p) for p in sorted(ONOS_APPS.glob("wifi-controller/target/*.oar"))]
+    if not oars:
+        sys.exit("build first: make -C onos-apps build")
+    run_dir = ONOS_APPS / "runtime" / "run-bench"
+    http = free_port()
+    env = dict(os.environ, ONOS_RUNTIME_DIR=str(run_dir), ONOS_HTTP_PORT=str(http),
+               ONOS_SSH_PORT=str(free_port()), ONOS_RMI_REGISTRY_PORT=str(free_port()),
+               ONOS_RMI_SERVER_PORT=str(free_port()), ONOS_CLUSTER_PORT=str(free_port()), ONOS_HEAP=args.heap)
+    onos = Onos(env, http)
+    try:
+        subprocess.run([sys.executable, str(RUNTIME), "start", "--fresh"], env=env, check=True)
+        subprocess.run([sys.executable, str(RUNTIME), "install-apps", *oars], env=env, check=True)
+        port = free_port()
+        onos.configure(WIFI, {"agentPort": port, "sharedSecret": SECRET, "statsIntervalS": 3600})
+        time.sleep(1)
+        results = asyncio.run(run(onos, port, sizes, args.seconds))
+    finally:
+        subprocess.run([sys.executable, str(RUNTIME), "stop"], env=env, check=False)
+    ref, big = results[0], results[-1]
+    for r in results:
+        if r["events_seen"] < 0.95 * r["assoc_sent"]:
+            sys.exit(f"controller saw {r['events_seen']} of {r['assoc_sent']} associations: run invalid")
+    metrics = {"agents": big["agents"], "event_p50_ms": big["event_p50_ms"], "event_p99_ms": big["event_p99_ms"],
+               "heap_mib": round(big["heap_mib"], 1), "rss_mib": round(big["rss_mib"], 1),
+               "vaps": big["vaps"], "events_per_s": round(2 * big["assoc_sent"] / args.seconds, 1),
+               "p99_ratio_vs_ref": round(big["event_p99_ms"] / max(ref["event_p99_ms"], 0.001), 2)}
+    units = {"agents": "agents", "event_p50_ms": "ms", "event_p99_ms": "ms", "heap_mib": "MiB", "rss_mib": "MiB",
+             "vaps": "vAPs", "events_per_s": "events/s", "p99_ratio_vs_ref": "x"}
+    reference = {"agents_ref": ref["agents"], "event_p50_ms_ref": ref["event_p50_ms"],
+                 "event_p99_ms_ref": ref["event_p99_ms"], "heap_mib_ref": round(ref["heap_mib"], 1)}
+    notes = (f"WiFi controller in the real ONOS 2.5.6 runtime (Karaf 4.2.9, Java 11, -Xmx{args.heap}), agents are "
+             f"protocol-level fakes (onos-apps/tests/fake_agent.py) on loopback in one asyncio process. "
+             f"{VAPS_PER_AGENT} vAPs per agent created through REST; 1 event/agent/s for {args.seconds:.0f} s; "
+             f"latency = controller's WifiListener time - agent event ts (same clock) for every clientAssociated "
+             f"(ConsistentMap insert -> CLIENT_ASSOCIATED event) of the window; heap = median of used-heap samples every 2 s. Reference = first size of the same run. "
+             f"Phases: " + "; ".join(str(r) for r in results))
+    write_result("controller-scale", metrics, units, reference=reference, notes=notes)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
