@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -47,6 +48,7 @@ class Bench:
         self.hp = Hugepages.reserve(pages)
         self.dir = Path(tempfile.mkdtemp(prefix="pofbench-"))
         self.procs: list[subprocess.Popen[Any]] = []
+        self.prefixes: list[str] = []
         self.n = 0
 
     def release(self) -> None:
@@ -54,9 +56,12 @@ class Bench:
             self.stop(p)
         self.hp.release()
         subprocess.run(["rm", "-rf", str(self.dir)], check=False)
+        for prefix in self.prefixes:  # EAL leaves an empty runtime dir even with --in-memory
+            shutil.rmtree(Path("/var/run/dpdk") / prefix, ignore_errors=True)
 
     def eal(self, cpus: str, prefix: str, single_file: bool = False) -> list[str]:
         # virtio-user shares its memory with the vhost side: a single file keeps it under the 8-region limit
+        self.prefixes.append(prefix)
         return ["--in-memory", *(["--single-file-segments"] if single_file else []),
                 "--huge-dir", str(self.hp.mount), "--no-pci", "--file-prefix", prefix,
                 "--log-level=lib.eal:error", "--no-telemetry", *(["--lcores", cpus] if "@" in cpus else ["-l", cpus])]

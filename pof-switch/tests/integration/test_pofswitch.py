@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import struct
 import time
@@ -210,19 +211,22 @@ def test_handshake_out_of_order_makes_it_reconnect(processes: Any, controller: C
     assert list(ports) == ["s1"] and ports["s1"]["of_enable"] == 0
 
 
-def test_dpdk_backend_forwards_on_veths(processes: Any, controller: Controller, hosts: list[Host], hugepages: Any,
-                                        tmp_path: Any) -> None:
+def test_dpdk_backend_forwards_on_veths(request: Any, processes: Any, controller: Controller, hosts: list[Host],
+                                        hugepages: Any, tmp_path: Any) -> None:
     """The DPDK build with net_af_packet ports: the same program forwards pings, ports are hot-added."""
     binary = Path(os.environ.get("POFSWITCH_BUILD", Path(__file__).resolve().parents[2] / "build")) / "pofswitch"
     if not binary.exists():
         pytest.skip("pofswitch (DPDK) not built")
     mgmt = tmp_path / "mgmt.sock"
+    prefix = f"poftest{os.getpid()}"
+    # EAL leaves an empty runtime dir even with --in-memory: remove it after the switch is gone
+    request.addfinalizer(lambda: shutil.rmtree(Path("/var/run/dpdk") / prefix, ignore_errors=True))
     argv = [str(binary), "-l", "1", "--in-memory", "--huge-dir", str(hugepages.mount), "--no-pci",
-            "--file-prefix", f"poftest{os.getpid()}", "--no-telemetry", "--",
+            "--file-prefix", prefix, "--no-telemetry", "--",
             "--controller", f"127.0.0.1:{controller.port}", "--mgmt", str(mgmt)]
     for i, h in enumerate(hosts[:2], 1):
         argv += ["--port", f"s{i}=net_af_packet{i},iface={h.switch_if}"]
-    processes.start(argv, log_name="pofswitch-dpdk")
+    proc = processes.start(argv, log_name="pofswitch-dpdk")
     controller.accept(timeout=20)
     ports = controller.handshake()
     sw = Switch(None, mgmt, ports)
@@ -235,3 +239,4 @@ def test_dpdk_backend_forwards_on_veths(processes: Any, controller: Controller, 
     assert controller.counter(COUNTER_H2)["packets"] >= 3
     assert sw.mgmt_cmd("port-del s3") == "OK"
     assert not ping(hosts[0], hosts[2].ip, count=2)
+    assert processes.stop(proc) == 0  # a clean exit: ports closed, EAL cleaned up
