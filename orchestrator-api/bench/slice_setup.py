@@ -155,6 +155,21 @@ def run(api: Api, count: int) -> dict[str, list[float]]:
     return samples
 
 
+def direct_vap_times(ctl: Any, count: int) -> list[float]:
+    """Reference in the same run: the wifi-controller's own POST .../vaps (agent has the vAP up), no orchestrator."""
+    agent = next(a for a in ctl.list_agents() if a.get("connected"))
+    times = []
+    for i in range(count):
+        spec = {"vap_id": f"ref{i}", "radio": agent["radios"][0]["name"], "ssid": f"wislice-ref-{i}",
+                "security": {"mode": "open"}, "hidden": False, "tenant_id": BENCH_TENANT, "slice_id": f"ref{i}",
+                "rate_limit": {"down_kbps": 5000, "up_kbps": 1000}}
+        t0 = time.time()
+        ctl.create_vap(agent["agent_id"], spec)
+        times.append(time.time() - t0)
+        ctl.delete_vap(agent["agent_id"], spec["vap_id"])
+    return times
+
+
 def run_on_real_stack(count: int, workdir: Path) -> dict[str, list[float]]:
     """ONOS runtime + AP VM ap-agent, and an orchestrator process on them."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "integration"))
@@ -165,10 +180,12 @@ def run_on_real_stack(count: int, workdir: Path) -> dict[str, list[float]]:
             os.environ.update(ONOS_USER=onos.user, ONOS_PASSWORD=onos.password)
             proc, url, token = start_orchestrator(onos.url, workdir)
             try:
-                return run(Api(url, token), count)
+                samples = run(Api(url, token), count)
             finally:
                 proc.terminate()
                 proc.wait(timeout=10)
+            samples["reference_controller_create_vap_s"] = direct_vap_times(onos.ctl, count)
+            return samples
     except Unavailable as exc:
         raise Skip(str(exc)) from exc
 
@@ -210,19 +227,28 @@ def main(argv: list[str] | None = None) -> int:
     except requests.ConnectionError as exc:
         print(f"slice-setup: SKIPPED, nothing written: cannot reach the deployment: {exc}")
         return 0
+    reference_samples = samples.pop("reference_controller_create_vap_s", None)
     metrics = {"p50_s": benchlib.median(samples["total_s"]), "p99_s": benchlib.percentile(samples["total_s"], 99)}
     for key, values in samples.items():
         if key != "total_s":
             metrics[f"{key.removesuffix('_s')}_p50_s"] = benchlib.median(values)
     units = {k: "s" for k in metrics}
+    reference = {}
+    if reference_samples:
+        reference["controller_create_vap_p50_s"] = benchlib.median(reference_samples)
+        metrics["p50_vs_controller_create_vap"] = metrics["p50_s"] / reference["controller_create_vap_p50_s"]
+        units["p50_vs_controller_create_vap"] = "ratio"
     full = "create_vnf_s" in samples
     name = "slice-setup" if full else "slice-setup-vap-only"
     shape = "1 vAP + 1 vNF + 1 metered path" if full else "1 vAP, no vNF and no path (no MEC node connected)"
     notes = (f"{len(samples['total_s'])} slices created one after another ({shape} each) on the real controllers "
              "(ONOS runtime + WiSlice apps, ap-agent + hostapd in the AP VM); each deleted once active; per-stage "
              "values are medians; goal p50 <= 1 s")
-    path = benchlib.write_result(name, metrics, units, notes=notes)
-    benchlib.print_table(name, metrics, units)
+    if reference:
+        notes += ("; reference: the wifi-controller's own POST /onos/wifi/agents/{id}/vaps (no orchestrator), "
+                  "same agent, same run")
+    path = benchlib.write_result(name, metrics, units, reference=reference, notes=notes)
+    benchlib.print_table(name, metrics, units, reference)
     print(f"wrote {path}")
     return 0
 
