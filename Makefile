@@ -50,7 +50,7 @@ test: deps
 	$(MAKE) --no-print-directory test-integration || rc=1; \
 	$(PY) -m wislice_testbed.leakcheck compare || rc=1; exit $$rc
 
-demo: deps
+demo: build
 	@$(MAKE) --no-print-directory -C testbed demo
 
 bench: deps

@@ -69,7 +69,10 @@ class Result:
 
 class ApVm:
     def __init__(self, radios: int = 3, memory_mib: int = 1024, cpus: int = 2, image_dir: Path | None = None,
-                 boot_timeout: float = 90.0) -> None:
+                 boot_timeout: float = 90.0, uplink_tap: str | None = None,
+                 uplink_mac: str = "52:54:00:5e:00:01") -> None:
+        """``uplink_tap``: a host tap device given to the guest as a second NIC (MAC ``uplink_mac``): the AP's
+        data-plane link into the host testbed, beside the user-mode NIC that carries control traffic."""
         if not 1 <= radios <= 16:
             raise ValueError(f"radios must be 1..16, got {radios}")
         self.radios = radios
@@ -77,6 +80,8 @@ class ApVm:
         self.cpus = cpus
         self.image_dir = image_dir
         self.boot_timeout = boot_timeout
+        self.uplink_tap = uplink_tap
+        self.uplink_mac = uplink_mac
         self.workdir: Path | None = None
         self.proc: subprocess.Popen[bytes] | None = None
         self.boot_s = 0.0
@@ -120,6 +125,9 @@ class ApVm:
             "-device", "virtio-net-pci,netdev=n0",
             "-virtfs", f"local,path={self.share},mount_tag=share,security_model=none,id=share",
         ]
+        if self.uplink_tap:
+            argv += ["-netdev", f"tap,id=up0,ifname={self.uplink_tap},script=no,downscript=no,vnet_hdr=off",
+                     "-device", f"virtio-net-pci,netdev=up0,mac={self.uplink_mac}"]
         started = time.monotonic()
         with open(self.workdir / "qemu.log", "wb") as qlog:
             self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=qlog, stderr=subprocess.STDOUT,

@@ -1,11 +1,37 @@
 from pathlib import Path
 
-from wislice_testbed.demo import components_with_demo
+import pytest
+
+from wislice_testbed import demo
 
 
-def test_components_with_demo_reads_makefiles(tmp_path: Path) -> None:
-    (tmp_path / "ap-agent").mkdir()
-    (tmp_path / "ap-agent" / "Makefile").write_text("build:\n\ttrue\ndemo: build\n\techo hi\n")
-    (tmp_path / "mec-agent").mkdir()
-    (tmp_path / "mec-agent" / "Makefile").write_text("build:\n\t@echo no demo: here\n")
-    assert components_with_demo(tmp_path) == ["ap-agent"]
+def results(**rates: float) -> dict:
+    return {"checks": {"slice_active": True, "ping": True, "pof_flows_installed": 12, "pof_flows_after_delete": 0,
+                       "slice1_vnf_gone": True},
+            "rates_mbps": rates or {"slice1_alone": 4.8}}
+
+
+def test_all_checks_pass() -> None:
+    verdict = demo.evaluate(results(slice1_alone=4.9, slice1_concurrent=4.7, slice2_concurrent=1.9))
+    assert all(verdict.values()), verdict
+    assert {"pof_flows_installed", "pof_flows_removed", "slice2_concurrent_within_cap", "ping"} <= set(verdict)
+
+
+@pytest.mark.parametrize("rate", [5.6, 0.0])
+def test_rate_over_the_cap_or_no_traffic_fails(rate: float) -> None:
+    assert not demo.evaluate(results(slice1_alone=rate))["slice1_alone_within_cap"]
+
+
+def test_leftover_flows_and_failed_booleans_fail() -> None:
+    r = results()
+    r["checks"].update(pof_flows_after_delete=3, slice1_vnf_gone=False)
+    verdict = demo.evaluate(r)
+    assert not verdict["pof_flows_removed"] and not verdict["slice1_vnf_gone"]
+    assert verdict["ping"]
+
+
+def test_missing_parts_names_what_to_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(demo, "afp_binary", lambda: tmp_path / "pofswitch-afp")
+    missing = demo.missing_parts(tmp_path)
+    assert any("make -C pof-switch build" in m for m in missing)
+    assert sum("make -C onos-apps build" in m for m in missing) == 3

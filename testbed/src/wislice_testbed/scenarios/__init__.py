@@ -1,0 +1,1 @@
+"""Scenarios replayed on the one-machine testbed (``run(tb, log) -> results``)."""

@@ -1,0 +1,132 @@
+"""The AP node: the AP VM (testbed/ap-vm: qemu TCG, mac80211_hwsim, real hostapd) with, inside it, the AP's own
+pofswitch-afp (as on an OpenWrt AP), the real ap-agent attaching vAP netdevs to that switch, and stations (hwsim
+radios in their own namespaces). The VM gets a second NIC on a host tap device: the AP switch's uplink, which is
+a port of the core switch on the host. Control traffic (agent -> wifi-controller, switch -> network controller)
+uses qemu user networking (the guest reaches the host's 127.0.0.1:P at 10.0.2.2:P).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import janitor
+from ..names import unique_name
+from .common import repo_root, wait_for
+from .onos import Onos
+from .pofswitch import afp_binary, device_id
+
+UPLINK_MAC = "52:54:00:5e:00:01"
+UPLINK_MTU = 1600  # the slice tag adds 4 bytes between switches
+AP_DEV_ID = 1
+MGMT = "/run/wislice/pof-mgmt.sock"
+# GRO off on a guest netdev without ethtool (not in the image): SIOCETHTOOL with ETHTOOL_SGRO, value 0.
+GRO_OFF = ("python3 -c \"import fcntl,socket,struct,array,sys;s=socket.socket();"
+           "b=array.array('B',struct.pack('II',0x2c,0));"
+           "fcntl.ioctl(s,0x8946,struct.pack('16sP',sys.argv[1].encode(),b.buffer_info()[0]))\" ")
+
+
+def _ap_vm_modules() -> tuple[Any, Any]:
+    """testbed/ap-vm is a directory of modules, not a package: import its driver from there."""
+    path = str(repo_root() / "testbed" / "ap-vm")
+    if path not in sys.path:
+        sys.path.insert(0, path)
+    import apvm
+    import wifi
+    return apvm, wifi
+
+
+@contextmanager
+def tap_device(mtu: int = UPLINK_MTU) -> Iterator[str]:
+    name = unique_name("tap")
+    subprocess.run(["ip", "tuntap", "add", "dev", name, "mode", "tap"], check=True, capture_output=True)
+
+    def delete() -> None:
+        subprocess.run(["ip", "link", "del", name], capture_output=True)
+
+    token = janitor.register(f"tap {name}", delete)
+    try:
+        subprocess.run(["ip", "link", "set", name, "mtu", str(mtu), "up"], check=True, capture_output=True)
+        yield name
+    finally:
+        delete()
+        janitor.unregister(token)
+
+
+@dataclass
+class ApNode:
+    vm: Any
+    hostapd: Any
+    stations: list[Any]
+    agent_id: str
+    tap: str
+    agent_pid: int
+    switch_pid: int
+    wifi: Any = field(repr=False, default=None)
+
+    @property
+    def device_id(self) -> str:
+        return device_id(AP_DEV_ID)
+
+    def agent_log(self, lines: int = 40) -> str:
+        return self.vm.run(f"tail -n {lines} /tmp/agent.log", check=False).out
+
+    def switch_log(self, lines: int = 40) -> str:
+        return self.vm.run(f"tail -n {lines} /tmp/pofswitch.log", check=False).out
+
+
+@contextmanager
+def ap_node(onos: Onos, tap: str, agent_id: str = "ap-1", stations: int = 2, say: Any = print) -> Iterator[ApNode]:
+    apvm, wifi = _ap_vm_modules()
+    if shutil.which(apvm.QEMU) is None:
+        raise RuntimeError(f"{apvm.QEMU} missing (testbed/ap-vm/deps/apt.txt)")
+    vm = apvm.ApVm(radios=1 + stations, uplink_tap=tap, uplink_mac=UPLINK_MAC)
+    vm.start()
+    try:
+        say(f"AP VM booted in {vm.boot_s:.1f} s (qemu TCG, {1 + stations} hwsim radios, uplink tap {tap})")
+        # The uplink NIC, found by its MAC: up, room for the tag, no GRO (AF_PACKET must see wire-sized frames).
+        up = vm.run(f"grep -l {UPLINK_MAC} /sys/class/net/*/address").out.split("/")[4]
+        vm.run(f"ip link set {up} mtu {UPLINK_MTU} up && {GRO_OFF}{up}")
+        shutil.copy(afp_binary(), vm.share / "pofswitch-afp")
+        switch_pid = vm.spawn(f"/mnt/share/pofswitch-afp --controller 10.0.2.2:{onos.pof_port} "
+                              f"--dev-id {AP_DEV_ID} --mgmt {MGMT} --port up={up}", log="/tmp/pofswitch.log")
+        vm.wait_for(f"test -S {MGMT}", timeout=20)
+        hostapd = wifi.Hostapd(vm, iface="wlan0", channel=1)
+        hostapd.start()
+        stas = [wifi.Station(vm, f"sta{i}", f"phy{i}").setup() for i in range(1, stations + 1)]
+        conf = {"agent_id": agent_id, "controller": f"10.0.2.2:{onos.wifi_port}", "secret": onos.secret,
+                "hostapd_global": "/run/hostapd-global", "hostapd_ctrl_dir": "/run/hostapd",
+                "conf_dir": "/run/wislice/agent", "shaping": "tc", "stats_interval_s": 2,
+                "pof_switch_socket": MGMT, "remove_vaps_on_exit": True, "log_level": "INFO",
+                "radios": [{"name": "phy0", "iface": "wlan0", "max_vaps": 4}]}
+        hostapd.write_file("/run/wislice/agent.json", json.dumps(conf) + "\n")
+        agent_pid = vm.spawn("env PYTHONPATH=/opt/wislice/ap-agent python3 -m wislice_ap_agent "
+                             "--config /run/wislice/agent.json", log="/tmp/agent.log")
+        node = ApNode(vm, hostapd, stas, agent_id, tap, agent_pid, switch_pid, wifi)
+        try:
+            wait_for("ap-agent connected to the wifi-controller", lambda: any(
+                a["agent_id"] == agent_id and a.get("connected")
+                for a in onos.get("/onos/wifi/agents")["agents"]), timeout=90, period=0.5)
+            wait_for("AP pof-switch connected to the network controller",
+                     lambda: onos.switch_connected(node.device_id), timeout=60, period=0.5)
+        except TimeoutError as exc:
+            raise RuntimeError(f"{exc}\nagent log:\n{node.agent_log()}\nswitch log:\n{node.switch_log()}") from exc
+        try:
+            yield node
+        finally:
+            for sta in stas:
+                with suppress(Exception):
+                    sta.disconnect()
+            # The agent removes its vAPs on exit (remove_vaps_on_exit); give it a moment, then the switch.
+            vm.run(f"kill {agent_pid}; for i in $(seq 50); do kill -0 {agent_pid} 2>/dev/null || break; "
+                   f"sleep 0.1; done; kill -9 {agent_pid} {switch_pid} 2>/dev/null; true", check=False)
+            time.sleep(0.1)
+    finally:
+        vm.stop()

@@ -1,0 +1,152 @@
+"""The ONOS runtime (onos-apps/runtime/onos-runtime) with the wifi, nfv and network controller apps, on private
+ports in a temporary directory, so it never collides with another engineer's runtime. Stopped by pid on exit."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .common import free_ports, repo_root, wait_for
+
+APPS = {
+    "wifi": "onos-apps/wifi-controller/target/wislice-wifi-controller-0.1.0-SNAPSHOT.oar",
+    "nfv": "onos-apps/nfv-controller/target/wislice-nfv-controller-0.1.0-SNAPSHOT.oar",
+    "pof": "onos-apps/network-controller/target/wislice-network-controller-0.1.0-SNAPSHOT.oar",
+}
+# Component configuration written before the apps activate: their listening ports and the agents' shared secret.
+COMPONENTS = {"wifi": "org.wislice.onos.wifi.impl.WifiManager", "nfv": "org.wislice.onos.nfv.impl.NfvManager",
+              "pof": "org.wislice.onos.pof.impl.PofControllerImpl"}
+READY_PATHS = {"wifi": "/onos/wifi/agents", "nfv": "/onos/nfv/nodes", "pof": "/onos/pof/switches"}
+
+
+class OnosUnavailable(RuntimeError):
+    """The runtime or an app is not built on this machine."""
+
+
+@dataclass
+class Onos:
+    url: str
+    user: str
+    password: str
+    wifi_port: int
+    nfv_port: int
+    pof_port: int
+    secret: str
+    run_dir: Path
+
+    def request(self, method: str, path: str, body: Any = None, timeout: float = 30) -> tuple[int, Any]:
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.url + path, data=data, method=method)
+        req.add_header("Authorization", "Basic " + base64.b64encode(f"{self.user}:{self.password}".encode()).decode())
+        req.add_header("Accept", "application/json")
+        if data is not None:
+            req.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as resp:
+                raw = resp.read()
+                return resp.status, json.loads(raw) if raw else None
+        except urllib.error.HTTPError as err:
+            raw = err.read()
+            try:
+                return err.code, json.loads(raw)
+            except ValueError:
+                return err.code, raw.decode(errors="replace")
+
+    def get(self, path: str) -> Any:
+        code, body = self.request("GET", path)
+        if code != 200:
+            raise RuntimeError(f"GET {path}: HTTP {code} {body}")
+        return body
+
+    def switch_connected(self, device_id: str) -> bool:
+        return any(s["device_id"] == device_id and s.get("connected")
+                   for s in self.get("/onos/pof/switches")["switches"])
+
+    def karaf_log_tail(self, lines: int = 40) -> str:
+        log = self.run_dir / "karaf" / "data" / "log" / "karaf.log"
+        try:
+            return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no karaf.log)"
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(1)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def missing_apps(root: Path | None = None) -> list[str]:
+    root = root or repo_root()
+    return [name for name, rel in APPS.items() if not (root / rel).exists()]
+
+
+@contextmanager
+def onos_runtime(say: Any = print, keep_log_in: Path | None = None) -> Iterator[Onos]:
+    """``keep_log_in``: a directory that receives karaf.log when the runtime stops (for failure reports)."""
+    root = repo_root()
+    runtime = root / "onos-apps" / "runtime" / "onos-runtime"
+    if not runtime.exists():
+        raise OnosUnavailable(f"{runtime} is missing")
+    missing = missing_apps(root)
+    if missing:
+        raise OnosUnavailable(f"ONOS apps not built: {', '.join(missing)} (make -C onos-apps build)")
+    run_dir = Path(tempfile.mkdtemp(prefix="wislice-demo-onos-"))
+    http, ssh, rmi_reg, rmi_srv, cluster, wifi, nfv, pof = free_ports(8)
+    password, secret = secrets.token_hex(12), secrets.token_hex(16)
+    env = dict(os.environ, ONOS_RUNTIME_DIR=str(run_dir), ONOS_HTTP_PORT=str(http), ONOS_SSH_PORT=str(ssh),
+               ONOS_RMI_REGISTRY_PORT=str(rmi_reg), ONOS_RMI_SERVER_PORT=str(rmi_srv),
+               ONOS_CLUSTER_PORT=str(cluster), ONOS_USER="onos", ONOS_PASSWORD=password, ONOS_HEAP="768M")
+
+    def runtime_cmd(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, str(runtime), *args], env=env, capture_output=True, text=True,
+                              timeout=timeout)
+
+    onos = Onos(f"http://127.0.0.1:{http}", "onos", password, wifi, nfv, pof, secret, run_dir)
+    try:
+        started = runtime_cmd("start")
+        if started.returncode != 0:
+            raise RuntimeError(f"onos-runtime start failed:\n{started.stdout}\n{started.stderr}")
+        say(f"ONOS core up on {onos.url} (private ports; run dir {run_dir})")
+        etc = run_dir / "karaf" / "etc"
+        (etc / f"{COMPONENTS['wifi']}.cfg").write_text(f"agentPort={wifi}\nsharedSecret={secret}\n")
+        (etc / f"{COMPONENTS['nfv']}.cfg").write_text(f"agentPort={nfv}\nsharedSecret={secret}\n")
+        (etc / f"{COMPONENTS['pof']}.cfg").write_text(f"pofPort={pof}\n")
+        installed = runtime_cmd("install-apps", *(str(root / rel) for rel in APPS.values()))
+        if installed.returncode != 0:
+            raise RuntimeError(f"onos-runtime install-apps failed:\n{installed.stdout}\n{installed.stderr}")
+        # ONOS's component configuration service re-applies the wifi/nfv defaults when those components register,
+        # so their .cfg files only cover the first moments: set the same values through ONOS, as an operator would.
+        # (The network controller keeps its .cfg value; it does not register with that service.)
+        for name, props in (("wifi", {"agentPort": wifi, "sharedSecret": secret}),
+                            ("nfv", {"agentPort": nfv, "sharedSecret": secret})):
+            wait_for(f"{name} component configuration", lambda c=COMPONENTS[name], p=props: onos.request(
+                "POST", f"/onos/v1/configuration/{c}", {k: str(v) for k, v in p.items()})[0] == 200,
+                timeout=60, period=0.5)
+        wait_for("agent and switch listeners on the private ports", lambda: all(
+            _listening(port) for port in (wifi, nfv, pof)), timeout=60, period=0.5)
+        for name, path in READY_PATHS.items():
+            # An app turns ACTIVE before the web extender mounts its REST resources.
+            wait_for(f"{name} controller REST", lambda p=path: onos.request("GET", p)[0] == 200, timeout=120,
+                     period=0.5)
+        yield onos
+    finally:
+        runtime_cmd("stop", timeout=120)
+        if keep_log_in is not None:
+            with suppress(OSError):
+                shutil.copy(run_dir / "karaf" / "data" / "log" / "karaf.log", keep_log_in / "karaf.log")
+        shutil.rmtree(run_dir, ignore_errors=True)

@@ -1,0 +1,82 @@
+"""The orchestrator-api as the real service process (`wislice serve`, waitress), SQLite in a temporary directory,
+its REST controller clients pointed at the testbed's ONOS. Callers talk to it over HTTP like a tenant would."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import shutil
+import sys
+import tempfile
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .common import free_ports, wait_for
+from .onos import Onos
+
+
+class ApiError(RuntimeError):
+    def __init__(self, method: str, path: str, status: int, body: Any) -> None:
+        super().__init__(f"{method} {path}: HTTP {status} {body}")
+        self.status, self.body = status, body
+
+
+@dataclass
+class Orchestrator:
+    url: str
+    operator_token: str
+    proc: Any
+
+    def call(self, method: str, path: str, token: str | None = None, body: Any = None, expect: tuple[int, ...] = (
+            200, 201, 202, 204), timeout: float = 60) -> tuple[int, Any, dict[str, str]]:
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.url + path, data=data, method=method)
+        req.add_header("Authorization", f"Bearer {token or self.operator_token}")
+        if data is not None:
+            req.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as resp:
+                raw, status, headers = resp.read(), resp.status, dict(resp.headers)
+        except urllib.error.HTTPError as err:
+            raw, status, headers = err.read(), err.code, dict(err.headers)
+        try:
+            parsed = json.loads(raw) if raw else None
+        except ValueError:
+            parsed = raw.decode(errors="replace")
+        if status not in expect:
+            raise ApiError(method, path, status, parsed)
+        return status, parsed, headers
+
+
+@contextmanager
+def orchestrator(onos: Onos, processes: Any, say: Any = print) -> Iterator[Orchestrator]:
+    db_dir = Path(tempfile.mkdtemp(prefix="wislice-demo-orch-"))
+    port = free_ports(1)[0]
+    token = "wso_demo_" + secrets.token_hex(16)
+    # The orchestrator's console script sits beside this interpreter (the project's venv).
+    beside = Path(sys.executable).parent / "wislice"
+    exe = str(beside) if beside.exists() else shutil.which("wislice") or "wislice"
+    env = {"WISLICE_DATABASE_URL": f"sqlite:///{db_dir}/orchestrator.db", "WISLICE_CONTROLLERS": "rest",
+           "WISLICE_ONOS_URL": onos.url, "WISLICE_ONOS_USER": onos.user, "WISLICE_ONOS_PASSWORD": onos.password,
+           "WISLICE_ONOS_TIMEOUT_S": "60", "WISLICE_BOOTSTRAP_OPERATOR_TOKEN": token}
+    proc = processes.start([exe, "serve", "--host", "127.0.0.1", "--port", str(port)], log_name="orchestrator",
+                           env=env)
+    try:
+        orch = Orchestrator(f"http://127.0.0.1:{port}", token, proc)
+
+        def answers() -> bool:
+            if proc.poll() is not None:
+                raise RuntimeError(f"orchestrator exited with {proc.returncode}: {processes.log_path(proc)}")
+            return orch.call("GET", "/api/v1/me")[0] == 200
+
+        wait_for("orchestrator REST", answers, timeout=60, period=0.3)
+        say(f"orchestrator-api serving on {orch.url} (SQLite in {db_dir}, controllers: ONOS REST)")
+        yield orch
+    finally:
+        processes.stop(proc)
+        shutil.rmtree(db_dir, ignore_errors=True)

@@ -1,0 +1,78 @@
+"""The whole one-machine testbed, wired as in ARCHITECTURE.md "A slice, end to end":
+
+    station ~air~ vAP [AP VM: hostapd + ap-agent + AP pof-switch dev 1] --tap-- core pof-switch dev 2
+        --veth-- MEC pof-switch dev 3 -- vNF containers (private dockerd, mec-agent)      server netns
+
+ONOS runs the wifi, nfv and network controllers; the orchestrator-api drives them. ``Testbed.up()`` is a context
+manager; everything is removed on exit, also when bring-up fails halfway.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..netns import Namespace
+from ..processes import ProcessManager
+from ..veth import create_veth
+from .apnode import ApNode, ap_node, tap_device
+from .common import StepLog
+from .mecnode import MecNode, mec_node
+from .onos import Onos, onos_runtime
+from .orchestrator import Orchestrator, orchestrator
+from .pofswitch import device_id, start_switch
+
+CORE_DEV_ID = 2
+LINK_MTU = 1600
+LINK_KBPS = 100_000
+
+
+@dataclass
+class Testbed:
+    onos: Onos
+    ap: ApNode
+    mec: MecNode
+    orch: Orchestrator
+    server: Namespace
+    processes: ProcessManager
+    log_dir: Path
+
+    def wired_topology(self) -> dict[str, Any]:
+        """What the operator declares to the orchestrator: agents behind switches, links with capacities.
+        No egress port: the kernel vNF's second interface is the MEC node's link to the server (see README)."""
+        ap, core, mec = self.ap.device_id, device_id(CORE_DEV_ID), self.mec.device_id
+        return {"attachments": {self.ap.agent_id: ap, self.mec.agent_id: mec},
+                "links": [{"a": ap, "a_port": 1, "b": core, "b_port": 1, "capacity_kbps": LINK_KBPS},
+                          {"a": core, "a_port": 2, "b": mec, "b_port": 1, "capacity_kbps": LINK_KBPS}],
+                "egress": {}}
+
+
+@contextmanager
+def up(log: StepLog, stations: int = 2) -> Iterator[Testbed]:
+    with ExitStack() as stack:
+        log_dir = Path(tempfile.mkdtemp(prefix="wislice-demo-logs-"))
+        processes = ProcessManager(log_dir)
+        stack.callback(processes.stop_all)
+        with log.step("onos", "ONOS runtime + wifi/nfv/network controller apps"):
+            onos = stack.enter_context(onos_runtime(say=log.say, keep_log_in=log_dir))
+        with log.step("wires", "wired POF network: tap (AP uplink), core switch, core-MEC link, server netns"):
+            tap = stack.enter_context(tap_device(LINK_MTU))
+            link = create_veth(None, None, mtu=LINK_MTU, tag="lk")
+            stack.callback(link.delete)
+            start_switch(processes, CORE_DEV_ID, [("ap", tap), ("mec", link.a)], log_dir / "core-mgmt.sock",
+                         f"127.0.0.1:{onos.pof_port}")
+            server = Namespace.create("srv")
+            stack.callback(server.delete)
+        with log.step("ap", "AP VM: hostapd, ap-agent, AP pof-switch, stations"):
+            ap = stack.enter_context(ap_node(onos, tap, stations=stations, say=log.say))
+        with log.step("mec", "MEC node: private dockerd, MEC pof-switch, mec-agent"):
+            mec = stack.enter_context(mec_node(onos, processes, link.b, say=log.say))
+        with log.step("orchestrator", "orchestrator-api (SQLite, real ONOS controllers)"):
+            orch = stack.enter_context(orchestrator(onos, processes, say=log.say))
+        tb = Testbed(onos, ap, mec, orch, server, processes, log_dir)
+        log.say("core switch connected: " + str(onos.switch_connected(device_id(CORE_DEV_ID))))
+        yield tb
