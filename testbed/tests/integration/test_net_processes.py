@@ -75,3 +75,19 @@ def test_namespace_delete_takes_processes_and_veths_with_it(tmp_path: Any) -> No
         ns.delete()
         other.delete()
     assert ns.name not in leakcheck.list_netns() and other.name not in leakcheck.list_netns()
+
+
+def test_tap_device_is_up_with_its_mtu_and_removed_on_exit_even_on_error() -> None:
+    from pathlib import Path
+
+    from wislice_testbed.tap import tap_device
+
+    with tap_device(mtu=1600) as name:
+        sys_dir = Path("/sys/class/net") / name
+        assert name.startswith("wstap") and (sys_dir / "tun_flags").exists()  # a tun/tap device, not a veth
+        assert (sys_dir / "mtu").read_text().strip() == "1600"
+        assert int((sys_dir / "flags").read_text(), 16) & 0x1  # IFF_UP
+    assert not sys_dir.exists()
+    with pytest.raises(RuntimeError), tap_device() as name:
+        raise RuntimeError("boom")
+    assert not (Path("/sys/class/net") / name).exists()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -17,8 +16,6 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import janitor
-from ..names import unique_name
 from .common import repo_root, wait_for
 from .onos import Onos
 from .pofswitch import afp_binary, device_id
@@ -41,23 +38,6 @@ def _ap_vm_modules() -> tuple[Any, Any]:
     import apvm
     import wifi
     return apvm, wifi
-
-
-@contextmanager
-def tap_device(mtu: int = UPLINK_MTU) -> Iterator[str]:
-    name = unique_name("tap")
-    subprocess.run(["ip", "tuntap", "add", "dev", name, "mode", "tap"], check=True, capture_output=True)
-
-    def delete() -> None:
-        subprocess.run(["ip", "link", "del", name], capture_output=True)
-
-    token = janitor.register(f"tap {name}", delete)
-    try:
-        subprocess.run(["ip", "link", "set", name, "mtu", str(mtu), "up"], check=True, capture_output=True)
-        yield name
-    finally:
-        delete()
-        janitor.unregister(token)
 
 
 @dataclass

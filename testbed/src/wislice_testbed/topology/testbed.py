@@ -18,8 +18,9 @@ from typing import Any
 
 from ..netns import Namespace
 from ..processes import ProcessManager
+from ..tap import tap_device
 from ..veth import create_veth
-from .apnode import ApNode, ap_node, tap_device
+from .apnode import ApNode, ap_node
 from .common import StepLog
 from .mecnode import MecNode, mec_node
 from .onos import Onos, onos_runtime
