@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the WiSlice OpenWrt packages with an OpenWrt SDK and an image with them with the matching ImageBuilder.
-# Both tarballs come from downloads.openwrt.org (same release, same target/subtarget); see image/README.md.
+# Both tarballs come from downloads.openwrt.org (same release, same target/subtarget); see openwrt/README.md.
 #
 #   build-image.sh --sdk SDK_TARBALL --imagebuilder IB_TARBALL --profile PROFILE
 #                  [--files DIR] [--packages "pkg -pkg ..."] [--work DIR] [--jobs N] [--dry-run]
