@@ -1,6 +1,6 @@
 """The real parts the orchestrator drives, brought up on this machine for integration tests and the benchmark:
-the ONOS runtime (onos-apps/runtime/onos-runtime) with the built WiSlice apps on private ports, and an AP VM
-(testbed/ap-vm: qemu, mac80211_hwsim, real hostapd) running the real ap-agent connected to that ONOS.
+the ONOS runtime with the built WiSlice apps on private ports (the testbed's, wislice_testbed.topology.onos), and
+an AP VM (testbed/ap-vm: qemu, mac80211_hwsim, real hostapd) running the real ap-agent connected to that ONOS.
 
 Everything is stopped by pid and its directories removed on exit, also on failure."""
 
@@ -8,52 +8,27 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import secrets
 import shutil
-import socket
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import requests
+from wislice_testbed.topology.onos import APPS as TESTBED_APPS
+from wislice_testbed.topology.onos import missing_apps
+from wislice_testbed.topology.onos import onos_runtime as testbed_onos_runtime
 
-from wislice_orchestrator.controllers import ControllerError
 from wislice_orchestrator.controllers.rest import RestControllers
 
 ROOT = Path(__file__).resolve().parents[3]
-RUNTIME = ROOT / "onos-apps" / "runtime" / "onos-runtime"
-APPS = {
-    "wifi": ROOT / "onos-apps" / "wifi-controller" / "target" / "wislice-wifi-controller-0.1.0-SNAPSHOT.oar",
-    "nfv": ROOT / "onos-apps" / "nfv-controller" / "target" / "wislice-nfv-controller-0.1.0-SNAPSHOT.oar",
-    "pof": ROOT / "onos-apps" / "network-controller" / "target" / "wislice-network-controller-0.1.0-SNAPSHOT.oar",
-}
-# Component config written before the apps start, so their listeners avoid other runtimes' ports.
-COMPONENTS = {"wifi": ("org.wislice.onos.wifi.impl.WifiManager", "agentPort"),
-              "nfv": ("org.wislice.onos.nfv.impl.NfvManager", "agentPort"),
-              "pof": ("org.wislice.onos.pof.impl.PofControllerImpl", "pofPort")}
-READ = {"wifi": "list_agents", "nfv": "list_nodes", "pof": "list_switches"}
+APPS = {name: ROOT / rel for name, rel in TESTBED_APPS.items()}
 AP_VM_DIR = ROOT / "testbed" / "ap-vm"
 
 
 class Unavailable(Exception):
     """A real part this machine cannot provide (not built, not installed): callers skip, never pass."""
-
-
-def free_ports(n: int) -> list[int]:
-    socks = [socket.socket() for _ in range(n)]
-    try:
-        for s in socks:
-            s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in socks]
-    finally:
-        for s in socks:
-            s.close()
 
 
 @dataclass
@@ -65,86 +40,19 @@ class Onos:
     apps: dict[str, Path]
     listen: dict[str, int]
     wifi_secret: str
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-def _wait_for_rest(ctl: RestControllers, apps: dict[str, Path], timeout_s: float = 120) -> None:
-    """An app is ACTIVE before its REST resources are mounted: wait until each answers."""
-    deadline = time.monotonic() + timeout_s
-    for name in apps:
-        while True:
-            try:
-                getattr(ctl, READ[name])()
-                break
-            except ControllerError as exc:
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"{name} REST not served {timeout_s} s after activation: {exc}") from exc
-                time.sleep(1)
-
-
-def _wait_listening(port: int, what: str, timeout_s: float = 60) -> None:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"{what} not listening on port {port} after {timeout_s} s") from None
-            time.sleep(0.5)
 
 
 @contextlib.contextmanager
 def onos_runtime() -> Iterator[Onos]:
-    if not RUNTIME.exists():
-        raise Unavailable(f"{RUNTIME} is missing (onos-apps not landed)")
-    present = {name: oar for name, oar in APPS.items() if oar.exists()}
-    if not present:
-        raise Unavailable("no WiSlice .oar built (make -C onos-apps build)")
-    run_dir = Path(tempfile.mkdtemp(prefix="wislice-onos-"))
-    http, ssh, rmi_reg, rmi_srv, cluster, *listen_ports = free_ports(5 + len(COMPONENTS))
-    password = secrets.token_hex(12)
-    wifi_secret = secrets.token_hex(16)
-    env = dict(os.environ, ONOS_RUNTIME_DIR=str(run_dir), ONOS_HTTP_PORT=str(http), ONOS_SSH_PORT=str(ssh),
-               ONOS_RMI_REGISTRY_PORT=str(rmi_reg), ONOS_RMI_SERVER_PORT=str(rmi_srv), ONOS_CLUSTER_PORT=str(cluster),
-               ONOS_USER="onos", ONOS_PASSWORD=password)
-
-    def runtime(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, str(RUNTIME), *args], env=env, capture_output=True, text=True,
-                              timeout=timeout)
-
-    listen = dict(zip(COMPONENTS, listen_ports, strict=True))
-    try:
-        started = runtime("start")
-        if started.returncode != 0:
-            raise RuntimeError(f"onos-runtime start failed:\n{started.stdout}\n{started.stderr}")
-        etc = run_dir / "karaf" / "etc"
-        for name, (component, key) in COMPONENTS.items():
-            lines = [f"{key}={listen[name]}"]
-            if name == "wifi":
-                lines.append(f"sharedSecret={wifi_secret}")
-            (etc / f"{component}.cfg").write_text("\n".join(lines) + "\n")
-        installed = runtime("install-apps", *map(str, present.values()))
-        if installed.returncode != 0:
-            raise RuntimeError(f"onos-runtime install-apps failed:\n{installed.stdout}\n{installed.stderr}")
-        url = f"http://127.0.0.1:{http}"
-        ctl = RestControllers(url, "onos", password, timeout_s=30)
-        _wait_for_rest(ctl, present)
-        # The .cfg files race the apps' activation; ONOS's component configuration service is authoritative.
-        for name in present:
-            component, key = COMPONENTS[name]
-            props: dict[str, Any] = {key: str(listen[name])}
-            if name == "wifi":
-                props["sharedSecret"] = wifi_secret
-            resp = requests.post(f"{url}/onos/v1/configuration/{component}", json=props, auth=("onos", password),
-                                 timeout=30)
-            if resp.status_code >= 300:
-                raise RuntimeError(f"configuring {component}: HTTP {resp.status_code} {resp.text[:300]}")
-            _wait_listening(listen[name], f"{name} controller listener")
-        yield Onos(ctl, url, "onos", password, present, listen, wifi_secret)
-    finally:
-        runtime("stop", timeout=120)
-        shutil.rmtree(run_dir, ignore_errors=True)
+    """The testbed's ONOS runtime (private ports, the three apps, agents' shared secret set through ONOS), with
+    the orchestrator's own REST controller client on it."""
+    missing = missing_apps(ROOT)
+    if missing:
+        raise Unavailable(f"WiSlice ONOS apps not built: {', '.join(missing)} (make -C onos-apps build)")
+    with testbed_onos_runtime(say=lambda _msg: None) as onos:
+        yield Onos(RestControllers(onos.url, onos.user, onos.password, timeout_s=30), onos.url, onos.user,
+                   onos.password, APPS, {"wifi": onos.wifi_port, "nfv": onos.nfv_port, "pof": onos.pof_port},
+                   onos.secret)
 
 
 @dataclass
