@@ -142,14 +142,20 @@ class VapManager:
         conf_path, state_path = self._paths(ifname)
         text = bssconf.render(spec, radio, ifname, vap.bssid, self.ctrl_dir)
         _write_private(conf_path, text)
+        t0 = time.monotonic()
         try:
             self._hostapd_add(radio, ifname, str(conf_path))
         except CtrlError as e:
             conf_path.unlink(missing_ok=True)
             raise AgentError("internal", f"hostapd could not add vAP {vap_id}: {e}") from e
+        t_added = time.monotonic()
         try:
             self.shaper.apply(ifname, rl["down_kbps"], rl["up_kbps"])
+            t_shaped = time.monotonic()
             vap.pof_port = self.attacher.attach(ifname)
+            log.info("vAP %s (%s) up in %.0f ms: hostapd %.0f, shaping %.0f, switch port %.0f", vap_id, ifname,
+                     (time.monotonic() - t0) * 1e3, (t_added - t0) * 1e3, (t_shaped - t_added) * 1e3,
+                     (time.monotonic() - t_shaped) * 1e3)
         except (ShapingError, SwitchError) as e:
             self._teardown(vap)
             raise AgentError("internal", f"vAP {vap_id} removed again: {e}") from e

@@ -17,9 +17,11 @@ def calls(monkeypatch):
     recorded = Recorded()
     fail_on = {}
 
-    def fake_run(argv, **kw):
-        recorded.append(" ".join(argv))
-        rc = 2 if any(w in " ".join(argv) for w in fail_on) else 0
+    def fake_run(argv, input=None, **kw):
+        # One line per command: a -batch run is recorded as the commands it was fed, prefixed with the program.
+        lines = [f"{argv[0]} {line}" for line in input.splitlines()] if input else [" ".join(argv)]
+        recorded.extend(lines)
+        rc = 2 if any(w in line for line in lines for w in fail_on) else 0
         return subprocess.CompletedProcess(argv, rc, "", "RTNETLINK answers: nope" if rc else "")
 
     monkeypatch.setattr(shaping.subprocess, "run", fake_run)
@@ -33,11 +35,10 @@ def test_downlink_htb_and_uplink_ifb(calls):
     TcShaper().apply("wlan0_1", 5000, 2000)
     ifb = ifb_name("wlan0_1")
     want = [
+        f"ip link add {ifb} up type ifb",
         "tc qdisc replace dev wlan0_1 root handle 1: htb default 10",
         f"tc class replace dev wlan0_1 parent 1: classid 1:10 htb rate 5000kbit ceil 5000kbit burst {16 * 1514} "
         f"cburst {16 * 1514}",
-        f"ip link add {ifb} type ifb",
-        f"ip link set {ifb} up",
         f"tc qdisc replace dev {ifb} root handle 1: htb default 10",
         "tc qdisc add dev wlan0_1 handle ffff: ingress",
         "tc filter add dev wlan0_1 parent ffff: protocol all u32 match u32 0 0 action mirred egress redirect "
@@ -58,6 +59,22 @@ def test_failure_rolls_back(calls):
     with pytest.raises(ShapingError, match="nope"):
         TcShaper().apply("wlan0_1", 0, 1000)
     assert calls[-1] == f"ip link del {ifb_name('wlan0_1')}"
+
+
+def test_one_batch_per_program_run(monkeypatch):
+    """The whole cap is a handful of process starts: clean-up (tc batch, ip), the IFB, then one tc batch."""
+    runs = []
+
+    def fake_run(argv, input=None, **kw):
+        runs.append((argv, input))
+        return subprocess.CompletedProcess(argv, 0, "", "")
+
+    monkeypatch.setattr(shaping.subprocess, "run", fake_run)
+    TcShaper().apply("wlan0_1", 5000, 2000)
+    assert [argv for argv, _ in runs] == [["tc", "-force", "-batch", "-"], ["ip", "link", "del", ifb_name("wlan0_1")],
+                                          ["ip", "link", "add", ifb_name("wlan0_1"), "up", "type", "ifb"],
+                                          ["tc", "-batch", "-"]]
+    assert runs[-1][1].count("\n") == 6 and runs[-1][1].endswith("\n")
 
 
 def test_selection(monkeypatch):
