@@ -1,5 +1,6 @@
 /* One flow table: entries addressed by their index (the FLOW_MOD entry id), with a lookup structure fit
- * to the table type: priority-ordered masked scan (MM), longest mask first (LPM), hash (EM), array (LINEAR). */
+ * to the table type: priority-ordered masked scan (MM), path-compressed binary trie (LPM), hash (EM),
+ * array (LINEAR). */
 #ifndef POF_TABLE_H
 #define POF_TABLE_H
 
@@ -47,12 +48,14 @@ struct pof_entry {
     struct pof_key key, mask; /* key is pre-masked */
     uint16_t priority;
     uint16_t mask_bits;       /* LPM order */
+    bool lpm_in_trie;         /* LPM: in the trie (a prefix mask), else in the table's order[] */
     uint32_t index;
     uint32_t counter_id;
     uint64_t cookie;
     uint8_t instruction_num;
     struct pof_instruction instructions[POF_MAX_INS];
     struct pof_flow_mod *source; /* the FLOW_MOD as installed, for QUERYALL */
+    struct pof_entry *lpm_next;  /* LPM: the next entry with the same prefix, worse (priority, index) */
 };
 
 struct pof_table {
@@ -65,16 +68,23 @@ struct pof_table {
     struct pof_key_part parts[POF_MAX_MATCH];
     char name[POF_NAME_LEN];
     struct pof_entry **by_index; /* size slots */
-    struct pof_entry **order;    /* MM/LPM: search order; EM: unused */
+    struct pof_entry **order;    /* MM: search order; LPM: the entries whose mask is no prefix, same order */
     uint32_t n_entries;
+    uint32_t n_order;            /* entries in order[] */
     struct pof_entry **hash;     /* EM: open addressing, hash_mask + 1 slots */
     uint32_t hash_mask;
+    /* LPM: a path-compressed binary trie over the key's bits (the fields one after another), its nodes
+     * preallocated (2 * size + 1, node 0 = none), each lpm_stride bytes: a header and the prefix words. */
+    unsigned char *lpm_pool;
+    uint32_t lpm_stride, lpm_root, lpm_free;
+    uint16_t lpm_words;          /* prefix words: (key_bits + 63) / 64 */
+    bool lpm_packed;             /* fields must be packed together (more than one field) */
 };
 
 int pof_table_init(struct pof_table *t, const struct pof_table_mod *tm, uint8_t global_id);
 void pof_table_free(struct pof_table *t);
 void pof_entry_free(struct pof_entry *e);
-/* Inserts or replaces the entry at e->index; takes ownership of e. */
+/* Inserts or replaces the entry at e->index; takes ownership of e. Never fails, never allocates. */
 void pof_table_put(struct pof_table *t, struct pof_entry *e);
 void pof_table_remove(struct pof_table *t, uint32_t index);
 const struct pof_entry *pof_table_lookup(const struct pof_table *t, const struct pof_key *key);

@@ -4,10 +4,50 @@ from __future__ import annotations
 
 import json
 import socket
+import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 VECTORS = HERE.parents[2] / "spec" / "pof" / "vectors"
+sys.path.insert(0, str(HERE.parent))
+import pofwire  # noqa: E402
+
+
+def lpm_script() -> bytes:
+    """MM 0 sends everything to LPM 0 on the IPv4 destination: routes /0 to /32, one mask that is no prefix,
+    a modify and a delete, then packets."""
+    def body(t: str, b: dict) -> bytes:
+        return pofwire.encode({"type": t, "body": b})[8:]
+
+    def match_x(field: dict, value: bytes, mask: bytes) -> dict:
+        return dict(field, value=value.hex().ljust(32, "0"), mask=mask.hex().ljust(32, "0"))
+
+    def output(port: int) -> dict:
+        return {"type": "APPLY_ACTIONS", "actions": [{"type": "OUTPUT", "port_type": 0, "metadata_offset": 0,
+                                                      "metadata_len": 0, "packet_offset": 0, "value": port}]}
+
+    def flow(command: int, ttype: int, index: int, prio: int, matches: list, ins: list) -> bytes:
+        return b"F" + body("FLOW_MOD", {"command": command, "counter_id": 0, "cookie": 0, "cookie_mask": 0,
+                                        "table_id": 0, "table_type": ttype, "idle_timeout": 0, "hard_timeout": 0,
+                                        "priority": prio, "index": index, "slot_id": 0, "matches": matches,
+                                        "instructions": ins})
+
+    first = {"field_id": 0, "offset": 0, "length": 8}
+    dst = {"field_id": 5, "offset": 240, "length": 32}
+    out = b""
+    for ttype, m in ((0, first), (1, dst)):
+        out += b"T" + body("TABLE_MOD", {"command": 0, "table_id": 0, "table_type": ttype, "size": 63,
+                                         "slot_id": 0, "name": "lpm", "matches": [m]})
+    out += flow(0, 0, 0, 0, [match_x(first, b"", b"")],
+                [{"type": "GOTO_TABLE", "next_table_id": 10, "packet_offset": 0, "matches": []}])
+    routes = [(b"", b"", 2), (b"\x0a", b"\xff", 3), (b"\x0a\x00\x00", b"\xff\xff\xff", 4),
+              (b"\x0a\x00\x00\x02", b"\xff" * 4, 5), (b"\x0a\x01", b"\xff\xff", 6),
+              (b"\x0a\x00\x00\x01", b"\xff\x00\xff\xff", 7)]
+    for i, (v, mk, port) in enumerate(routes):
+        out += flow(0, 1, i, i % 2, [match_x(dst, v, mk)], [output(port)])
+    out += flow(1, 1, 1, 0, [match_x(dst, b"\x0a", b"\xff\xff")], [output(8)])   # modify /8 into /16
+    out += flow(3, 1, 3, 0, [match_x(dst, b"", b"")], [])                          # delete the /32
+    return out
 
 
 def main() -> None:
@@ -27,7 +67,12 @@ def main() -> None:
     for room in (0, 64):
         pkt = b"P" + bytes([room]) + len(frame).to_bytes(2, "big") + frame
         (pipe / f"two_tables_room{room}").write_bytes(script + pkt + pkt[:20])
-    print(f"wrote {len(raw)} decode seeds and 2 pipeline seeds")
+    pkts = b""
+    for dst in ("10.0.0.2", "10.0.0.1", "10.0.1.1", "10.1.2.3", "11.0.0.1"):
+        f = frame[:30] + socket.inet_aton(dst) + frame[34:]
+        pkts += b"P" + bytes([0]) + len(f).to_bytes(2, "big") + f
+    (pipe / "lpm_routes").write_bytes(lpm_script() + pkts + b"P\0\0\x21" + frame[:33])
+    print(f"wrote {len(raw)} decode seeds and 3 pipeline seeds")
 
 
 if __name__ == "__main__":
