@@ -27,6 +27,7 @@ class FakeAgent:
     secret: str = ""
     host: str = "127.0.0.1"
     port: int = 6690
+    tls: Any = None  # an ssl.SSLContext: connect over TLS (server name = host)
     radios: int = 1
     capacity: dict[str, Any] = field(default_factory=lambda: {"cpu": 4, "memory_mib": 4096})
     vaps: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -52,7 +53,8 @@ class FakeAgent:
         deadline = time.monotonic() + retry_s
         while True:
             try:
-                self._reader, self._writer = await asyncio.open_connection(self.host, self.port, limit=2 ** 21)
+                self._reader, self._writer = await asyncio.open_connection(self.host, self.port, limit=2 ** 21,
+                                                                           ssl=self.tls)
                 break
             except ConnectionRefusedError:
                 if time.monotonic() > deadline:

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import asyncio
 import re
+import ssl
 import subprocess
 
 import pytest
 
-from conftest import JAVA_HOME, Onos, free_port
+from conftest import JAVA_HOME, ONOS_APPS, Onos, free_port
 from fake_agent import FakeAgent
 
 pytestmark = pytest.mark.integration
@@ -47,13 +48,14 @@ def rest_until(onos: Onos, path: str, predicate, timeout: float = 10.0):
         time.sleep(0.1)
 
 
-async def connected_agent(port: int, agent_id: str, secret: str = SECRET) -> FakeAgent:
-    agent = FakeAgent(agent_id, port=port, secret=secret)
+async def connected_agent(port: int, agent_id: str, secret: str = SECRET, tls: ssl.SSLContext | None = None
+                          ) -> FakeAgent:
+    agent = FakeAgent(agent_id, port=port, secret=secret, tls=tls)
     for _ in range(50):  # the server restarts after the configuration change
         try:
             await agent.connect()
             break
-        except OSError:
+        except OSError:  # refused, or (TLS) still the old plain server
             await asyncio.sleep(0.2)
     await asyncio.wait_for(agent.synced.wait(), 10)
     return agent
@@ -155,3 +157,25 @@ def test_cli_lists_agents(wifi: tuple[Onos, int]) -> None:
                          input="onos:wifi-agents\n", capture_output=True, text=True, timeout=60,
                          env=dict(onos.env, JAVA_HOME=str(JAVA_HOME)))
     assert "agent_id=ap-good" in out.stdout or "agent_id=ap-1" in out.stdout, out.stdout + out.stderr
+
+
+def test_tls_agent_with_client_certificate(wifi: tuple[Onos, int]) -> None:
+    """TLS with required client certificates in the real runtime (netty's ssl package from the ONOS bundles)."""
+    onos, port = wifi
+    pki = ONOS_APPS / "agent-server" / "src" / "test" / "resources" / "tls"  # test-only PKI, see its README
+    tls = ssl.create_default_context(cafile=str(pki / "ca.pem"))
+    tls.load_cert_chain(str(pki / "client.pem"), str(pki / "client-key.pem"))
+    onos.configure(WIFI, {"tlsCertFile": pki / "server.pem", "tlsKeyFile": pki / "server-key.pem",
+                          "tlsClientCaFile": pki / "ca.pem"})
+
+    async def scenario() -> None:
+        agent = await connected_agent(port, "ap-tls", tls=tls)
+        body = await asyncio.to_thread(rest_until, onos, "/onos/wifi/agents/ap-tls", lambda b: b["connected"])
+        assert body["radios"][0]["name"] == "phy0"
+        await agent.close()
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        onos.request("DELETE", f"/onos/v1/configuration/{WIFI}",
+                     {"tlsCertFile": "", "tlsKeyFile": "", "tlsClientCaFile": ""})

@@ -15,23 +15,38 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.LineBasedFrameDecoder;
 import io.netty.handler.codec.string.StringDecoder;
 import io.netty.handler.codec.string.StringEncoder;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import io.netty.handler.ssl.SslProvider;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.naming.InvalidNameException;
+import javax.naming.ldap.LdapName;
+import javax.naming.ldap.Rdn;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import java.io.File;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * TCP server for agent connections (spec/agent/PROTOCOL.md): line framing capped at 1 MiB, challenge, hello
- * validation and authentication, welcome, then requests/replies/events/keepalive. Every line is validated; a
- * violation closes that connection only. Listener callbacks run on per-agent ordered executors.
+ * TCP server for agent connections (spec/agent/PROTOCOL.md): optional TLS (client certificates required when
+ * a client CA is configured), line framing capped at 1 MiB, challenge, hello validation and authentication,
+ * welcome, then requests/replies/events/keepalive. Every line is validated; a violation closes that connection
+ * only. Listener callbacks run on per-agent ordered executors.
  */
 public final class AgentServer {
 
@@ -46,14 +61,20 @@ public final class AgentServer {
     private EventLoopGroup boss;
     private EventLoopGroup workers;
     private Channel serverChannel;
+    /** Null for plain TCP. */
+    private SslContext ssl;
 
     public AgentServer(AgentServerConfig config, AgentListener listener) {
         this.config = config;
         this.listener = listener;
     }
 
-    /** Binds the port; throws (and releases its threads) if it cannot, e.g. BindException. */
+    /**
+     * Binds the port; throws (and releases its threads) if it cannot, e.g. BindException, or
+     * IllegalArgumentException for unusable TLS settings.
+     */
     public synchronized void start() throws Exception {
+        ssl = sslContext(config);
         for (int i = 0; i < executors.length; i++) {
             executors[i] = Executors.newSingleThreadExecutor(r -> new Thread(r, "wislice-" + config.role + "-agents"));
         }
@@ -68,6 +89,9 @@ public final class AgentServer {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (ssl != null) {
+                            ch.pipeline().addLast(ssl.newHandler(ch.alloc()));
+                        }
                         ch.pipeline()
                                 .addLast(new IdleStateHandler(config.idleTimeoutS, config.idleTimeoutS / 3, 0))
                                 .addLast(new LineBasedFrameDecoder(MAX_LINE, true, true))
@@ -82,7 +106,40 @@ public final class AgentServer {
             stop();
             throw e;
         }
-        log.info("{} agent server listening on {}:{}", config.role, config.bindAddress, config.port);
+        log.info("{} agent server listening on {}:{}{}", config.role, config.bindAddress, config.port,
+                 ssl == null ? "" : config.tlsClientCaFile.isEmpty() ? " (TLS)" : " (TLS, client certificates)");
+    }
+
+    /** The TLS context for the config's files, or null when none is set (plain TCP). */
+    static SslContext sslContext(AgentServerConfig c) {
+        if (c.tlsCertFile.isEmpty() && c.tlsKeyFile.isEmpty() && c.tlsClientCaFile.isEmpty()) {
+            return null;
+        }
+        if (c.tlsCertFile.isEmpty() || c.tlsKeyFile.isEmpty()) {
+            throw new IllegalArgumentException("TLS needs both a certificate file and a key file");
+        }
+        try {
+            // The JDK provider: the ONOS runtime has no netty-tcnative, and tests then run what production runs.
+            SslContextBuilder b = SslContextBuilder.forServer(readable(c.tlsCertFile, "TLS certificate"),
+                                                              readable(c.tlsKeyFile, "TLS key"))
+                    .sslProvider(SslProvider.JDK);
+            if (!c.tlsClientCaFile.isEmpty()) {
+                b.trustManager(readable(c.tlsClientCaFile, "TLS client CA")).clientAuth(ClientAuth.REQUIRE);
+            }
+            return b.build();
+        } catch (SSLException | IllegalArgumentException e) {
+            // netty's message names the file; its cause says what is wrong with it (e.g. a PKCS#1 key).
+            throw new IllegalArgumentException("unusable TLS settings: " + e.getMessage()
+                    + (e.getCause() == null ? "" : " (" + e.getCause() + ")"), e);
+        }
+    }
+
+    private static File readable(String path, String what) {
+        File f = new File(path);
+        if (!f.isFile() || !f.canRead()) {
+            throw new IllegalArgumentException(what + " file " + path + " is missing or unreadable");
+        }
+        return f;
     }
 
     public synchronized void stop() {
@@ -134,10 +191,19 @@ public final class AgentServer {
     /** Per-connection protocol state machine: challenge sent -> hello -> welcomed. */
     private final class ConnectionHandler extends SimpleChannelInboundHandler<String> {
         private AgentSession session;
+        /** CN of the verified client certificate, when client certificates are required. */
+        private String clientCn;
 
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
             session = new AgentSession(ctx.channel(), Hmac.nonce(), config.requestTimeoutMs);
+            if (ssl == null) {
+                sendChallenge();
+            }
+            // With TLS the challenge waits for the handshake: nothing is said to an unverified peer.
+        }
+
+        private void sendChallenge() {
             ObjectNode challenge = Json.object().put("type", "challenge").put("version", 1)
                     .put("nonce", session.nonce()).put("controller_id", config.controllerId);
             session.send(challenge);
@@ -218,6 +284,13 @@ public final class AgentServer {
 
         private String authenticate(JsonNode auth, String agentId) {
             String scheme = auth.get("scheme").asText();
+            if ("tls-client-cert".equals(scheme) && config.secret.isEmpty()) {
+                // spec/agent: the verified client certificate's CN names the agent.
+                if (clientCn == null) {
+                    return "no verified client certificate";
+                }
+                return clientCn.equals(agentId) ? null : "client certificate is not for " + agentId;
+            }
             if (config.secret.isEmpty()) {
                 return "none".equals(scheme) || "hmac-sha256".equals(scheme) ? null : "auth scheme unsupported";
             }
@@ -258,7 +331,15 @@ public final class AgentServer {
 
         @Override
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-            if (evt instanceof IdleStateEvent) {
+            if (evt instanceof SslHandshakeCompletionEvent) {
+                if (((SslHandshakeCompletionEvent) evt).isSuccess()) {
+                    clientCn = config.tlsClientCaFile.isEmpty() ? null : peerCn(ctx);
+                    sendChallenge();
+                } else {
+                    // A peer's bad handshake also reaches exceptionCaught, which logs it.
+                    ctx.close();
+                }
+            } else if (evt instanceof IdleStateEvent) {
                 IdleState state = ((IdleStateEvent) evt).state();
                 if (state == IdleState.READER_IDLE) {
                     session.close("idle for " + config.idleTimeoutS + " s");
@@ -266,6 +347,23 @@ public final class AgentServer {
                     session.send(Json.object().put("type", "ping").put("id", System.nanoTime() & 0xffffffffL | 1));
                 }
             }
+        }
+
+        private String peerCn(ChannelHandlerContext ctx) {
+            String cn = null;
+            try {
+                Certificate[] chain = ctx.pipeline().get(SslHandler.class).engine().getSession()
+                        .getPeerCertificates();
+                String dn = ((X509Certificate) chain[0]).getSubjectX500Principal().getName();
+                for (Rdn rdn : new LdapName(dn).getRdns()) {
+                    if ("CN".equalsIgnoreCase(rdn.getType())) {
+                        cn = rdn.getValue().toString();
+                    }
+                }
+            } catch (SSLPeerUnverifiedException | InvalidNameException | ClassCastException e) {
+                log.info("no usable client certificate from {}: {}", session.remoteAddress(), e.toString());
+            }
+            return cn;
         }
 
         @Override

@@ -23,7 +23,12 @@ public final class TestAgentClient implements AutoCloseable {
     private final JsonNode challenge;
 
     public TestAgentClient(int port) throws IOException, ProtocolException {
-        socket = new Socket("127.0.0.1", port);
+        this(new Socket("127.0.0.1", port));
+    }
+
+    /** Over an already connected socket, e.g. a TLS one from TestTls. */
+    public TestAgentClient(Socket socket) throws IOException, ProtocolException {
+        this.socket = socket;
         socket.setSoTimeout(5000);
         in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
         out = socket.getOutputStream();

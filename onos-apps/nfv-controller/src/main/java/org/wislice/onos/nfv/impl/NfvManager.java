@@ -52,6 +52,9 @@ import static org.wislice.onos.nfv.impl.OsgiPropertyConstants.*;
                 AGENT_PORT + ":Integer=" + AGENT_PORT_DEFAULT,
                 BIND_ADDRESS + "=" + BIND_ADDRESS_DEFAULT,
                 SHARED_SECRET + "=" + SHARED_SECRET_DEFAULT,
+                TLS_CERT_FILE + "=" + TLS_CERT_FILE_DEFAULT,
+                TLS_KEY_FILE + "=" + TLS_KEY_FILE_DEFAULT,
+                TLS_CLIENT_CA_FILE + "=" + TLS_CLIENT_CA_FILE_DEFAULT,
                 REQUEST_TIMEOUT_MS + ":Integer=" + REQUEST_TIMEOUT_MS_DEFAULT,
                 STATS_INTERVAL_S + ":Integer=" + STATS_INTERVAL_S_DEFAULT,
                 AP_DISTANCES + "=" + AP_DISTANCES_DEFAULT,
@@ -76,6 +79,9 @@ public class NfvManager extends AbstractListenerManager<NfvEvent, NfvListener> i
     private int agentPort = AGENT_PORT_DEFAULT;
     private String bindAddress = BIND_ADDRESS_DEFAULT;
     private String sharedSecret = SHARED_SECRET_DEFAULT;
+    private String tlsCertFile = TLS_CERT_FILE_DEFAULT;
+    private String tlsKeyFile = TLS_KEY_FILE_DEFAULT;
+    private String tlsClientCaFile = TLS_CLIENT_CA_FILE_DEFAULT;
     private int requestTimeoutMs = REQUEST_TIMEOUT_MS_DEFAULT;
     private int statsIntervalS = STATS_INTERVAL_S_DEFAULT;
     private String apDistances = AP_DISTANCES_DEFAULT;
@@ -128,6 +134,9 @@ public class NfvManager extends AbstractListenerManager<NfvEvent, NfvListener> i
         int port = Tools.getIntegerProperty(p, AGENT_PORT, AGENT_PORT_DEFAULT);
         String bind = Optional.ofNullable(Tools.get(p, BIND_ADDRESS)).orElse(BIND_ADDRESS_DEFAULT);
         String secret = Optional.ofNullable(Tools.get(p, SHARED_SECRET)).orElse(SHARED_SECRET_DEFAULT);
+        String certFile = Optional.ofNullable(Tools.get(p, TLS_CERT_FILE)).orElse(TLS_CERT_FILE_DEFAULT);
+        String keyFile = Optional.ofNullable(Tools.get(p, TLS_KEY_FILE)).orElse(TLS_KEY_FILE_DEFAULT);
+        String caFile = Optional.ofNullable(Tools.get(p, TLS_CLIENT_CA_FILE)).orElse(TLS_CLIENT_CA_FILE_DEFAULT);
         int timeout = Tools.getIntegerProperty(p, REQUEST_TIMEOUT_MS, REQUEST_TIMEOUT_MS_DEFAULT);
         int stats = Tools.getIntegerProperty(p, STATS_INTERVAL_S, STATS_INTERVAL_S_DEFAULT);
         defaultDistance = Tools.getIntegerProperty(p, DEFAULT_DISTANCE, DEFAULT_DISTANCE_DEFAULT);
@@ -138,10 +147,14 @@ public class NfvManager extends AbstractListenerManager<NfvEvent, NfvListener> i
             log.error("ignoring {}: {}", AP_DISTANCES, e.getMessage());
         }
         boolean changed = port != agentPort || !bind.equals(bindAddress) || !secret.equals(sharedSecret)
+                || !certFile.equals(tlsCertFile) || !keyFile.equals(tlsKeyFile) || !caFile.equals(tlsClientCaFile)
                 || timeout != requestTimeoutMs || stats != statsIntervalS;
         agentPort = port;
         bindAddress = bind;
         sharedSecret = secret;
+        tlsCertFile = certFile;
+        tlsKeyFile = keyFile;
+        tlsClientCaFile = caFile;
         requestTimeoutMs = timeout;
         statsIntervalS = stats;
         return changed;
@@ -149,20 +162,22 @@ public class NfvManager extends AbstractListenerManager<NfvEvent, NfvListener> i
 
     private void startServer() {
         String controllerId = clusterService.getLocalNode().id().id().replaceAll("[^A-Za-z0-9_.:-]", "_");
-        server = new AgentServer(new AgentServerConfig("mec", bindAddress, agentPort, controllerId, sharedSecret,
-                                                       requestTimeoutMs, statsIntervalS, 30), new Agents());
+        AgentServerConfig cfg = new AgentServerConfig("mec", bindAddress, agentPort, controllerId, sharedSecret,
+                                                      requestTimeoutMs, statsIntervalS, 30)
+                .withTls(tlsCertFile, tlsKeyFile, tlsClientCaFile);
+        server = new AgentServer(cfg, new Agents());
         try {
             server.start();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             server = null;
         } catch (Exception e) {
-            // Stay active without a server: a new agentPort (onos:cfg) starts it again.
+            // Stay active without a server: a new agentPort or TLS file setting (onos:cfg) starts it again.
             log.error("cannot listen for mec-agents on {}:{}: {}", bindAddress, agentPort, e.toString());
             server = null;
         }
-        if (sharedSecret.isEmpty()) {
-            log.warn("no sharedSecret configured: mec-agents are accepted without authentication");
+        if (sharedSecret.isEmpty() && tlsClientCaFile.isEmpty()) {
+            log.warn("no sharedSecret or tlsClientCaFile configured: mec-agents are accepted without authentication");
         }
     }
 

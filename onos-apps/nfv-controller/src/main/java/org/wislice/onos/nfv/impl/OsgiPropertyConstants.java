@@ -10,6 +10,15 @@ public final class OsgiPropertyConstants {
     /** Shared secret for hmac-sha256 agent auth; empty (auth "none" accepted) unless configured. */
     public static final String SHARED_SECRET = "sharedSecret";
     public static final String SHARED_SECRET_DEFAULT = "";
+    /** Server certificate chain (PEM file); with tlsKeyFile set, agent connections are TLS. Empty = plain TCP. */
+    public static final String TLS_CERT_FILE = "tlsCertFile";
+    public static final String TLS_CERT_FILE_DEFAULT = "";
+    /** Private key of tlsCertFile (PEM file, unencrypted PKCS#8). */
+    public static final String TLS_KEY_FILE = "tlsKeyFile";
+    public static final String TLS_KEY_FILE_DEFAULT = "";
+    /** CA (PEM file) that mec-agents' client certificates must chain to; set = client certificates required. */
+    public static final String TLS_CLIENT_CA_FILE = "tlsClientCaFile";
+    public static final String TLS_CLIENT_CA_FILE_DEFAULT = "";
     public static final String REQUEST_TIMEOUT_MS = "requestTimeoutMs";
     /** vNF creation pulls/starts containers: allow longer than the WiFi controller. */
     public static final int REQUEST_TIMEOUT_MS_DEFAULT = 60000;

@@ -19,6 +19,7 @@ import org.onosproject.store.service.TestStorageService;
 import org.wislice.onos.agent.ControllerException;
 import org.wislice.onos.agent.Json;
 import org.wislice.onos.agent.TestAgentClient;
+import org.wislice.onos.agent.TestTls;
 import org.wislice.onos.wifi.api.WifiEvent;
 
 import java.util.ArrayList;
@@ -98,7 +99,8 @@ public class WifiManagerTest {
         store.deactivate();
     }
 
-    static ComponentContextAdapter context(int port, String secret) {
+    /** tls: optionally tlsCertFile, tlsKeyFile, tlsClientCaFile. */
+    static ComponentContextAdapter context(int port, String secret, String... tls) {
         return new ComponentContextAdapter() {
             @Override
             public Dictionary getProperties() {
@@ -107,6 +109,11 @@ public class WifiManagerTest {
                 p.put(OsgiPropertyConstants.BIND_ADDRESS, "127.0.0.1");
                 p.put(OsgiPropertyConstants.SHARED_SECRET, secret);
                 p.put(OsgiPropertyConstants.REQUEST_TIMEOUT_MS, 2000);
+                if (tls.length == 3) {
+                    p.put(OsgiPropertyConstants.TLS_CERT_FILE, tls[0]);
+                    p.put(OsgiPropertyConstants.TLS_KEY_FILE, tls[1]);
+                    p.put(OsgiPropertyConstants.TLS_CLIENT_CA_FILE, tls[2]);
+                }
                 return p;
             }
         };
@@ -265,5 +272,21 @@ public class WifiManagerTest {
             assertEquals("bye", bye.get("type").asText());
         }
         assertTrue(manager.agent("ap-7").isEmpty());
+    }
+
+    @Test
+    public void tlsPropertiesRestartTheAgentServer() throws Exception {
+        String cert = TestTls.file("server.pem");
+        String key = TestTls.file("server-key.pem");
+        // Unusable files: the manager stays active without a server, and a good setting starts it again.
+        manager.modified(context(0, SECRET, "/nonexistent/server.pem", key, ""));
+        manager.modified(context(0, SECRET, cert, key, TestTls.file("ca.pem")));
+        try (TestAgentClient agent = new TestAgentClient(TestTls.connect(manager.boundPort(), "client"))) {
+            assertEquals("welcome", agent.hello("ap", "ap-8", SECRET, apCapabilities()).get("type").asText());
+        }
+        manager.modified(context(0, SECRET));
+        try (TestAgentClient agent = new TestAgentClient(manager.boundPort())) {
+            assertEquals("welcome", agent.hello("ap", "ap-8", SECRET, apCapabilities()).get("type").asText());
+        }
     }
 }
