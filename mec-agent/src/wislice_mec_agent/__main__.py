@@ -10,7 +10,6 @@ import argparse
 import json
 import logging
 import signal
-import ssl
 import sys
 import threading
 from typing import Any
@@ -87,9 +86,9 @@ def serve(config: AgentConfig, manager: VnfManager) -> int:
         caps = {"capacity": {"cpu": config.capacity_cpu, "memory_mib": config.capacity_memory_mib},
                 "catalog": manager.catalog.names(), "dpdk": manager.switch.present,
                 "pof_switch": manager.switch.present}
-        tls = ssl.create_default_context(cafile=config.tls_ca) if config.tls_ca else None
         client = ControllerClient(host, int(port), config.agent_id, config.secret(), method_table(manager, stats),
-                                  caps, stats, config.stats_interval_s, tls)
+                                  caps, stats, config.stats_interval_s, config.tls_context(),
+                                  tls_client_cert=bool(config.tls_cert))
         manager.events.append(client.on_vnf_state)
         threading.Thread(target=client.run_forever, daemon=True).start()
     stop.wait()

@@ -38,12 +38,13 @@ class Backoff:
 class ControllerClient:
     def __init__(self, host: str, port: int, agent_id: str, secret: bytes | None, table: dict[str, Any],
                  capabilities: dict[str, Any], stats: Any = None, stats_interval_s: float = 10.0,
-                 tls: ssl.SSLContext | None = None) -> None:
+                 tls: ssl.SSLContext | None = None, tls_client_cert: bool = False) -> None:
         self.host, self.port = host, port
         self.agent_id, self.secret = agent_id, secret
         self.table, self.capabilities, self.stats = table, capabilities, stats
         self.stats_interval_s = stats_interval_s
         self.tls = tls
+        self.tls_client_cert = tls_client_cert
         self.stop = threading.Event()
         self.sock: socket.socket | None = None
         self.send_lock = threading.Lock()
@@ -94,7 +95,8 @@ class ControllerClient:
         reader = sock.makefile("rb")
         sock.settimeout(IDLE_TIMEOUT_S)
         nonce = protocol.check_challenge(self.read(reader))
-        self.send(protocol.hello(self.agent_id, nonce, self.secret, **self.capabilities))
+        self.send(protocol.hello(self.agent_id, nonce, self.secret, **self.capabilities,
+                                 tls_client_cert=self.tls_client_cert))
         answer = self.read(reader)
         if answer["type"] == "bye":
             raise ProtocolError(f"controller said bye: {answer.get('reason')}")

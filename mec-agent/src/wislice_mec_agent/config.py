@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import ssl
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,8 @@ class AgentConfig:
     hugepages_dir: str = "/dev/hugepages"  # hugetlbfs mount bind-mounted into DPDK vNFs
     controller: str = ""  # host:port of the nfv-controller; empty = run without one
     tls_ca: str = ""  # CA file: when set the controller connection is TLS and its certificate is checked
+    tls_cert: str = ""  # client certificate (PEM) for a controller that requires one (tlsClientCaFile); CN = agent_id
+    tls_key: str = ""  # its private key (PEM)
     secret_file: str = ""  # shared secret for hmac-sha256 auth
     stats_interval_s: float = 10.0
     warm_pool: dict[str, int] = field(default_factory=dict)  # catalog image -> warm containers kept ready
@@ -37,6 +40,10 @@ class AgentConfig:
         if not IDENT_RE.match(self.agent_id):
             raise ValueError(f"agent_id {self.agent_id!r} must match [A-Za-z0-9_.:-]{{1,64}}")
         check_prefix(self.veth_prefix)
+        if bool(self.tls_cert) != bool(self.tls_key):
+            raise ValueError("tls_cert and tls_key go together")
+        if self.tls_cert and not self.tls_ca:
+            raise ValueError("tls_cert needs tls_ca (a client certificate is only sent over TLS)")
         if not self.capacity_cpu > 0 or self.capacity_memory_mib <= 0:
             raise ValueError("capacity_cpu and capacity_memory_mib must be positive")
         for image, n in self.warm_pool.items():
@@ -54,6 +61,15 @@ class AgentConfig:
     @property
     def pool_dir(self) -> Path:
         return Path(self.state_dir) / "pool"
+
+    def tls_context(self) -> ssl.SSLContext | None:
+        """TLS to the controller when tls_ca is set, presenting tls_cert when that is set too."""
+        if not self.tls_ca:
+            return None
+        ctx = ssl.create_default_context(cafile=self.tls_ca)
+        if self.tls_cert:
+            ctx.load_cert_chain(self.tls_cert, self.tls_key)
+        return ctx
 
     def secret(self) -> bytes | None:
         return Path(self.secret_file).read_bytes().strip() if self.secret_file else None

@@ -56,8 +56,12 @@ def check_challenge(msg: dict[str, Any]) -> str:
 
 
 def hello(agent_id: str, nonce: str, secret: bytes | None, capacity: dict[str, Any], catalog: list[str],
-          dpdk: bool, pof_switch: bool) -> dict[str, Any]:
-    auth = {"scheme": "hmac-sha256", "mac": hmac_mac(secret, nonce, agent_id)} if secret else {"scheme": "none"}
+          dpdk: bool, pof_switch: bool, tls_client_cert: bool = False) -> dict[str, Any]:
+    """The shared secret's HMAC when there is one; else the TLS client certificate names the agent (its CN)."""
+    if secret:
+        auth = {"scheme": "hmac-sha256", "mac": hmac_mac(secret, nonce, agent_id)}
+    else:
+        auth = {"scheme": "tls-client-cert"} if tls_client_cert else {"scheme": "none"}
     return {"type": "hello", "version": 1, "role": "mec", "agent_id": agent_id, "software": SOFTWARE, "auth": auth,
             "capabilities": {"capacity": capacity, "catalog": catalog, "dpdk": dpdk, "pof_switch": pof_switch}}
 

@@ -142,3 +142,56 @@ def test_client_session_against_a_fake_controller(node: Node) -> None:
     assert replies[3]["error"]["code"] == "unknown_method"
     assert any(m["type"] == "event" and m["event"] == "vnfState" for m in ctl.seen)
     ctl.server.close()
+
+
+TLS = Path(__file__).resolve().parents[3] / "onos-apps" / "agent-server" / "src" / "test" / "resources" / "tls"
+
+
+def test_tls_client_certificate_names_the_agent(tmp_path: Path) -> None:
+    """Against a controller requiring client certificates (as the nfv-controller with tlsClientCaFile): the agent
+    verifies the controller, presents its certificate and, without a shared secret, says tls-client-cert."""
+    import ssl
+
+    from wislice_mec_agent.config import AgentConfig
+
+    server_ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH, cafile=str(TLS / "ca.pem"))
+    server_ctx.load_cert_chain(str(TLS / "server.pem"), str(TLS / "server-key.pem"))
+    server_ctx.verify_mode = ssl.CERT_REQUIRED
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    seen: dict[str, Any] = {}
+
+    def controller() -> None:
+        raw, _ = listener.accept()
+        with server_ctx.wrap_socket(raw, server_side=True) as conn:
+            seen["peer_cn"] = dict(x[0] for x in conn.getpeercert()["subject"])["commonName"]
+            conn.sendall(protocol.encode({"type": "challenge", "version": 1, "nonce": "cd" * 16,
+                                          "controller_id": "nfv"}))
+            seen["hello"] = json.loads(conn.makefile("rb").readline())
+            conn.sendall(protocol.encode({"type": "bye", "reason": "test over"}))
+
+    cfg = AgentConfig(agent_id="ap-1", state_dir=str(tmp_path), tls_ca=str(TLS / "ca.pem"),
+                      tls_cert=str(TLS / "client.pem"), tls_key=str(TLS / "client-key.pem"))
+    caps = {"capacity": {"cpu": 1.0, "memory_mib": 512}, "catalog": [], "dpdk": False, "pof_switch": False}
+    client = ControllerClient("127.0.0.1", port, cfg.agent_id, None, {}, caps, tls=cfg.tls_context(),
+                              tls_client_cert=True)
+    t = threading.Thread(target=controller)
+    t.start()
+    with pytest.raises(ProtocolError, match="test over"):
+        client.session()
+    assert client.sock is not None
+    client.sock.close()  # run_forever closes it after a session; here the test does
+    t.join(10)
+    listener.close()
+    assert seen["peer_cn"] == "ap-1"
+    valid(seen["hello"])
+    assert seen["hello"]["auth"] == {"scheme": "tls-client-cert"}
+
+
+@pytest.mark.parametrize("fields, message", [({"tls_cert": "c.pem"}, "go together"),
+                                             ({"tls_cert": "c.pem", "tls_key": "k.pem"}, "needs tls_ca")])
+def test_tls_client_settings_are_checked(tmp_path: Path, fields: dict[str, str], message: str) -> None:
+    from wislice_mec_agent.config import AgentConfig
+
+    with pytest.raises(ValueError, match=message):
+        AgentConfig(agent_id="mec-1", state_dir=str(tmp_path), **fields)
