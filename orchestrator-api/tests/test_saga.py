@@ -53,6 +53,37 @@ def test_any_failing_step_leaves_nothing(world, method, nth, after):
     assert create(world)["status"] == "succeeded"
 
 
+def test_vaps_and_vnfs_go_to_the_controllers_at_once(world):
+    """A slice's create_vap and create_vnf calls overlap (each waits here until all four have started), its paths
+    follow; every step keeps its own journal entry and time."""
+    import threading
+
+    started = threading.Barrier(4, timeout=5)  # broken (step fails) if the calls came one after another
+    for method in ("create_vap", "create_vnf"):
+        original = getattr(world.fake, method)
+
+        def waiting(*args, _original=original, **kwargs):
+            started.wait()
+            return _original(*args, **kwargs)
+
+        setattr(world.fake, method, waiting)
+    op = create(world)
+    assert op["status"] == "succeeded", op["error"]
+    assert [s["kind"] for s in op["steps"]] == [k for k, _ in STEPS]
+    assert all(s["state"] == "done" and s["seconds"] >= 0 for s in op["steps"])
+    first_path = min(s["started_at"] for s in op["steps"] if s["kind"] == "create_path")
+    assert all(s["started_at"] < first_path for s in op["steps"] if s["kind"] != "create_path")
+
+
+def test_a_failing_call_beside_a_succeeding_one_undoes_both(world):
+    world.fake.fail_on("create_vnf", 2)
+    op = create(world)
+    assert op["status"] == "failed" and "create_vnf" in op["error"]
+    states = {(s["kind"], s["ref"].get("vnf_id") or s["ref"].get("vap_id")): s["state"] for s in op["steps"]}
+    assert sorted(states.values()).count("undone") == 4  # both vAPs, both vNFs (the failed one undone too)
+    assert world.fake.resources() == EMPTY
+
+
 def test_failed_undo_is_reported(world):
     world.fake.fail_on("create_path", 1)
     world.fake.fail_on("delete_vnf", 1, status=500, code="internal")

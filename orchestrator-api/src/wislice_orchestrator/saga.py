@@ -1,8 +1,10 @@
 """Runs operations (sagas) from their journal in the database, one at a time on a worker thread.
 
 Each step is journalled as started before its controller call and done after it, so after a crash the
-orchestrator knows exactly what may exist. Create-type operations roll back on failure or restart; delete-type
-operations roll forward (their steps are idempotent: "not found" counts as done).
+orchestrator knows exactly what may exist. A run of create_vap/create_vnf steps makes its controller calls at once
+(on pool threads that touch no database); everything else goes one step at a time. Create-type operations roll
+back on failure or restart; delete-type operations roll forward (their steps are idempotent: "not found" counts
+as done).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from sqlalchemy import select
@@ -20,7 +23,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from .controllers import Controllers
 from .models import Event, Operation, utcnow
-from .steps import DO, UNDO, step_label
+from .steps import CONCURRENT, DO, UNDO, step_label
 
 log = logging.getLogger(__name__)
 
@@ -129,20 +132,21 @@ class SagaRunner:
         op.status = "running"
         steps = [dict(s) for s in op.steps]
         self._save(db, op, steps)
-        for step in steps:
-            if step["state"] == "done":
+        i = 0
+        while i < len(steps):
+            run = self._concurrent_run(steps, i)
+            i += max(len(run), 1)
+            if not run:
                 continue
-            step["state"] = "started"
-            step["started_at"] = time.time()
-            self._save(db, op, steps)
-            if self.step_hook:
-                self.step_hook(op, step)
-            try:
-                step["result"] = DO[step["kind"]](self.controllers, db, step["ref"])
-            except Exception as exc:  # any failure of a step fails the operation, with its message kept
-                db.rollback()
-                step["state"] = "failed"
-                step["error"] = str(exc)[:500]
+            for step in run:
+                step["state"] = "started"
+                step["started_at"] = time.time()
+                self._save(db, op, steps)
+                if self.step_hook:
+                    self.step_hook(op, step)
+            failed = self._do(db, run)
+            if failed is not None:
+                step, exc = failed
                 op.error = f"step '{step_label(step)}' failed: {exc}"[:1000]
                 self._save(db, op, steps)
                 if op.kind in ROLL_FORWARD:
@@ -152,10 +156,67 @@ class SagaRunner:
                     self._save(db, op, steps)
                     self._rollback(db, op)
                 return
-            step["state"] = "done"
-            step["seconds"] = round(time.time() - step["started_at"], 6)
             self._save(db, op, steps)
         self._finish(db, op, "succeeded")
+
+    @staticmethod
+    def _concurrent_run(steps: list[dict[str, Any]], i: int) -> list[dict[str, Any]]:
+        """The steps to start at i: a done step none; a run of steps of CONCURRENT kinds all; else the one."""
+        if steps[i]["state"] == "done":
+            return []
+        run = [steps[i]]
+        if steps[i]["kind"] in CONCURRENT:
+            for step in steps[i + 1:]:
+                if step["state"] == "done" or step["kind"] not in CONCURRENT:
+                    break
+                run.append(step)
+        return run
+
+    def _do(self, db: Session, run: list[dict[str, Any]]) -> tuple[dict[str, Any], Exception] | None:
+        """Does the started steps of a run, their controller calls at once when there are several; every step
+        ends done or failed. Returns the first failure in journal order, or None."""
+        outcomes: list[Any] = []
+        if len(run) == 1:
+            try:
+                outcomes.append(DO[run[0]["kind"]](self.controllers, db, run[0]["ref"]))
+            except Exception as exc:  # any failure of a step fails the operation, with its message kept
+                outcomes.append(exc)
+        else:
+            calls: list[Any] = []
+            for step in run:
+                try:
+                    calls.append(CONCURRENT[step["kind"]][0](self.controllers, db, step["ref"]))
+                except Exception as exc:
+                    calls.append(exc)
+            with ThreadPoolExecutor(max_workers=len(run), thread_name_prefix="wislice-step") as pool:
+                futures = [None if isinstance(c, Exception) else pool.submit(_timed, c) for c in calls]
+            for step, call, future in zip(run, calls, futures, strict=True):
+                if future is None:
+                    outcomes.append(call)
+                    continue
+                reply, seconds, error = future.result()
+                if error is not None:
+                    outcomes.append(error)
+                    continue
+                try:
+                    outcomes.append(CONCURRENT[step["kind"]][1](db, step["ref"], reply))
+                    db.commit()  # kept whatever fails beside it (a failure rolls back the session)
+                    step["seconds"] = round(seconds, 6)
+                except Exception as exc:
+                    db.rollback()
+                    outcomes.append(exc)
+        failed = None
+        for step, outcome in zip(run, outcomes, strict=True):
+            if isinstance(outcome, Exception):
+                db.rollback()
+                step["state"] = "failed"
+                step["error"] = str(outcome)[:500]
+                failed = failed or (step, outcome)
+            else:
+                step["result"] = outcome
+                step["state"] = "done"
+                step.setdefault("seconds", round(time.time() - step["started_at"], 6))
+        return failed
 
     def _rollback(self, db: Session, op: Operation) -> None:
         steps = [dict(s) for s in op.steps]
@@ -180,3 +241,12 @@ class SagaRunner:
         op.finished_at = dt.datetime.now(dt.UTC).replace(tzinfo=None)
         (self.on_success if status == "succeeded" else self.on_failure)(db, op)
         db.commit()
+
+
+def _timed(call: Callable[[], Any]) -> tuple[Any, float, Exception | None]:
+    """Runs one controller call on a pool thread: (reply, seconds, the exception it raised or None)."""
+    started = time.time()
+    try:
+        return call(), time.time() - started, None
+    except Exception as exc:
+        return None, time.time() - started, exc

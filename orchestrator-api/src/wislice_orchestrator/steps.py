@@ -92,23 +92,45 @@ def _vnf(db: Session, ref: dict[str, Any]) -> SliceVnf:
 
 
 # --- do ---------------------------------------------------------------------------------------------------------
-def do_create_vap(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[str, Any]:
+# create_vap and create_vnf come in two halves: the controller call, prepared from the database, and applying its
+# reply to the database. The saga sends a run of these steps to the controllers at once (a slice's vAPs and its
+# vNFs need nothing from each other), keeping every database read and write on its own thread.
+def call_create_vap(ctl: Controllers, db: Session, ref: dict[str, Any]) -> Callable[[], Any]:
     vap = _vap(db, ref)
-    state = ctl.create_vap(vap.agent_id, vap_spec(vap.slice, vap))
+    agent_id, spec = vap.agent_id, vap_spec(vap.slice, vap)
+    return lambda: ctl.create_vap(agent_id, spec)
+
+
+def apply_create_vap(db: Session, ref: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
+    vap = _vap(db, ref)
     vap.state = "up" if state.get("state", "up") == "up" else state.get("state", "up")
     vap.pof_port = state.get("pof_port")
     vap.passphrase = None  # the agent has it now; no secret stays at rest here
     return {"bssid": state.get("bssid"), "ifname": state.get("ifname"), "pof_port": vap.pof_port}
 
 
-def do_create_vnf(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[str, Any]:
+def call_create_vnf(ctl: Controllers, db: Session, ref: dict[str, Any]) -> Callable[[], Any]:
     vnf = _vnf(db, ref)
     near = vnf.slice.vaps[0].agent_id if vnf.slice.vaps else None
-    state, node = ctl.create_vnf(vnf_spec(vnf), node=vnf.slice.mec_node, near_ap=near)
+    spec, node = vnf_spec(vnf), vnf.slice.mec_node
+    return lambda: ctl.create_vnf(spec, node=node, near_ap=near)
+
+
+def apply_create_vnf(db: Session, ref: dict[str, Any], reply: tuple[dict[str, Any], str]) -> dict[str, Any]:
+    vnf = _vnf(db, ref)
+    state, node = reply
     vnf.node = node
     vnf.state = state.get("state", "running")
     vnf.ports = state.get("ports", [])
     return {"node": node, "address": state.get("address"), "container_id": state.get("container_id")}
+
+
+def do_create_vap(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[str, Any]:
+    return apply_create_vap(db, ref, call_create_vap(ctl, db, ref)())
+
+
+def do_create_vnf(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[str, Any]:
+    return apply_create_vnf(db, ref, call_create_vnf(ctl, db, ref)())
 
 
 def do_create_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[str, Any]:
@@ -198,6 +220,14 @@ UNDO: dict[str, Callable[[Controllers, Session, dict[str, Any]], None]] = {
     "delete_vap": undo_nothing,
     "delete_vnf": undo_nothing,
     "delete_path": undo_nothing,
+}
+
+
+# Kinds whose controller call can run beside the others of a run: (prepare the call, apply its reply).
+CONCURRENT: dict[str, tuple[Callable[[Controllers, Session, dict[str, Any]], Callable[[], Any]],
+                            Callable[[Session, dict[str, Any], Any], dict[str, Any]]]] = {
+    "create_vap": (call_create_vap, apply_create_vap),
+    "create_vnf": (call_create_vnf, apply_create_vnf),
 }
 
 
