@@ -9,7 +9,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -22,7 +21,7 @@ COMPONENT = HERE.parent
 ROOT = COMPONENT.parent
 sys.path[:0] = [str(COMPONENT / "tests" / "integration"), str(ROOT / "bench"), str(ROOT / "testbed" / "src")]
 
-from pofctl import Controller, mx, output  # noqa: E402
+from pofctl import Controller, mgmt_command, mx, output  # noqa: E402
 from wislice_testbed.hugepages import Hugepages  # noqa: E402
 
 BUILD = Path(os.environ.get("POFSWITCH_BUILD", COMPONENT / "build"))
@@ -143,24 +142,10 @@ def program_pipeline(ctl: Controller, ports: dict, frame: bytes, flows: int = 30
     ctl.expect_no("ERROR", wait=0.2)
 
 
-def mgmt(path: Path, line: str) -> str:
-    with socket.socket(socket.AF_UNIX) as s:
-        s.settimeout(5)
-        s.connect(str(path))
-        s.sendall(line.encode() + b"\n")
-        out = b""
-        while not out.endswith(b"\n"):
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            out += chunk
-    return out.decode().strip()
-
-
 def port_counters(path: Path) -> dict[str, tuple[int, int]]:
     """name -> (rx, tx) from the management socket's `ports`."""
     out = {}
-    for item in mgmt(path, "ports").split()[1:]:
+    for item in mgmt_command(path, "ports").split()[1:]:
         _id, name, _en, rx, tx = item.split(":")
         out[name] = (int(rx), int(tx))
     return out

@@ -23,7 +23,8 @@ from owrt import PACKAGES, ROOT, SHELLS, Section, makefile_assignments, makefile
 from pkgstage import Staged, need
 
 sys.path.insert(0, str(ROOT / "pof-switch" / "tests" / "integration"))
-from pofctl import Controller  # the pof-switch tests' POF controller (codec checked against spec/pof/vectors)
+# The pof-switch tests' POF controller (codec checked against spec/pof/vectors) and management-socket client.
+from pofctl import Controller, mgmt_command
 
 pytestmark = pytest.mark.integration
 
@@ -142,20 +143,6 @@ def offload(ifname: str, feature: str) -> str:
     return m.group(1)
 
 
-def mgmt(path: Path, line: str) -> str:
-    with socket.socket(socket.AF_UNIX) as s:
-        s.settimeout(5)
-        s.connect(str(path))
-        s.sendall(line.encode() + b"\n")
-        reply = b""
-        while not reply.endswith(b"\n"):
-            chunk = s.recv(4096)
-            if not chunk:
-                break
-            reply += chunk
-    return reply.decode().strip()
-
-
 def test_staged_switch_under_its_init_script_dials_the_controller(
         pofswitch_pkg: Staged, pof_controller: Controller, netns: Any, veth: Any, processes: Any,
         short_dir: Path, tmp_path: Path) -> None:
@@ -200,7 +187,7 @@ def test_staged_switch_under_its_init_script_dials_the_controller(
     assert all(p["of_enable"] == 0 for p in ports), "enable_ports 0: ports wait for the controller's PORT_MOD"
     pof_controller.echo()
     # the management socket the ap-agent uses (UCI mgmt_socket) answers
-    reply = mgmt(sock, "ports")
+    reply = mgmt_command(sock, "ports")
     assert reply.startswith("OK") and {e.split(":")[1] for e in reply.split()[1:]} == {wired.b, "lan"}, reply
 
     assert processes.stop(proc) == 0, "pofswitch-afp did not exit cleanly on SIGTERM"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -15,7 +14,7 @@ from typing import Any, Iterator
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from pofctl import Controller  # noqa: E402
+from pofctl import Controller, mgmt_command  # noqa: E402
 
 pytest_plugins = ["wislice_testbed.pytest_plugin"]
 
@@ -83,17 +82,7 @@ class Switch:
     ports: dict[str, dict]
 
     def mgmt_cmd(self, line: str) -> str:
-        with socket.socket(socket.AF_UNIX) as s:
-            s.settimeout(5)
-            s.connect(str(self.mgmt))
-            s.sendall(line.encode() + b"\n")
-            reply = b""
-            while not reply.endswith(b"\n"):
-                chunk = s.recv(4096)
-                if not chunk:
-                    break
-                reply += chunk
-        return reply.decode().strip()
+        return mgmt_command(self.mgmt, line)
 
 
 def start_switch(processes: Any, controller: Controller, hosts: list[Host], tmp_path: Path,

@@ -19,6 +19,21 @@ ETH_TYPE = {"field_id": 2, "offset": 96, "length": 16}
 IP_DST = {"field_id": 5, "offset": 240, "length": 32}
 
 
+def mgmt_command(path: Path | str, line: str) -> str:
+    """One command on a switch's management socket (pof_mgmt: a line in, a line out), its reply stripped."""
+    with socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(5)
+        s.connect(str(path))
+        s.sendall(line.encode() + b"\n")
+        reply = b""
+        while not reply.endswith(b"\n"):
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            reply += chunk
+    return reply.decode().strip()
+
+
 def mx(field: dict, value: bytes, mask: bytes | None = None) -> dict:
     n = (field["length"] + 7) // 8
     mask = mask if mask is not None else b"\xff" * n
