@@ -1,7 +1,20 @@
 package org.wislice.onos.agent;
 
+import java.util.Dictionary;
+import java.util.Objects;
+
 /** Settings of one agent server (an app's component configuration maps onto these). */
 public final class AgentServerConfig {
+
+    /** Component property names shared by the apps that run an agent server (their defaults differ). */
+    public static final String AGENT_PORT = "agentPort";
+    public static final String BIND_ADDRESS = "bindAddress";
+    public static final String SHARED_SECRET = "sharedSecret";
+    public static final String TLS_CERT_FILE = "tlsCertFile";
+    public static final String TLS_KEY_FILE = "tlsKeyFile";
+    public static final String TLS_CLIENT_CA_FILE = "tlsClientCaFile";
+    public static final String REQUEST_TIMEOUT_MS = "requestTimeoutMs";
+    public static final String STATS_INTERVAL_S = "statsIntervalS";
 
     public final String role;
     public final String bindAddress;
@@ -45,5 +58,65 @@ public final class AgentServerConfig {
     public AgentServerConfig withTls(String certFile, String keyFile, String clientCaFile) {
         return new AgentServerConfig(role, bindAddress, port, controllerId, secret, requestTimeoutMs,
                                      statsIntervalS, idleTimeoutS, certFile, keyFile, clientCaFile);
+    }
+
+    /**
+     * This configuration with the values the component properties {@code p} set (this one's for the unset ones).
+     * Numbers may come as numbers or strings (onos:cfg sets strings); a malformed one keeps this one's value.
+     */
+    public AgentServerConfig withProperties(Dictionary<?, ?> p) {
+        if (p == null) {
+            return this;
+        }
+        return new AgentServerConfig(role, text(p, BIND_ADDRESS, bindAddress), integer(p, AGENT_PORT, port),
+                                     controllerId, text(p, SHARED_SECRET, secret),
+                                     integer(p, REQUEST_TIMEOUT_MS, (int) requestTimeoutMs),
+                                     integer(p, STATS_INTERVAL_S, statsIntervalS), idleTimeoutS,
+                                     text(p, TLS_CERT_FILE, tlsCertFile), text(p, TLS_KEY_FILE, tlsKeyFile),
+                                     text(p, TLS_CLIENT_CA_FILE, tlsClientCaFile));
+    }
+
+    private static String text(Dictionary<?, ?> p, String name, String otherwise) {
+        Object v = p.get(name);
+        return v == null ? otherwise : v.toString().trim();
+    }
+
+    private static int integer(Dictionary<?, ?> p, String name, int otherwise) {
+        Object v = p.get(name);
+        if (v instanceof Number) {
+            return ((Number) v).intValue();
+        }
+        try {
+            return v == null ? otherwise : Integer.parseInt(v.toString().trim());
+        } catch (NumberFormatException e) {
+            return otherwise;
+        }
+    }
+
+    /** Whether agents may connect without proving who they are (no shared secret, no client certificates). */
+    public boolean unauthenticated() {
+        return secret.isEmpty() && tlsClientCaFile.isEmpty();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof AgentServerConfig)) {
+            return false;
+        }
+        AgentServerConfig c = (AgentServerConfig) o;
+        return port == c.port && requestTimeoutMs == c.requestTimeoutMs && statsIntervalS == c.statsIntervalS
+                && idleTimeoutS == c.idleTimeoutS && role.equals(c.role) && bindAddress.equals(c.bindAddress)
+                && controllerId.equals(c.controllerId) && secret.equals(c.secret)
+                && tlsCertFile.equals(c.tlsCertFile) && tlsKeyFile.equals(c.tlsKeyFile)
+                && tlsClientCaFile.equals(c.tlsClientCaFile);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(role, bindAddress, port, controllerId, secret, requestTimeoutMs, statsIntervalS,
+                            idleTimeoutS, tlsCertFile, tlsKeyFile, tlsClientCaFile);
     }
 }

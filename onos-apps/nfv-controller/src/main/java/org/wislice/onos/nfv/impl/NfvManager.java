@@ -18,9 +18,9 @@ import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.slf4j.Logger;
 import org.wislice.onos.agent.AgentListener;
 import org.wislice.onos.agent.AgentRequestException;
-import org.wislice.onos.agent.AgentServer;
 import org.wislice.onos.agent.AgentServerConfig;
 import org.wislice.onos.agent.AgentSession;
+import org.wislice.onos.agent.ConfiguredAgentServer;
 import org.wislice.onos.agent.ControllerException;
 import org.wislice.onos.agent.Json;
 import org.wislice.onos.agent.LatencyRecorder;
@@ -76,14 +76,6 @@ public class NfvManager extends AbstractListenerManager<NfvEvent, NfvListener> i
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected NfvStore store;
 
-    private int agentPort = AGENT_PORT_DEFAULT;
-    private String bindAddress = BIND_ADDRESS_DEFAULT;
-    private String sharedSecret = SHARED_SECRET_DEFAULT;
-    private String tlsCertFile = TLS_CERT_FILE_DEFAULT;
-    private String tlsKeyFile = TLS_KEY_FILE_DEFAULT;
-    private String tlsClientCaFile = TLS_CLIENT_CA_FILE_DEFAULT;
-    private int requestTimeoutMs = REQUEST_TIMEOUT_MS_DEFAULT;
-    private int statsIntervalS = STATS_INTERVAL_S_DEFAULT;
     private String apDistances = AP_DISTANCES_DEFAULT;
     private int defaultDistance = DEFAULT_DISTANCE_DEFAULT;
     private volatile Placement placement = new Placement(Map.of(), DEFAULT_DISTANCE_DEFAULT);
@@ -94,7 +86,16 @@ public class NfvManager extends AbstractListenerManager<NfvEvent, NfvListener> i
     private final NfvListener latencyListener = this::recordLatency;
     /** Serializes placement decisions on this node, so two requests do not both take the last free core. */
     private final Object placementLock = new Object();
-    private AgentServer server;
+    // One field per component property, holding its value (ONOS's convention; its cfg catalog needs them).
+    private int agentPort = AGENT_PORT_DEFAULT;
+    private String bindAddress = BIND_ADDRESS_DEFAULT;
+    private String sharedSecret = SHARED_SECRET_DEFAULT;
+    private String tlsCertFile = TLS_CERT_FILE_DEFAULT;
+    private String tlsKeyFile = TLS_KEY_FILE_DEFAULT;
+    private String tlsClientCaFile = TLS_CLIENT_CA_FILE_DEFAULT;
+    private int requestTimeoutMs = REQUEST_TIMEOUT_MS_DEFAULT;
+    private int statsIntervalS = STATS_INTERVAL_S_DEFAULT;
+    private final ConfiguredAgentServer server = new ConfiguredAgentServer("mec-agents", new Agents());
 
     @Activate
     protected void activate(ComponentContext context) {
@@ -104,7 +105,7 @@ public class NfvManager extends AbstractListenerManager<NfvEvent, NfvListener> i
         store.setDelegate(delegate);
         addListener(latencyListener);
         readConfig(context);
-        startServer();
+        server.apply(agentServerConfig(context));
         log.info("Started");
     }
 
@@ -120,25 +121,18 @@ public class NfvManager extends AbstractListenerManager<NfvEvent, NfvListener> i
 
     @Modified
     protected void modified(ComponentContext context) {
-        if (readConfig(context)) {
-            stopServer();
-            startServer();
+        readConfig(context);
+        if (server.apply(agentServerConfig(context))) {
+            sessions.clear();
         }
     }
 
-    private boolean readConfig(ComponentContext context) {
+    /** Reads the placement settings (the agent server's are read by agentServerConfig). */
+    private void readConfig(ComponentContext context) {
         if (context == null) {
-            return false;
+            return;
         }
         Dictionary<?, ?> p = context.getProperties();
-        int port = Tools.getIntegerProperty(p, AGENT_PORT, AGENT_PORT_DEFAULT);
-        String bind = Optional.ofNullable(Tools.get(p, BIND_ADDRESS)).orElse(BIND_ADDRESS_DEFAULT);
-        String secret = Optional.ofNullable(Tools.get(p, SHARED_SECRET)).orElse(SHARED_SECRET_DEFAULT);
-        String certFile = Optional.ofNullable(Tools.get(p, TLS_CERT_FILE)).orElse(TLS_CERT_FILE_DEFAULT);
-        String keyFile = Optional.ofNullable(Tools.get(p, TLS_KEY_FILE)).orElse(TLS_KEY_FILE_DEFAULT);
-        String caFile = Optional.ofNullable(Tools.get(p, TLS_CLIENT_CA_FILE)).orElse(TLS_CLIENT_CA_FILE_DEFAULT);
-        int timeout = Tools.getIntegerProperty(p, REQUEST_TIMEOUT_MS, REQUEST_TIMEOUT_MS_DEFAULT);
-        int stats = Tools.getIntegerProperty(p, STATS_INTERVAL_S, STATS_INTERVAL_S_DEFAULT);
         defaultDistance = Tools.getIntegerProperty(p, DEFAULT_DISTANCE, DEFAULT_DISTANCE_DEFAULT);
         apDistances = Optional.ofNullable(Tools.get(p, AP_DISTANCES)).orElse(AP_DISTANCES_DEFAULT);
         try {
@@ -146,46 +140,28 @@ public class NfvManager extends AbstractListenerManager<NfvEvent, NfvListener> i
         } catch (IllegalArgumentException e) {
             log.error("ignoring {}: {}", AP_DISTANCES, e.getMessage());
         }
-        boolean changed = port != agentPort || !bind.equals(bindAddress) || !secret.equals(sharedSecret)
-                || !certFile.equals(tlsCertFile) || !keyFile.equals(tlsKeyFile) || !caFile.equals(tlsClientCaFile)
-                || timeout != requestTimeoutMs || stats != statsIntervalS;
-        agentPort = port;
-        bindAddress = bind;
-        sharedSecret = secret;
-        tlsCertFile = certFile;
-        tlsKeyFile = keyFile;
-        tlsClientCaFile = caFile;
-        requestTimeoutMs = timeout;
-        statsIntervalS = stats;
-        return changed;
     }
 
-    private void startServer() {
+    /** The agent server's settings: this app's defaults overridden by the component properties. */
+    private AgentServerConfig agentServerConfig(ComponentContext context) {
         String controllerId = clusterService.getLocalNode().id().id().replaceAll("[^A-Za-z0-9_.:-]", "_");
-        AgentServerConfig cfg = new AgentServerConfig("mec", bindAddress, agentPort, controllerId, sharedSecret,
-                                                      requestTimeoutMs, statsIntervalS, 30)
-                .withTls(tlsCertFile, tlsKeyFile, tlsClientCaFile);
-        server = new AgentServer(cfg, new Agents());
-        try {
-            server.start();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            server = null;
-        } catch (Exception e) {
-            // Stay active without a server: a new agentPort or TLS file setting (onos:cfg) starts it again.
-            log.error("cannot listen for mec-agents on {}:{}: {}", bindAddress, agentPort, e.toString());
-            server = null;
-        }
-        if (sharedSecret.isEmpty() && tlsClientCaFile.isEmpty()) {
-            log.warn("no sharedSecret or tlsClientCaFile configured: mec-agents are accepted without authentication");
-        }
+        AgentServerConfig defaults = new AgentServerConfig("mec", BIND_ADDRESS_DEFAULT, AGENT_PORT_DEFAULT,
+                controllerId, SHARED_SECRET_DEFAULT, REQUEST_TIMEOUT_MS_DEFAULT, STATS_INTERVAL_S_DEFAULT, 30)
+                .withTls(TLS_CERT_FILE_DEFAULT, TLS_KEY_FILE_DEFAULT, TLS_CLIENT_CA_FILE_DEFAULT);
+        AgentServerConfig cfg = defaults.withProperties(context == null ? null : context.getProperties());
+        agentPort = cfg.port;
+        bindAddress = cfg.bindAddress;
+        sharedSecret = cfg.secret;
+        tlsCertFile = cfg.tlsCertFile;
+        tlsKeyFile = cfg.tlsKeyFile;
+        tlsClientCaFile = cfg.tlsClientCaFile;
+        requestTimeoutMs = (int) cfg.requestTimeoutMs;
+        statsIntervalS = cfg.statsIntervalS;
+        return cfg;
     }
 
     private void stopServer() {
-        if (server != null) {
-            server.stop();
-            server = null;
-        }
+        server.stop();
         sessions.clear();
     }
 
@@ -501,7 +477,7 @@ public class NfvManager extends AbstractListenerManager<NfvEvent, NfvListener> i
         m.set("event_p50_ms", Double.isNaN(p50) ? Json.MAPPER.nullNode() : Json.MAPPER.valueToTree(p50));
         m.set("event_p99_ms", Double.isNaN(p99) ? Json.MAPPER.nullNode() : Json.MAPPER.valueToTree(p99));
         m.put("heap_used_mib", ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed() / 1048576.0);
-        m.put("protocol_violations", server == null ? 0 : server.violations());
+        m.put("protocol_violations", server.violations());
         return m;
     }
 }

@@ -3,6 +3,8 @@ package org.wislice.onos.wifi.impl;
 /** Component configuration of the WiFi controller (onos:cfg set org.wislice.onos.wifi.impl.WifiManager ...). */
 public final class OsgiPropertyConstants {
 
+    // The agent server's property names are AgentServerConfig's; repeated here as literals because the
+    // onos-maven-plugin reads the property catalog from literal constants only.
     public static final String AGENT_PORT = "agentPort";
     public static final int AGENT_PORT_DEFAULT = 6690;
     public static final String BIND_ADDRESS = "bindAddress";

@@ -3,7 +3,6 @@ package org.wislice.onos.wifi.impl;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import org.onlab.util.Tools;
 import org.onosproject.cfg.ComponentConfigService;
 import org.onosproject.cluster.ClusterService;
 import org.onosproject.core.CoreService;
@@ -18,9 +17,9 @@ import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.slf4j.Logger;
 import org.wislice.onos.agent.AgentListener;
 import org.wislice.onos.agent.AgentRequestException;
-import org.wislice.onos.agent.AgentServer;
 import org.wislice.onos.agent.AgentServerConfig;
 import org.wislice.onos.agent.AgentSession;
+import org.wislice.onos.agent.ConfiguredAgentServer;
 import org.wislice.onos.agent.ControllerException;
 import org.wislice.onos.agent.Json;
 import org.wislice.onos.agent.LatencyRecorder;
@@ -31,7 +30,6 @@ import org.wislice.onos.wifi.api.WifiListener;
 import org.wislice.onos.wifi.api.WifiService;
 
 import java.lang.management.ManagementFactory;
-import java.util.Dictionary;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -71,6 +69,14 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected WifiStore store;
 
+    /** Sessions of agents connected to this node. */
+    private final Map<String, AgentSession> sessions = new ConcurrentHashMap<>();
+    /** Last stats sample per "agent/vap": rates are ephemeral, kept per node, not in the store. */
+    private final Map<String, ObjectNode> lastStats = new ConcurrentHashMap<>();
+    private final LatencyRecorder eventLatency = new LatencyRecorder(100_000);
+    private final WifiStoreDelegate delegate = this::post;
+    private final WifiListener latencyListener = this::recordLatency;
+    // One field per component property, holding its value (ONOS's convention; its cfg catalog needs them).
     private int agentPort = AGENT_PORT_DEFAULT;
     private String bindAddress = BIND_ADDRESS_DEFAULT;
     private String sharedSecret = SHARED_SECRET_DEFAULT;
@@ -79,15 +85,7 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
     private String tlsClientCaFile = TLS_CLIENT_CA_FILE_DEFAULT;
     private int requestTimeoutMs = REQUEST_TIMEOUT_MS_DEFAULT;
     private int statsIntervalS = STATS_INTERVAL_S_DEFAULT;
-
-    /** Sessions of agents connected to this node. */
-    private final Map<String, AgentSession> sessions = new ConcurrentHashMap<>();
-    /** Last stats sample per "agent/vap": rates are ephemeral, kept per node, not in the store. */
-    private final Map<String, ObjectNode> lastStats = new ConcurrentHashMap<>();
-    private final LatencyRecorder eventLatency = new LatencyRecorder(100_000);
-    private final WifiStoreDelegate delegate = this::post;
-    private final WifiListener latencyListener = this::recordLatency;
-    private AgentServer server;
+    private final ConfiguredAgentServer server = new ConfiguredAgentServer("ap-agents", new Agents());
 
     @Activate
     protected void activate(ComponentContext context) {
@@ -96,8 +94,7 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
         eventDispatcher.addSink(WifiEvent.class, listenerRegistry);
         store.setDelegate(delegate);
         addListener(latencyListener);
-        readConfig(context);
-        startServer();
+        server.apply(agentServerConfig(context));
         log.info("Started");
     }
 
@@ -113,66 +110,31 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
 
     @Modified
     protected void modified(ComponentContext context) {
-        if (readConfig(context)) {
-            stopServer();
-            startServer();
+        if (server.apply(agentServerConfig(context))) {
+            sessions.clear();
         }
     }
 
-    /** Reads the component properties; true when the agent server must restart. */
-    private boolean readConfig(ComponentContext context) {
-        if (context == null) {
-            return false;
-        }
-        Dictionary<?, ?> p = context.getProperties();
-        int port = Tools.getIntegerProperty(p, AGENT_PORT, AGENT_PORT_DEFAULT);
-        String bind = Optional.ofNullable(Tools.get(p, BIND_ADDRESS)).orElse(BIND_ADDRESS_DEFAULT);
-        String secret = Optional.ofNullable(Tools.get(p, SHARED_SECRET)).orElse(SHARED_SECRET_DEFAULT);
-        String certFile = Optional.ofNullable(Tools.get(p, TLS_CERT_FILE)).orElse(TLS_CERT_FILE_DEFAULT);
-        String keyFile = Optional.ofNullable(Tools.get(p, TLS_KEY_FILE)).orElse(TLS_KEY_FILE_DEFAULT);
-        String caFile = Optional.ofNullable(Tools.get(p, TLS_CLIENT_CA_FILE)).orElse(TLS_CLIENT_CA_FILE_DEFAULT);
-        int timeout = Tools.getIntegerProperty(p, REQUEST_TIMEOUT_MS, REQUEST_TIMEOUT_MS_DEFAULT);
-        int stats = Tools.getIntegerProperty(p, STATS_INTERVAL_S, STATS_INTERVAL_S_DEFAULT);
-        boolean changed = port != agentPort || !bind.equals(bindAddress) || !secret.equals(sharedSecret)
-                || !certFile.equals(tlsCertFile) || !keyFile.equals(tlsKeyFile) || !caFile.equals(tlsClientCaFile)
-                || timeout != requestTimeoutMs || stats != statsIntervalS;
-        agentPort = port;
-        bindAddress = bind;
-        sharedSecret = secret;
-        tlsCertFile = certFile;
-        tlsKeyFile = keyFile;
-        tlsClientCaFile = caFile;
-        requestTimeoutMs = timeout;
-        statsIntervalS = stats;
-        return changed;
-    }
-
-    private void startServer() {
+    /** The agent server's settings: this app's defaults overridden by the component properties. */
+    private AgentServerConfig agentServerConfig(ComponentContext context) {
         String controllerId = clusterService.getLocalNode().id().id().replaceAll("[^A-Za-z0-9_.:-]", "_");
-        AgentServerConfig cfg = new AgentServerConfig("ap", bindAddress, agentPort, controllerId, sharedSecret,
-                                                      requestTimeoutMs, statsIntervalS, 30)
-                .withTls(tlsCertFile, tlsKeyFile, tlsClientCaFile);
-        server = new AgentServer(cfg, new Agents());
-        try {
-            server.start();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            server = null;
-        } catch (Exception e) {
-            // Stay active without a server: a new agentPort or TLS file setting (onos:cfg) starts it again.
-            log.error("cannot listen for ap-agents on {}:{}: {}", bindAddress, agentPort, e.toString());
-            server = null;
-        }
-        if (sharedSecret.isEmpty() && tlsClientCaFile.isEmpty()) {
-            log.warn("no sharedSecret or tlsClientCaFile configured: ap-agents are accepted without authentication");
-        }
+        AgentServerConfig defaults = new AgentServerConfig("ap", BIND_ADDRESS_DEFAULT, AGENT_PORT_DEFAULT,
+                controllerId, SHARED_SECRET_DEFAULT, REQUEST_TIMEOUT_MS_DEFAULT, STATS_INTERVAL_S_DEFAULT, 30)
+                .withTls(TLS_CERT_FILE_DEFAULT, TLS_KEY_FILE_DEFAULT, TLS_CLIENT_CA_FILE_DEFAULT);
+        AgentServerConfig cfg = defaults.withProperties(context == null ? null : context.getProperties());
+        agentPort = cfg.port;
+        bindAddress = cfg.bindAddress;
+        sharedSecret = cfg.secret;
+        tlsCertFile = cfg.tlsCertFile;
+        tlsKeyFile = cfg.tlsKeyFile;
+        tlsClientCaFile = cfg.tlsClientCaFile;
+        requestTimeoutMs = (int) cfg.requestTimeoutMs;
+        statsIntervalS = cfg.statsIntervalS;
+        return cfg;
     }
 
     private void stopServer() {
-        if (server != null) {
-            server.stop();
-            server = null;
-        }
+        server.stop();
         sessions.clear();
     }
 
@@ -546,7 +508,7 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
         m.set("event_p50_ms", Double.isNaN(p50) ? Json.MAPPER.nullNode() : Json.MAPPER.valueToTree(p50));
         m.set("event_p99_ms", Double.isNaN(p99) ? Json.MAPPER.nullNode() : Json.MAPPER.valueToTree(p99));
         m.put("heap_used_mib", ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed() / 1048576.0);
-        m.put("protocol_violations", server == null ? 0 : server.violations());
+        m.put("protocol_violations", server.violations());
         return m;
     }
 
