@@ -77,7 +77,12 @@ def serve(config: AgentConfig, manager: VnfManager) -> int:
     if config.scheduler_interval_s > 0:
         from .scheduler import SchedulerLoop
 
-        scheduler = SchedulerLoop(manager, config.scheduler_interval_s)
+        args = config.switch_veth_args.replace(" ", "")
+        if config.switch_mgmt and "af_packet" in args and "qdisc_bypass=0" not in args:
+            log.warning("switch_veth_args uses DPDK net_af_packet without qdisc_bypass=0: its PACKET_QDISC_BYPASS "
+                        "skips the tc egress hook, so backpressure drops at chain heads miss switch traffic")
+        scheduler = SchedulerLoop(manager, config.scheduler_interval_s, high=config.backpressure_high_bytes,
+                                  low=config.backpressure_low_bytes)
         scheduler.start()
     client = None
     if config.controller:

@@ -35,6 +35,12 @@ class AgentConfig:
     warm_pool: dict[str, int] = field(default_factory=dict)  # catalog image -> warm containers kept ready
     reconcile_interval_s: float = 15.0  # periodic convergence while running; 0 = only at start
     scheduler_interval_s: float = 0.0  # > 0 enables the NFVnice-style CPU-share scheduler
+    # Chain backpressure (scheduler.py), bytes waiting in a downstream vNF's receive queues: its chain head drops
+    # from above the high watermark until every downstream queue is back under the low one. The high default is
+    # under a default socket's limit (net.core.rmem_default, 208 KiB): a vNF that never enlarges its receive
+    # buffer still passes it before the kernel drops for it.
+    backpressure_high_bytes: int = 128 * 1024
+    backpressure_low_bytes: int = 32 * 1024
 
     def __post_init__(self) -> None:
         if not IDENT_RE.match(self.agent_id):
@@ -46,6 +52,10 @@ class AgentConfig:
             raise ValueError("tls_cert needs tls_ca (a client certificate is only sent over TLS)")
         if not self.capacity_cpu > 0 or self.capacity_memory_mib <= 0:
             raise ValueError("capacity_cpu and capacity_memory_mib must be positive")
+        if not (isinstance(self.backpressure_high_bytes, int) and isinstance(self.backpressure_low_bytes, int)
+                and 0 <= self.backpressure_low_bytes < self.backpressure_high_bytes):
+            raise ValueError("backpressure watermarks need integers 0 <= backpressure_low_bytes"
+                             " < backpressure_high_bytes")
         for image, n in self.warm_pool.items():
             if not isinstance(n, int) or not 0 <= n <= 64:
                 raise ValueError(f"warm_pool.{image} must be an integer 0-64")

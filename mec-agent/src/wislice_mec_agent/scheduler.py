@@ -5,8 +5,15 @@
   needs more CPU per packet at the same rate gets more of the shared core instead of an equal split.
 - Per-chain backpressure with hysteresis: when a downstream vNF's queue passes the high watermark the chain head
   is throttled (drops at the head, so no upstream work is wasted on packets that would die downstream), and
-  released only when every downstream queue is back under the low watermark.
-The pure logic (``compute_shares``, ``Backpressure``) is separate from the loop that measures and applies it.
+  released only when every downstream queue is back under the low watermark. A chain is the running vNFs of one
+  tenant ordered by chain_position; a chain of one vNF has no downstream and never throttles.
+- Queue depth, in bytes, measured by the agent from outside the vNF: the receive queues of the sockets in the
+  vNF's network namespace (rx_queue of /proc/<pid>/net/{udp,udp6,tcp,tcp6}; TCP listeners skipped) plus the
+  backlog of its interfaces' root qdiscs. A vNF that knows better writes /run/vnf/queue (bytes), which wins.
+- The drop at the head is done by the agent: a drop-everything filter on clsact egress of the head's host-side
+  veth (wiring.TcHeadDrop), counted per chain; /run/vnf/throttle exists meanwhile for vNFs (DPDK) that read it.
+The pure logic (``compute_shares``, ``Backpressure``, ``CostEstimator``, ``parse_proc_net_rx``, ``ThrottlePlan``)
+is separate from the loop that measures and applies it.
 """
 
 from __future__ import annotations
@@ -14,8 +21,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from . import cgroups
@@ -24,6 +32,8 @@ log = logging.getLogger(__name__)
 TOTAL_SHARES = 1024
 MIN_SHARES = 2
 EWMA = 0.3
+PROC_NET_TABLES = ("udp", "udp6", "tcp", "tcp6")
+TCP_LISTEN = "0A"
 
 
 def compute_shares(loads: dict[int, float], total: int = TOTAL_SHARES, floor: int = MIN_SHARES) -> dict[int, int]:
@@ -55,6 +65,56 @@ class Backpressure:
         elif any(q > self.high for q in downstream_queues):
             self.throttled.add(chain)
         return chain in self.throttled
+
+    def forget(self, chain: Any) -> None:
+        """The chain is gone, or has no downstream left: not throttled, and starts over if it comes back."""
+        self.throttled.discard(chain)
+
+
+def parse_proc_net_rx(text: str) -> int:
+    """Bytes waiting in receive queues, summed over a /proc/net/{udp,udp6,tcp,tcp6} table: the rx_queue half of
+    the hex ``tx_queue:rx_queue`` column. UDP reports the memory charged to the socket (skb truesize, what
+    SO_RCVBUF limits), TCP the unread payload bytes; a TCP listener reports its accept backlog (a count, not
+    bytes) and is skipped."""
+    total = 0
+    for line in text.splitlines()[1:]:
+        fields = line.split()
+        if len(fields) < 5 or fields[3].upper() == TCP_LISTEN or ":" not in fields[4]:
+            continue
+        try:
+            total += int(fields[4].split(":", 1)[1], 16)
+        except ValueError:
+            continue
+    return total
+
+
+@dataclass(frozen=True)
+class Head:
+    """Where a chain drops: its first vNF (host-side veth, empty for a DPDK vNF; config dir for the file)."""
+    vnf_id: int
+    ifname: str
+    config_dir: str
+
+
+class ThrottlePlan:
+    """Which chain heads drop now, and the transitions to get there from what the loop wants. A head changes when
+    the old head is deleted or a vNF with a lower chain_position joins: the old one is released, the new applied;
+    a chain that vanished or stopped wanting a throttle is released."""
+
+    def __init__(self) -> None:
+        self.active: dict[Any, Head] = {}
+
+    def decide(self, wanted: dict[Any, Head]) -> tuple[list[tuple[Any, Head]], list[tuple[Any, Head]]]:
+        """(apply, release) lists; ``mark``/``unmark`` record what was done."""
+        release = [(c, h) for c, h in self.active.items() if wanted.get(c) != h]
+        apply = [(c, h) for c, h in wanted.items() if self.active.get(c) != h]
+        return apply, release
+
+    def mark(self, chain: Any, head: Head) -> None:
+        self.active[chain] = head
+
+    def unmark(self, chain: Any) -> None:
+        self.active.pop(chain, None)
 
 
 @dataclass
@@ -93,17 +153,36 @@ class CostEstimator:
 
 class SchedulerLoop:
     """Every interval: measure each running vNF (cgroup cpuacct + port rx counters), recompute and write
-    cpu.shares. Backpressure needs the vNF's queue depth, which only the vNF knows: a vNF that reports it writes
-    /run/vnf/queue (an integer); the head of a throttled chain finds /run/vnf/throttle (and drops while it
-    exists)."""
+    cpu.shares; measure the queues of every downstream vNF and throttle / release chain heads.
 
-    def __init__(self, manager: Any, interval_s: float, high: int = 512, low: int = 128,
-                 apply: Callable[[int, int], bool] = cgroups.set_cpu_shares) -> None:
+    Queue of a downstream vNF (bytes): /run/vnf/queue if the vNF writes it, else the socket receive queues of its
+    network namespace (/proc/<pid>/net/*, read from outside, works on a paused vNF too) plus its qdisc backlog
+    (``wiring.qdisc_backlog``, when the wiring has one). Throttle: ``dropper`` (default ``wiring.head_drop``, a
+    TcHeadDrop; None on a wiring without one) drops on the head's host veth, and /run/vnf/throttle exists in the
+    head's directory. ``stop`` releases every head; the first step removes drop filters a crashed agent left on
+    heads that are not throttled now."""
+
+    def __init__(self, manager: Any, interval_s: float, high: int | None = None, low: int | None = None,
+                 apply: Callable[[int, int], bool] = cgroups.set_cpu_shares, dropper: Any = None,
+                 socket_queue: Callable[[int], int] | None = None) -> None:
         self.m = manager
         self.interval_s = interval_s
         self.estimators: dict[int, CostEstimator] = {}
-        self.backpressure = Backpressure(high, low)
+        cfg = manager.config
+        self.backpressure = Backpressure(high if high is not None else cfg.backpressure_high_bytes,
+                                         low if low is not None else cfg.backpressure_low_bytes)
         self.apply = apply
+        self.dropper = dropper if dropper is not None else getattr(manager.wiring, "head_drop", None)
+        self.socket_queue = socket_queue if socket_queue is not None else socket_rx_bytes
+        self.qdisc_backlog: Callable[[int], int] | None = getattr(manager.wiring, "qdisc_backlog", None)
+        self.plan = ThrottlePlan()
+        self.queues: dict[Any, dict[int, int]] = {}  # chain -> downstream vnf_id -> bytes, at the last step
+        self.drops_done: dict[Any, int] = {}  # chain -> packets dropped at its head in finished episodes
+        self.drops_now: dict[Any, int] = {}  # chain -> packets dropped in the current episode
+        self.episodes: dict[Any, int] = {}
+        self._base: dict[Any, int] = {}  # chain -> clsact drop counter when the current episode began
+        self._swept = False
+        self.lock = threading.RLock()
         self.halt = threading.Event()
         self.thread = threading.Thread(target=self.run, daemon=True)
         self.last_shares: dict[int, int] = {}
@@ -111,8 +190,12 @@ class SchedulerLoop:
     def start(self) -> None:
         self.thread.start()
 
-    def stop(self) -> None:
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop the loop and release every throttled head (filters removed, throttle files deleted)."""
         self.halt.set()
+        if self.thread.is_alive() and self.thread is not threading.current_thread():
+            self.thread.join(timeout)
+        self.release_all()
 
     def run(self) -> None:
         while not self.halt.wait(self.interval_s):
@@ -122,37 +205,172 @@ class SchedulerLoop:
                 log.warning("scheduler step: %s", exc)
 
     def step(self) -> dict[int, int]:
-        from pathlib import Path
+        with self.lock:
+            pids: dict[int, int] = {}
+            chains: dict[int, list[Any]] = {}
+            recs = self.m.store.all()
+            for rec in recs:
+                info = self.m.runtime.inspect(rec.container_id) if rec.container_id else None
+                if rec.state != "running" or info is None or not info.pid:
+                    continue  # (a paused vNF keeps its pid and stays in: a stalled downstream is what we look for)
+                pids[rec.vnf_id] = info.pid
+                cpu = cgroups.cpu_usage_ns(info.pid) or 0
+                stats = self.m.wiring.stats(rec.host_ifname) if rec.host_ifname else None
+                rx = stats.tx_packets if stats else 0
+                self.estimators.setdefault(rec.vnf_id, CostEstimator()).add(Sample(time.monotonic(), cpu, rx))
+                chains.setdefault(rec.spec.tenant_id, []).append(rec)
+            shares = compute_shares({v: self.estimators[v].load for v in pids})
+            for vnf_id, value in shares.items():
+                if self.last_shares.get(vnf_id) != value and self.apply(pids[vnf_id], value):
+                    self.last_shares[vnf_id] = value
+            self._backpressure(chains, pids, recs)
+            return shares
 
-        pids: dict[int, int] = {}
-        chains: dict[int, list[Any]] = {}
-        for rec in self.m.store.all():
-            info = self.m.runtime.inspect(rec.container_id) if rec.container_id else None
-            if rec.state != "running" or info is None or not info.pid:
+    # ---- backpressure ------------------------------------------------------------------------------------------
+    def queue_of(self, rec: Any, pid: int) -> int:
+        """Bytes waiting for the vNF: its own /run/vnf/queue when present, else measured from outside."""
+        reported = read_queue_file(Path(rec.config_dir))
+        if reported is not None:
+            return reported
+        total = self.socket_queue(pid)
+        if self.qdisc_backlog is not None and rec.vnf_class == "kernel":
+            try:
+                total += self.qdisc_backlog(pid)
+            except Exception as exc:  # the vNF may be exiting; its sockets were still counted
+                log.debug("qdisc backlog of pid %d: %s", pid, exc)
+        return total
+
+    def _backpressure(self, chains: dict[int, list[Any]], pids: dict[int, int], recs: Iterable[Any]) -> None:
+        wanted: dict[Any, Head] = {}
+        for chain in list(self.backpressure.throttled):
+            if chain not in chains:
+                self.backpressure.forget(chain)
+        self.queues = {c: q for c, q in self.queues.items() if c in chains}
+        for chain, members in chains.items():
+            members.sort(key=lambda r: (r.spec.chain_position, r.vnf_id))
+            if len(members) < 2:  # no downstream: never throttles
+                self.backpressure.forget(chain)
+                self.queues.pop(chain, None)
                 continue
-            pids[rec.vnf_id] = info.pid
-            cpu = cgroups.cpu_usage_ns(info.pid) or 0
-            stats = self.m.wiring.stats(rec.host_ifname) if rec.host_ifname else None
-            rx = stats.tx_packets if stats else 0
-            self.estimators.setdefault(rec.vnf_id, CostEstimator()).add(Sample(time.monotonic(), cpu, rx))
-            chains.setdefault(rec.spec.tenant_id, []).append(rec)
-        shares = compute_shares({v: self.estimators[v].load for v in pids})
-        for vnf_id, value in shares.items():
-            if self.last_shares.get(vnf_id) != value and self.apply(pids[vnf_id], value):
-                self.last_shares[vnf_id] = value
-        for tenant, recs in chains.items():
-            recs.sort(key=lambda r: r.spec.chain_position)
-            queues = [_read_queue(Path(r.config_dir)) for r in recs[1:]]
-            throttle = Path(recs[0].config_dir) / "throttle"
-            if self.backpressure.update(tenant, queues):
-                throttle.touch()
-            elif throttle.exists():
-                throttle.unlink()
-        return shares
+            queues = {r.vnf_id: self.queue_of(r, pids[r.vnf_id]) for r in members[1:]}
+            self.queues[chain] = queues
+            if self.backpressure.update(chain, list(queues.values())):
+                h = members[0]
+                wanted[chain] = Head(h.vnf_id, h.host_ifname, h.config_dir)
+        apply, release = self.plan.decide(wanted)
+        for chain, head in release:
+            self._release(chain, head)
+        for chain, head in apply:
+            self._apply(chain, head)
+        heads = {h.vnf_id for h in self.plan.active.values()}
+        for chain, head in self.plan.active.items():
+            _touch(Path(head.config_dir) / "throttle")
+            self._count(chain, head)
+        for rec in recs:  # no throttle file (and, once after start, no drop filter) anywhere else
+            if rec.vnf_id in heads:
+                continue
+            _unlink(Path(rec.config_dir) / "throttle")
+            if not self._swept and rec.host_ifname and self.dropper is not None:
+                try:
+                    if self.dropper.release(rec.host_ifname):
+                        log.info("backpressure: removed a leftover drop filter from %s", rec.host_ifname)
+                except Exception as exc:
+                    log.warning("backpressure: sweeping %s: %s", rec.host_ifname, exc)
+        self._swept = True
+
+    def _apply(self, chain: Any, head: Head) -> None:
+        if self.dropper is not None and head.ifname:
+            try:
+                base = self.dropper.dropped(head.ifname)
+                if not self.dropper.apply(head.ifname):
+                    log.warning("backpressure: head %s of chain %s is gone", head.ifname, chain)
+                self._base[chain] = base or 0
+            except Exception as exc:
+                log.warning("backpressure: cannot drop at %s: %s", head.ifname, exc)
+                return  # not marked: the next step tries again
+        _touch(Path(head.config_dir) / "throttle")
+        self.plan.mark(chain, head)
+        self.drops_now[chain] = 0
+        self.episodes[chain] = self.episodes.get(chain, 0) + 1
+        log.info("backpressure: chain %s throttled at vNF %d (downstream queues %s bytes)", chain, head.vnf_id,
+                 self.queues.get(chain))
+
+    def _release(self, chain: Any, head: Head) -> None:
+        if self.dropper is not None and head.ifname:
+            try:
+                self._count(chain, head)
+                self.dropper.release(head.ifname)  # False when the veth is gone: it took the filter with it
+            except Exception as exc:
+                log.warning("backpressure: cannot release %s: %s", head.ifname, exc)
+        _unlink(Path(head.config_dir) / "throttle")
+        self.plan.unmark(chain)
+        self.drops_done[chain] = self.drops_done.get(chain, 0) + self.drops_now.pop(chain, 0)
+        self._base.pop(chain, None)
+        log.info("backpressure: chain %s released at vNF %d (%d packets dropped)", chain, head.vnf_id,
+                 self.drops_done[chain])
+
+    def _count(self, chain: Any, head: Head) -> None:
+        if self.dropper is None or not head.ifname:
+            return
+        try:
+            n = self.dropper.dropped(head.ifname)
+        except Exception:
+            n = None
+        if n is not None:
+            self.drops_now[chain] = max(self.drops_now.get(chain, 0), n - self._base.get(chain, 0))
+
+    def release_all(self) -> None:
+        with self.lock:
+            for chain, head in list(self.plan.active.items()):
+                self._release(chain, head)
+            self.backpressure.throttled.clear()
+
+    def report(self) -> dict[Any, dict[str, Any]]:
+        """Per chain (tenant): whether its head drops, which vNF that is, the downstream queues (bytes) seen at the
+        last step, and the packets dropped at the head by backpressure (all episodes, the current one live)."""
+        with self.lock:
+            for chain, head in self.plan.active.items():
+                self._count(chain, head)
+            chains = set(self.queues) | set(self.drops_done) | set(self.plan.active)
+            out: dict[Any, dict[str, Any]] = {}
+            for c in chains:
+                head = self.plan.active.get(c)
+                out[c] = {"throttled": head is not None, "head": head.vnf_id if head else None,
+                          "queues": dict(self.queues.get(c, {})), "episodes": self.episodes.get(c, 0),
+                          "drops": self.drops_done.get(c, 0) + self.drops_now.get(c, 0)}
+            return out
 
 
-def _read_queue(cdir: Any) -> int:
+# ---- measuring (outside the pure logic) ---------------------------------------------------------------------------
+def read_queue_file(cdir: Path) -> int | None:
+    """The queue a vNF reports itself in /run/vnf/queue (an integer, bytes); None when it does not."""
     try:
-        return int((cdir / "queue").read_text().split()[0])
+        return max(0, int((cdir / "queue").read_text().split()[0]))
     except (OSError, ValueError, IndexError):
-        return 0
+        return None
+
+
+def socket_rx_bytes(pid: int) -> int:
+    """Receive-queue bytes of every UDP/TCP socket in the network namespace of ``pid`` (/proc/<pid>/net shows
+    the process's namespace; no setns needed, and a frozen process can be read)."""
+    total = 0
+    for table in PROC_NET_TABLES:
+        try:
+            total += parse_proc_net_rx(Path(f"/proc/{pid}/net/{table}").read_text())
+        except OSError:
+            continue
+    return total
+
+
+def _touch(path: Path) -> None:
+    try:
+        path.touch()
+    except OSError as exc:  # the vNF's directory went away with it
+        log.debug("touch %s: %s", path, exc)
+
+
+def _unlink(path: Path) -> None:
+    try:
+        path.unlink(missing_ok=True)
+    except OSError as exc:
+        log.debug("unlink %s: %s", path, exc)

@@ -1,7 +1,8 @@
 """Kernel vNF wiring through netlink (pyroute2): a veth whose host side lives in the node's namespace (the
 agent's own, or ``node_netns`` from the config) and whose peer moves into the container's network namespace,
 renamed ``in``, addressed with the vNF's /32 and a default route on-link. ``NetWiring`` is the boundary; unit
-tests use a fake."""
+tests use a fake. Backpressure's netlink side lives here too: ``TcHeadDrop`` (drop everything at a chain head's
+host veth) and ``PyrouteWiring.qdisc_backlog`` (bytes queued in a vNF's qdiscs)."""
 
 from __future__ import annotations
 
@@ -74,19 +75,24 @@ def netns_path(name: str) -> str:
     return name if name.startswith("/") else f"/run/netns/{name}"
 
 
+@contextlib.contextmanager
+def node_iproute(node_netns: str) -> Iterator[Any]:
+    """An IPRoute in the node's namespace (``node_netns``, or the agent's own when empty), closed afterwards."""
+    from pyroute2 import IPRoute
+
+    ipr = iproute_in(netns_path(node_netns)) if node_netns else IPRoute()
+    try:
+        yield ipr
+    finally:
+        ipr.close()
+
+
 class PyrouteWiring:
     def __init__(self, node_netns: str = "") -> None:
         self.node_netns = node_netns
 
-    @contextlib.contextmanager
-    def _node(self) -> Iterator[Any]:
-        from pyroute2 import IPRoute
-
-        ipr = iproute_in(netns_path(self.node_netns)) if self.node_netns else IPRoute()
-        try:
-            yield ipr
-        finally:
-            ipr.close()
+    def _node(self) -> contextlib.AbstractContextManager[Any]:
+        return node_iproute(self.node_netns)
 
     def create_veth(self, host_ifname: str, pid: int, address: str) -> None:
         """Create host_ifname <-> peer, move the peer into /proc/<pid>/ns/net as ``in``, address it, bring both up.
@@ -149,3 +155,149 @@ class PyrouteWiring:
         if s is None:
             return None
         return LinkStats(s["rx_packets"], s["rx_bytes"], s["tx_packets"], s["tx_bytes"])
+
+    # ---- backpressure (scheduler.py) ---------------------------------------------------------------------------
+    @property
+    def head_drop(self) -> TcHeadDrop:
+        """The chain-head drop on this node's host veths."""
+        return TcHeadDrop(self.node_netns)
+
+    def qdisc_backlog(self, pid: int) -> int:
+        """Bytes queued in the root qdiscs of every interface in the network namespace of ``pid`` (0 for the
+        default noqueue of a veth). Root qdiscs only: a classful root already counts its children's backlog."""
+        total = 0
+        with contextlib.closing(iproute_in(f"/proc/{pid}/ns/net")) as ns:
+            for q in ns.get_qdiscs():
+                if q["parent"] != TC_H_ROOT:
+                    continue
+                total += _stats_queue(q).get("backlog", 0)
+        return total
+
+
+TC_H_ROOT = 0xFFFFFFFF
+CLSACT_EGRESS = 0xFFFFFFF3  # parent ffff:fff3: clsact's egress hook
+DROP_PRIO = 1  # our filter's preference on clsact egress: first, before anything else there
+DROP_NAME = "wislice_drop"
+TC_ACT_SHOT = 2
+_BPF_SYSCALL = {"x86_64": 321, "aarch64": 280, "armv7l": 386, "ppc64le": 361, "s390x": 351, "riscv64": 280}
+
+
+def _stats_queue(msg: Any) -> dict[str, int]:
+    stats = msg.get_attr("TCA_STATS2")
+    queue = stats.get_attr("TCA_STATS_QUEUE") if stats is not None else None
+    return dict(queue) if queue is not None else {}
+
+
+def load_drop_program() -> int:
+    """A 2-instruction eBPF sched_cls program, ``return TC_ACT_SHOT``, loaded with bpf(2); returns its fd (the
+    filter keeps the program alive, so the caller closes the fd once the filter holds it). Used when the kernel has
+    no cls_matchall / act_gact (CONFIG_NET_CLS_MATCHALL, CONFIG_NET_ACT_GACT) but has cls_bpf."""
+    import platform
+    import struct
+
+    nr = _BPF_SYSCALL.get(platform.machine())
+    if nr is None:
+        raise OSError(95, f"bpf(2) syscall number unknown on {platform.machine()}")
+    insns = struct.pack("<BBhi", 0xB7, 0, 0, TC_ACT_SHOT) + struct.pack("<BBhi", 0x95, 0, 0, 0)  # r0 = 2; exit
+    ibuf = ctypes.create_string_buffer(insns, len(insns))
+    lic = ctypes.create_string_buffer(b"GPL")
+    logbuf = ctypes.create_string_buffer(4096)
+    # union bpf_attr, BPF_PROG_LOAD: prog_type (3 = BPF_PROG_TYPE_SCHED_CLS), insn_cnt, insns, license, log_level,
+    # log_size, log_buf, kern_version, prog_flags, prog_name[16]; the rest zero.
+    attr = struct.pack("<IIQQIIQII16s", 3, 2, ctypes.addressof(ibuf), ctypes.addressof(lic), 1, len(logbuf),
+                       ctypes.addressof(logbuf), 0, 0, DROP_NAME.encode())
+    abuf = ctypes.create_string_buffer(attr, 128)
+    fd = _libc.syscall(nr, 5, abuf, len(abuf))  # 5 = BPF_PROG_LOAD
+    if fd < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"bpf(BPF_PROG_LOAD): {os.strerror(err)} {logbuf.value.decode(errors='replace')}")
+    return int(fd)
+
+
+class TcHeadDrop:
+    """Backpressure's drop at a chain head, done by the agent: a filter on the clsact egress hook of the head vNF's
+    host-side veth (packets leaving the node towards the vNF) that drops everything, IPv4, ARP and all.
+    cls_matchall + act_gact drop where the kernel has them; otherwise cls_bpf direct-action with a program that
+    returns TC_ACT_SHOT. Either way the clsact qdisc's drop counter counts the drops. Everything lives on the
+    veth: deleting the veth (the vNF) removes qdisc, filter and program, so a crashed agent leaves nothing
+    that outlives its vNF; ``release`` removes our filter and the clsact once no filter is left on it."""
+
+    def __init__(self, node_netns: str = "") -> None:
+        self.node_netns = node_netns
+
+    def _node(self) -> contextlib.AbstractContextManager[Any]:
+        return node_iproute(self.node_netns)
+
+    @staticmethod
+    def _ours(ipr: Any, idx: int) -> list[Any]:
+        return [f for f in ipr.get_filters(index=idx, parent=CLSACT_EGRESS) if f["info"] >> 16 == DROP_PRIO]
+
+    @staticmethod
+    def _clsact(ipr: Any, idx: int) -> Any:
+        return next((q for q in ipr.get_qdiscs(index=idx) if q.get_attr("TCA_KIND") == "clsact"), None)
+
+    def apply(self, ifname: str) -> bool:
+        """Start dropping (idempotent). False when the link does not exist."""
+        from pyroute2.netlink.exceptions import NetlinkError
+
+        with self._node() as ipr:
+            idx = ipr.link_lookup(ifname=ifname)
+            if not idx:
+                return False
+            idx = idx[0]
+            if self._clsact(ipr, idx) is None:
+                try:
+                    ipr.tc("add", "clsact", idx)
+                except NetlinkError as exc:
+                    if exc.code != 17:  # EEXIST: raced with another writer
+                        raise
+            if self._ours(ipr, idx):
+                return True
+            try:
+                ipr.tc("add-filter", "matchall", idx, parent=CLSACT_EGRESS, prio=DROP_PRIO,
+                       action={"kind": "gact", "action": "drop"})
+            except NetlinkError as exc:
+                if exc.code not in (2, 95, 22):  # ENOENT / EOPNOTSUPP / EINVAL: no cls_matchall or act_gact
+                    raise
+                fd = load_drop_program()
+                try:
+                    ipr.tc("add-filter", "bpf", idx, ":1", fd=fd, name=DROP_NAME, parent=CLSACT_EGRESS,
+                           prio=DROP_PRIO, direct_action=True)
+                finally:
+                    os.close(fd)
+        return True
+
+    def release(self, ifname: str) -> bool:
+        """Stop dropping: delete our filter, then the clsact qdisc if no filter is left on it. False when there
+        was nothing to remove (no link, or no filter of ours)."""
+        from pyroute2.netlink.exceptions import NetlinkError
+
+        with self._node() as ipr:
+            idx = ipr.link_lookup(ifname=ifname)
+            if not idx:
+                return False
+            idx = idx[0]
+            ours = self._ours(ipr, idx)
+            if ours:
+                try:
+                    ipr.tc("del-filter", ours[0].get_attr("TCA_KIND"), idx, parent=CLSACT_EGRESS, prio=DROP_PRIO)
+                except NetlinkError as exc:
+                    if exc.code not in (2, 19):  # already gone
+                        raise
+            if self._clsact(ipr, idx) is not None and not any(
+                    ipr.get_filters(index=idx, parent=p) for p in (CLSACT_EGRESS, 0xFFFFFFF2)):
+                with contextlib.suppress(NetlinkError):
+                    ipr.tc("del", "clsact", idx)
+            return bool(ours)
+
+    def active(self, ifname: str) -> bool:
+        with self._node() as ipr:
+            idx = ipr.link_lookup(ifname=ifname)
+            return bool(idx) and bool(self._ours(ipr, idx[0]))
+
+    def dropped(self, ifname: str) -> int | None:
+        """Packets dropped by the clsact qdisc of ``ifname`` since it was added; None without link or clsact."""
+        with self._node() as ipr:
+            idx = ipr.link_lookup(ifname=ifname)
+            q = self._clsact(ipr, idx[0]) if idx else None
+            return None if q is None else int(_stats_queue(q).get("drops", 0))

@@ -1,8 +1,21 @@
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from wislice_mec_agent.scheduler import Backpressure, CostEstimator, Sample, compute_shares
+from wislice_mec_agent.scheduler import (
+    Backpressure,
+    CostEstimator,
+    Head,
+    Sample,
+    SchedulerLoop,
+    ThrottlePlan,
+    compute_shares,
+    parse_proc_net_rx,
+)
+
+from .conftest import Node, spec
 
 
 def test_shares_follow_rate_times_cost() -> None:
@@ -38,15 +51,12 @@ def test_cost_estimator_measures_rate_and_ns_per_packet() -> None:
 
 
 def test_scheduler_loop_writes_shares_and_throttle_files(tmp_path) -> None:
-    from wislice_mec_agent.scheduler import SchedulerLoop
-
-    from .conftest import Node, spec
-
     node = Node(tmp_path)
     head = node.manager.create(spec(instance=1, chain_position=0))
     tail = node.manager.create(spec(instance=2, chain_position=1))
     applied: dict[int, int] = {}
-    loop = SchedulerLoop(node.manager, 1.0, high=100, low=10, apply=lambda pid, v: applied.update({pid: v}) or True)
+    loop = SchedulerLoop(node.manager, 1.0, high=100, low=10, apply=lambda pid, v: applied.update({pid: v}) or True,
+                         socket_queue=lambda pid: 0)
     loop.step()
     assert sorted(applied.values()) == [1024, 1024]  # no load measured yet: equal shares
     head_dir = node.config.vnf_dir / str(head["vnf_id"])
@@ -59,3 +69,159 @@ def test_scheduler_loop_writes_shares_and_throttle_files(tmp_path) -> None:
     (node.config.vnf_dir / str(tail["vnf_id"]) / "queue").write_text("5\n")
     loop.step()
     assert not (head_dir / "throttle").exists()
+
+
+UDP_TABLE = """\
+   sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode ref pointer drops
+  752: 00000000:138C 00000000:0000 07 00000000:00021A00 00:00000000 00000000     0        0 41234 2 0000 0
+  753: 0100007F:1389 0100007F:138C 01 00000900:00000100 00:00000000 00000000     0        0 41235 2 0000 0
+"""
+TCP_TABLE = """\
+  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 00000000:0050 00000000:0000 0A 00000000:00000080 00:00000000 00000000     0        0 1 1 0000 100 0 0 10 0
+   1: 0200000A:0050 0100000A:C350 01 00000010:00001000 00:00000000 00000000     0        0 2 1 0000 20 4 30 10 -1
+"""
+
+
+def test_proc_net_rx_queue_is_summed_in_bytes_and_tcp_listeners_are_skipped() -> None:
+    assert parse_proc_net_rx(UDP_TABLE) == 0x21A00 + 0x100  # rx only; tx_queue is not work for the vNF
+    assert parse_proc_net_rx(TCP_TABLE) == 0x1000  # the LISTEN (0A) row's 0x80 is an accept backlog, not bytes
+    assert parse_proc_net_rx("") == 0 and parse_proc_net_rx(UDP_TABLE.splitlines()[0] + "\n  junk\n") == 0
+
+
+def test_throttle_plan_applies_releases_and_moves_heads() -> None:
+    plan = ThrottlePlan()
+    a, b = Head(1, "wm1", "/d/1"), Head(3, "wm3", "/d/3")
+    assert plan.decide({}) == ([], [])
+    apply, release = plan.decide({"t1": a})
+    assert apply == [("t1", a)] and release == []
+    plan.mark("t1", a)
+    assert plan.decide({"t1": a}) == ([], [])  # steady: nothing to do
+    assert plan.decide({"t1": b}) == ([("t1", b)], [("t1", a)])  # the head changed: release the old, drop at new
+    assert plan.decide({}) == ([], [("t1", a)])  # released, or the chain vanished
+    plan.unmark("t1")
+    assert plan.active == {}
+
+
+class FakeDrop:
+    """TcHeadDrop's interface over a dict: filters per ifname and their drop counters."""
+
+    def __init__(self, links: dict[str, Any]) -> None:
+        self.links = links  # the FakeWiring's: a deleted veth takes its filter along
+        self.filters: dict[str, int] = {}
+        self.calls: list[tuple[str, str]] = []
+
+    def apply(self, ifname: str) -> bool:
+        self.calls.append(("apply", ifname))
+        if ifname not in self.links:
+            return False
+        self.filters.setdefault(ifname, 0)
+        return True
+
+    def release(self, ifname: str) -> bool:
+        self.calls.append(("release", ifname))
+        return self.filters.pop(ifname, None) is not None
+
+    def dropped(self, ifname: str) -> int | None:
+        if ifname not in self.links:
+            self.filters.pop(ifname, None)
+        return self.filters.get(ifname)
+
+
+class Chain:
+    def __init__(self, tmp_path, n: int = 2, **kw: Any) -> None:
+        self.node = Node(tmp_path)
+        self.states = [self.node.manager.create(spec(instance=i + 1, chain_position=i)) for i in range(n)]
+        self.queues: dict[int, int] = {}  # vnf_id -> bytes the /proc tables would show
+        self.drop = FakeDrop(self.node.wiring.links)
+        self.loop = SchedulerLoop(self.node.manager, 1.0, high=1000, low=100, apply=lambda pid, v: True,
+                                  dropper=self.drop, socket_queue=self.queue_of_pid, **kw)
+
+    def pid(self, vnf_id: int) -> int:
+        return self.node.runtime.inspect(self.node.manager.store.get(vnf_id).container_id).pid
+
+    def queue_of_pid(self, pid: int) -> int:
+        return next((q for v, q in self.queues.items() if self.pid(v) == pid), 0)
+
+    def ifname(self, i: int) -> str:
+        return self.states[i]["ports"][0]["name"]
+
+    def throttle_file(self, i: int):
+        return self.node.manager.vnf_dir(self.states[i]["vnf_id"]) / "throttle"
+
+
+def test_measured_downstream_queue_throttles_the_head_counts_drops_and_releases(tmp_path) -> None:
+    c = Chain(tmp_path, 3)
+    head, mid, tail = (s["vnf_id"] for s in c.states)
+    c.queues = {mid: 50, tail: 999}
+    c.loop.step()
+    assert not c.drop.filters and not c.loop.report()[1]["throttled"]
+    c.queues[tail] = 1001  # over high
+    c.loop.step()
+    assert c.drop.filters == {c.ifname(0): 0} and c.throttle_file(0).exists()
+    assert not c.throttle_file(1).exists()
+    c.drop.filters[c.ifname(0)] = 42  # the filter dropped 42 packets
+    c.queues[tail] = 500
+    c.loop.step()
+    rep = c.loop.report()[1]
+    assert rep == {"throttled": True, "head": head, "queues": {mid: 50, tail: 500}, "episodes": 1, "drops": 42}
+    c.queues[tail] = 99
+    c.loop.step()
+    assert c.drop.filters == {} and not c.throttle_file(0).exists()
+    assert c.loop.report()[1]["drops"] == 42 and not c.loop.report()[1]["throttled"]
+    assert c.drop.calls.count(("apply", c.ifname(0))) == 1  # applied once per episode, not every step
+
+
+def test_the_vnf_written_queue_file_wins_over_the_measured_queue(tmp_path) -> None:
+    c = Chain(tmp_path)
+    tail = c.states[1]["vnf_id"]
+    c.queues[tail] = 5000
+    (c.node.manager.vnf_dir(tail) / "queue").write_text("10\n")
+    c.loop.step()
+    assert not c.drop.filters and c.loop.report()[1]["queues"] == {tail: 10}
+    (c.node.manager.vnf_dir(tail) / "queue").unlink()
+    c.loop.step()
+    assert c.drop.filters
+
+
+def test_a_single_vnf_chain_never_throttles(tmp_path) -> None:
+    c = Chain(tmp_path, 1)
+    c.queues[c.states[0]["vnf_id"]] = 10**9
+    c.loop.step()
+    c.loop.step()
+    assert not c.drop.filters and not c.throttle_file(0).exists() and ("apply", c.ifname(0)) not in c.drop.calls
+
+
+def test_deleting_the_downstream_or_the_head_releases_or_moves_the_drop(tmp_path) -> None:
+    c = Chain(tmp_path, 3)
+    c.queues = {c.states[1]["vnf_id"]: 5000}
+    c.loop.step()
+    assert set(c.drop.filters) == {c.ifname(0)}
+    c.node.manager.delete(c.states[0]["vnf_id"])  # the head goes: the next vNF becomes head, its downstream is full
+    c.queues = {c.states[2]["vnf_id"]: 5000}
+    c.loop.step()
+    assert set(c.drop.filters) == {c.ifname(1)} and c.throttle_file(1).exists()
+    c.node.manager.delete(c.states[2]["vnf_id"])  # no downstream left: a chain of one never throttles
+    c.loop.step()
+    assert c.drop.filters == {} and not c.throttle_file(1).exists()
+    assert c.loop.report()[1]["episodes"] == 2
+
+
+def test_stop_releases_and_the_first_step_sweeps_leftover_filters(tmp_path) -> None:
+    c = Chain(tmp_path, 3)
+    c.drop.filters[c.ifname(2)] = 7  # left by an agent killed while it throttled
+    c.throttle_file(2).touch()
+    c.queues = {c.states[2]["vnf_id"]: 5000}
+    c.loop.step()
+    assert set(c.drop.filters) == {c.ifname(0)} and not c.throttle_file(2).exists()
+    c.loop.stop()
+    assert c.drop.filters == {} and not c.throttle_file(0).exists() and not c.loop.report()[1]["throttled"]
+
+
+def test_watermarks_come_from_the_config_and_are_validated(tmp_path) -> None:
+    node = Node(tmp_path, backpressure_high_bytes=4096, backpressure_low_bytes=1024)
+    loop = SchedulerLoop(node.manager, 1.0)
+    assert (loop.backpressure.high, loop.backpressure.low) == (4096, 1024)
+    assert loop.dropper is None  # the fake wiring has no head_drop: throttle files only
+    with pytest.raises(ValueError):
+        Node(tmp_path, backpressure_high_bytes=10, backpressure_low_bytes=10)
