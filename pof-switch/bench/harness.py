@@ -21,7 +21,7 @@ COMPONENT = HERE.parent
 ROOT = COMPONENT.parent
 sys.path[:0] = [str(COMPONENT / "tests" / "integration"), str(ROOT / "bench"), str(ROOT / "testbed" / "src")]
 
-from pofctl import Controller, mgmt_command, mx, output  # noqa: E402
+from pofctl import Controller, mgmt_command, mx, output, parse_ports  # noqa: E402
 from wislice_testbed.hugepages import Hugepages  # noqa: E402
 
 BUILD = Path(os.environ.get("POFSWITCH_BUILD", COMPONENT / "build"))
@@ -143,12 +143,8 @@ def program_pipeline(ctl: Controller, ports: dict, frame: bytes, flows: int = 30
 
 
 def port_counters(path: Path) -> dict[str, tuple[int, int]]:
-    """name -> (rx, tx) from the management socket's `ports`."""
-    out = {}
-    for item in mgmt_command(path, "ports").split()[1:]:
-        _id, name, _en, rx, tx = item.split(":")
-        out[name] = (int(rx), int(tx))
-    return out
+    """name -> (rx packets, tx packets) from the management socket's `ports`."""
+    return {name: (p["rx_packets"], p["tx_packets"]) for name, p in parse_ports(mgmt_command(path, "ports")).items()}
 
 
 def switch_rate(path: Path, seconds: float, tx_ports: list[str]) -> list[float]:

@@ -27,6 +27,14 @@ def mx(m: dict, value: str, mask: str) -> dict:
     return {**m, "value": value.ljust(32, "0"), "mask": mask.ljust(32, "0")}
 
 
+def port_stats(port_no: int, rx: tuple[int, int, int], tx: tuple[int, int, int], up_ns: int) -> dict:
+    """One port's entry: (packets, bytes, dropped) each way; no error counts, as pof-switch keeps none."""
+    zero = dict.fromkeys(("rx_errors", "tx_errors", "rx_frame_err", "rx_over_err", "rx_crc_err", "collisions"), 0)
+    return {"port_no": port_no, "rx_packets": rx[0], "tx_packets": tx[0], "rx_bytes": rx[1], "tx_bytes": tx[1],
+            "rx_dropped": rx[2], "tx_dropped": tx[2], **zero, "duration_sec": up_ns // 10**9,
+            "duration_nsec": up_ns % 10**9}
+
+
 VALID = {
     "hello": {"type": "HELLO", "xid": 0, "body": {}},
     "echo_request": {"type": "ECHO_REQUEST", "xid": 9, "body": {"data": "cafe"}},
@@ -104,6 +112,14 @@ VALID = {
         "data": "0200000000020200000000010800" + "45" + "00" * 45}},
     "queryall_request": {"type": "QUERYALL_REQUEST", "xid": 19, "body": {}},
     "queryall_fin": {"type": "QUERYALL_FIN", "xid": 19, "body": {}},
+    "multipart_request_port_stats": {"type": "MULTIPART_REQUEST", "xid": 20,
+                                     "body": {"mp_type": 4, "flags": 0, "port_no": 1}},
+    "multipart_request_port_stats_all": {"type": "MULTIPART_REQUEST", "xid": 21,
+                                         "body": {"mp_type": 4, "flags": 0, "port_no": 0xFFFFFFFF}},
+    # A day of a bulk download in through port 1 and out of port 2 (rx_bytes of port 1 is over 2^32).
+    "multipart_reply_port_stats": {"type": "MULTIPART_REPLY", "xid": 21, "body": {"mp_type": 4, "flags": 0, "stats": [
+        port_stats(1, (5123456, 7512345678, 12), (2561728, 169074048, 0), 86400_250000000),
+        port_stats(2, (2561731, 169074246, 0), (5123441, 7512323670, 3), 86399_998000000)]}},
 }
 
 # Malformed messages and the ERROR (type, code) the switch answers with.
@@ -112,6 +128,10 @@ INVALID = {
     "barrier_unsupported": (bytes.fromhex("0415000800000064"), (1, 1)),
     "unknown_type": (bytes.fromhex("04c8000800000065"), (1, 1)),
     "bad_version": (bytes.fromhex("0100000800000066"), (1, 0)),
+    # PORT_STATS (4) is the only multipart type: mp_type 0 (DESC in OpenFlow) is BAD_REQUEST/BAD_MULTIPART.
+    "multipart_bad_type": (bytes.fromhex("0413001800000067" "0000000000000000" "0000000100000000"), (1, 2)),
+    # A MULTIPART_REQUEST with only the 8-byte multipart head, no port_no.
+    "multipart_short_body": (bytes.fromhex("0413001000000068" "0004000000000000"), (1, 6)),
 }
 
 

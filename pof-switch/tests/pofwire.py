@@ -42,6 +42,15 @@ MAX_MATCH, MAX_INS, MAX_ACT = 8, 6, 6
 FLOW_MOD_SIZE, TABLE_MOD_SIZE, PORT_SIZE = 2184, 144, 128
 PACKET_IN_HEAD, PACKET_OUT_HEAD, PACKET_MAX = 24, 304, 2048
 
+# MULTIPART (WiSlice extension): OpenFlow 1.3's multipart head and ofp_port_stats, PORT_STATS only.
+MULTIPART_TYPES = {"PORT_STATS": 4}
+MULTIPART_REQUEST_SIZE, MULTIPART_HEAD, PORT_STATS_SIZE, PORT_STATS_MAX = 16, 8, 112, 584
+REPLY_MORE = 1
+PORT_ALL = 0xFFFFFFFF
+PORT_STATS_COUNTERS = ("rx_packets", "tx_packets", "rx_bytes", "tx_bytes", "rx_dropped", "tx_dropped", "rx_errors",
+                       "tx_errors", "rx_frame_err", "rx_over_err", "rx_crc_err", "collisions")
+PORT_STATS = struct.Struct(">I4x12QII")
+
 
 class CodecError(ValueError):
     """A message that cannot be encoded or decoded; the text says which field."""
@@ -245,6 +254,38 @@ def _dec_port(b: bytes) -> dict:
     return p
 
 
+def _enc_port_stats(e: dict) -> bytes:
+    return PORT_STATS.pack(e["port_no"], *(e[k] for k in PORT_STATS_COUNTERS), e["duration_sec"], e["duration_nsec"])
+
+
+def _dec_port_stats(b: bytes, at: int) -> dict:
+    vals = PORT_STATS.unpack_from(b, at)
+    return {"port_no": vals[0], **dict(zip(PORT_STATS_COUNTERS, vals[1:13])), "duration_sec": vals[13],
+            "duration_nsec": vals[14]}
+
+
+def _enc_multipart(t: str, m: dict) -> bytes:
+    head = struct.pack(">HH4x", m["mp_type"], m["flags"])
+    if t == "MULTIPART_REQUEST":
+        return head + struct.pack(">I4x", m["port_no"])
+    stats = m["stats"]
+    if len(stats) > PORT_STATS_MAX:
+        raise CodecError(f"{len(stats)} port stats entries, at most {PORT_STATS_MAX} per reply")
+    return head + b"".join(_enc_port_stats(e) for e in stats)
+
+
+def _dec_multipart(t: str, b: bytes) -> dict:
+    if t == "MULTIPART_REPLY" and (len(b) - MULTIPART_HEAD) % PORT_STATS_SIZE:
+        raise CodecError(f"MULTIPART_REPLY body {len(b)} bytes: not whole {PORT_STATS_SIZE}-byte entries")
+    mp_type, flags = struct.unpack_from(">HH", b)
+    if mp_type != MULTIPART_TYPES["PORT_STATS"]:
+        raise CodecError(f"{t}: multipart type {mp_type}, only PORT_STATS (4)")
+    if t == "MULTIPART_REQUEST":
+        return {"mp_type": mp_type, "flags": flags, "port_no": struct.unpack_from(">I", b, 8)[0]}
+    return {"mp_type": mp_type, "flags": flags,
+            "stats": [_dec_port_stats(b, at) for at in range(MULTIPART_HEAD, len(b), PORT_STATS_SIZE)]}
+
+
 def _enc_body(t: str, m: dict) -> bytes:
     if t in ("HELLO", "FEATURES_REQUEST", "GET_CONFIG_REQUEST", "QUERYALL_REQUEST", "QUERYALL_FIN",
              "BARRIER_REQUEST"):
@@ -298,6 +339,8 @@ def _enc_body(t: str, m: dict) -> bytes:
             raise CodecError("PACKET_OUT data longer than 2048")
         return (struct.pack(">IIB3xI", m["buffer_id"], m["in_port"], len(m["actions"]), len(data))
                 + _enc_actions(m["actions"]) + data)
+    if t in ("MULTIPART_REQUEST", "MULTIPART_REPLY"):
+        return _enc_multipart(t, m)
     raise CodecError(f"no body codec for {t}")
 
 
@@ -377,6 +420,9 @@ def _dec_body(t: str, b: bytes) -> dict:
         return {"buffer_id": buf, "in_port": port,
                 "actions": [dec_action(b[16 + ACTION_SIZE * k:]) for k in range(n)],
                 "data": _hex(b[PACKET_OUT_HEAD:PACKET_OUT_HEAD + plen])}
+    if t in ("MULTIPART_REQUEST", "MULTIPART_REPLY"):
+        need(MULTIPART_REQUEST_SIZE if t == "MULTIPART_REQUEST" else MULTIPART_HEAD)
+        return _dec_multipart(t, b)
     return {"raw": _hex(b)}
 
 

@@ -74,7 +74,8 @@ class PofSwitchMgmt:
         return reply
 
     def port_of(self, ifname: str) -> int | None:
-        """The port id of an attached netdev, from ``ports`` -> ``OK <id>:<name>:<enabled>:<rx>:<tx> ...``."""
+        """The port id of an attached netdev, from ``ports`` -> ``OK <id>:<name>:<enabled>:<rx_packets>:<tx_packets>:
+        <rx_bytes>:<tx_bytes> ...`` (only the first two fields are read)."""
         for entry in self.command("ports").split()[1:]:
             fields = entry.split(":")
             if len(fields) >= 2 and fields[1] == ifname and fields[0].isdigit():

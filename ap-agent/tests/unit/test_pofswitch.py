@@ -38,7 +38,7 @@ class FakeMgmt:
             self.ports[words[1]] = len(self.ports) + 1
             return f"OK {self.ports[words[1]]}"
         if words[0] == "ports":
-            return "OK" + "".join(f" {n}:{name}:1:0:0" for name, n in self.ports.items())
+            return "OK" + "".join(f" {n}:{name}:1:0:0:0:0" for name, n in self.ports.items())
         if words[0] == "port-del":
             return "OK" if self.ports.pop(words[1], None) else f"ERROR no port {words[1]}"
         return f"ERROR unknown command {words[0]}"

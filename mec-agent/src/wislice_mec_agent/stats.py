@@ -1,6 +1,6 @@
 """getStatistics: node CPU and memory, per-vNF CPU (cgroup cpuacct deltas), memory and port counters.
 Port counters are from the vNF's side: a kernel vNF's rx is its host veth's tx; a DPDK vNF's come from the
-switch's port (packets only: the management socket reports no bytes)."""
+switch's port (the management socket's ``ports``), where the switch's tx is the vNF's rx."""
 
 from __future__ import annotations
 
@@ -71,8 +71,8 @@ class StatsCollector:
         if port is None:
             return []
         # The switch's tx on this port is what the vNF received.
-        return [{"name": name, "rx_packets": port.tx_packets, "rx_bytes": 0, "tx_packets": port.rx_packets,
-                 "tx_bytes": 0}]
+        return [{"name": name, "rx_packets": port.tx_packets, "rx_bytes": port.tx_bytes,
+                 "tx_packets": port.rx_packets, "tx_bytes": port.rx_bytes}]
 
     def collect(self, vnf_id: object = None) -> dict[str, Any]:
         with self.m.lock:

@@ -2,11 +2,12 @@
 
 ``SwitchAttachment`` is the boundary. ``MgmtSwitch`` speaks the pof-switch's local management socket
 (pof-switch/src/ctl/pof_mgmt.h: unix stream, one text line per command, one reply line: ``port-add NAME ARGS`` ->
-``OK <id>``, ``port-del NAME`` -> ``OK``, ``ports`` -> ``OK <id>:<name>:<enabled>:<rx>:<tx> ...``, errors
-``ERROR <reason>``). ARGS come from templates in the agent config because they depend on the switch build:
-pofswitch-afp wants the netdev (``{ifname}``), the DPDK pofswitch wants devargs (``net_af_packet_{name},
-iface={ifname}`` or ``net_vhost_{name},iface={socket}``). ``NoSwitch`` is for a node without a switch (ports
-report pof_port null; kernel vNFs are still reachable on their host veth).
+``OK <id>``, ``port-del NAME`` -> ``OK``, ``ports`` -> ``OK <id>:<name>:<enabled>:<rx_packets>:<tx_packets>:
+<rx_bytes>:<tx_bytes> ...`` (the switch's side of each port), errors ``ERROR <reason>``). ARGS come from templates
+in the agent config because they depend on the switch build: pofswitch-afp wants the netdev (``{ifname}``), the
+DPDK pofswitch wants devargs (``net_af_packet_{name},iface={ifname}`` or ``net_vhost_{name},iface={socket}``).
+``NoSwitch`` is for a node without a switch (ports report pof_port null; kernel vNFs are still reachable on their
+host veth).
 """
 
 from __future__ import annotations
@@ -25,8 +26,10 @@ class SwitchPort:
     name: str
     port_id: int
     enabled: bool = True
-    rx_packets: int = 0
+    rx_packets: int = 0  # the switch's side of the port: rx = what the switch received from it
     tx_packets: int = 0
+    rx_bytes: int = 0
+    tx_bytes: int = 0
 
 
 class SwitchAttachment(Protocol):
@@ -108,13 +111,13 @@ class MgmtSwitch:
 
 
 def parse_ports(text: str) -> dict[str, SwitchPort]:
-    """``<id>:<name>:<enabled>:<rx>:<tx>`` items separated by spaces."""
+    """``<id>:<name>:<enabled>:<rx_packets>:<tx_packets>:<rx_bytes>:<tx_bytes>`` items separated by spaces."""
     out = {}
     for item in text.split():
         fields = item.split(":")
-        if len(fields) != 5:
+        if len(fields) != 7 or not all(f.isdigit() for f in (fields[0], *fields[2:])):
             raise AgentError("internal", f"pof-switch: unparsable port entry {item!r}")
-        pid, name, enabled, rx, tx = fields
+        pid, name, enabled, rx, tx, rx_bytes, tx_bytes = fields
         out[name] = SwitchPort(name=name, port_id=int(pid), enabled=enabled == "1", rx_packets=int(rx),
-                               tx_packets=int(tx))
+                               tx_packets=int(tx), rx_bytes=int(rx_bytes), tx_bytes=int(tx_bytes))
     return out

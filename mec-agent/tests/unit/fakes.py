@@ -142,4 +142,5 @@ class FakeSwitch(Failing):
         return self.table.pop(name, None) is not None
 
     def ports(self) -> dict[str, SwitchPort]:
-        return {n: SwitchPort(name=n, port_id=p, rx_packets=5, tx_packets=7) for n, (p, _) in self.table.items()}
+        return {n: SwitchPort(name=n, port_id=p, rx_packets=5, tx_packets=7, rx_bytes=500, tx_bytes=700)
+                for n, (p, _) in self.table.items()}

@@ -188,7 +188,10 @@ def test_staged_switch_under_its_init_script_dials_the_controller(
     pof_controller.echo()
     # the management socket the ap-agent uses (UCI mgmt_socket) answers
     reply = mgmt_command(sock, "ports")
-    assert reply.startswith("OK") and {e.split(":")[1] for e in reply.split()[1:]} == {wired.b, "lan"}, reply
+    # items are id:name:enabled:rx_packets:tx_packets:rx_bytes:tx_bytes
+    items = [e.split(":") for e in reply.split()[1:]]
+    assert reply.startswith("OK") and {f[1] for f in items} == {wired.b, "lan"}, reply
+    assert all(len(f) == 7 and f[0].isdigit() and all(x.isdigit() for x in f[2:]) for f in items), reply
 
     assert processes.stop(proc) == 0, "pofswitch-afp did not exit cleanly on SIGTERM"
     assert not sock.exists(), "the management socket outlived the switch"

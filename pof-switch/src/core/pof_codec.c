@@ -1,6 +1,7 @@
 /* POF wire codec: byte offsets of spec/pof/README.md, big-endian, fixed-size bodies. */
 #include "pof_wire.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
@@ -347,6 +348,85 @@ static void enc_flow_mod(uint8_t *b, const struct pof_flow_mod *f)
         enc_instruction(b + 360 + POF_INS_SIZE * i, &f->instructions[i]);
 }
 
+static void dec_port_stats(const uint8_t *p, struct pof_port_stats *o)
+{
+    o->port_no = get32(p);
+    o->rx_packets = get64(p + 8);
+    o->tx_packets = get64(p + 16);
+    o->rx_bytes = get64(p + 24);
+    o->tx_bytes = get64(p + 32);
+    o->rx_dropped = get64(p + 40);
+    o->tx_dropped = get64(p + 48);
+    o->rx_errors = get64(p + 56);
+    o->tx_errors = get64(p + 64);
+    o->rx_frame_err = get64(p + 72);
+    o->rx_over_err = get64(p + 80);
+    o->rx_crc_err = get64(p + 88);
+    o->collisions = get64(p + 96);
+    o->duration_sec = get32(p + 104);
+    o->duration_nsec = get32(p + 108);
+}
+
+static void enc_port_stats(uint8_t *p, const struct pof_port_stats *o)
+{
+    put32(p, o->port_no);
+    put64(p + 8, o->rx_packets);
+    put64(p + 16, o->tx_packets);
+    put64(p + 24, o->rx_bytes);
+    put64(p + 32, o->tx_bytes);
+    put64(p + 40, o->rx_dropped);
+    put64(p + 48, o->tx_dropped);
+    put64(p + 56, o->rx_errors);
+    put64(p + 64, o->tx_errors);
+    put64(p + 72, o->rx_frame_err);
+    put64(p + 80, o->rx_over_err);
+    put64(p + 88, o->rx_crc_err);
+    put64(p + 96, o->collisions);
+    put32(p + 104, o->duration_sec);
+    put32(p + 108, o->duration_nsec);
+}
+
+void pof_port_stats_at(const struct pof_multipart *mp, uint16_t i, struct pof_port_stats *out)
+{
+    dec_port_stats(mp->stats_wire + (size_t)POF_PORT_STATS_SIZE * i, out);
+}
+
+/* Both directions share the 8-byte multipart head. Lengths are checked first, as for every other type; then
+ * only PORT_STATS exists, so any other multipart type is refused here rather than by each receiver. */
+static int dec_multipart(const uint8_t *b, size_t blen, bool reply, struct pof_multipart *mp,
+                         struct pof_status *err)
+{
+    if (reply && (blen - POF_MULTIPART_HEAD) % POF_PORT_STATS_SIZE)
+        return fail(err, POFET_BAD_REQUEST, POFBRC_BAD_LEN, "MULTIPART_REPLY body is not whole 112-byte entries");
+    mp->mp_type = get16(b);
+    mp->flags = get16(b + 2);
+    if (mp->mp_type != POFMP_PORT_STATS)
+        return fail(err, POFET_BAD_REQUEST, POFBRC_BAD_MULTIPART, "multipart type is not PORT_STATS (4)");
+    if (reply) {
+        mp->stats_num = (uint16_t)((blen - POF_MULTIPART_HEAD) / POF_PORT_STATS_SIZE);
+        mp->stats_wire = b + POF_MULTIPART_HEAD;
+    } else {
+        mp->port_no = get32(b + 8);
+    }
+    return 0;
+}
+
+static void enc_multipart(uint8_t *b, uint8_t type, const struct pof_multipart *mp)
+{
+    put16(b, mp->mp_type);
+    put16(b + 2, mp->flags);
+    if (type == POFT_MULTIPART_REQUEST) {
+        put32(b + 8, mp->port_no);
+        return;
+    }
+    for (uint16_t i = 0; i < mp->stats_num; i++) {
+        struct pof_port_stats s;
+        if (!mp->stats)
+            pof_port_stats_at(mp, i, &s);
+        enc_port_stats(b + POF_MULTIPART_HEAD + (size_t)POF_PORT_STATS_SIZE * i, mp->stats ? &mp->stats[i] : &s);
+    }
+}
+
 /* Minimum body length per type; -1 = no body rule (unknown type), 0 = empty or variable. */
 static int min_body(uint8_t type)
 {
@@ -364,6 +444,8 @@ static int min_body(uint8_t type)
     case POFT_METER_MOD: return POF_METER_MOD_SIZE;
     case POFT_COUNTER_MOD: case POFT_COUNTER_REQUEST: case POFT_COUNTER_REPLY: return POF_COUNTER_SIZE;
     case POFT_PACKET_OUT: return POF_PACKET_OUT_HEAD;
+    case POFT_MULTIPART_REQUEST: return POF_MULTIPART_REQUEST_SIZE;
+    case POFT_MULTIPART_REPLY: return POF_MULTIPART_HEAD;
     default: return -1;
     }
 }
@@ -499,6 +581,8 @@ int pof_decode(const uint8_t *buf, size_t len, struct pof_msg *msg, struct pof_s
         o->data = b + POF_PACKET_OUT_HEAD;
         break;
     }
+    case POFT_MULTIPART_REQUEST: case POFT_MULTIPART_REPLY:
+        return dec_multipart(b, blen, msg->hdr.type == POFT_MULTIPART_REPLY, &msg->u.multipart, err);
     default:
         break;
     }
@@ -512,6 +596,11 @@ int pof_encode(const struct pof_msg *msg, uint8_t *out, size_t cap)
     case POFT_ECHO_REQUEST: case POFT_ECHO_REPLY: body = msg->u.echo.len; break;
     case POFT_PACKET_IN: body = POF_PACKET_IN_HEAD + (size_t)msg->u.packet_in.total_len; break;
     case POFT_PACKET_OUT: body = POF_PACKET_OUT_HEAD + (size_t)msg->u.packet_out.packet_len; break;
+    case POFT_MULTIPART_REPLY:
+        if (msg->u.multipart.stats_num && !msg->u.multipart.stats && !msg->u.multipart.stats_wire)
+            return -1;
+        body = POF_MULTIPART_HEAD + (size_t)POF_PORT_STATS_SIZE * msg->u.multipart.stats_num; /* > 584: refused */
+        break;
     default: {
         int need = min_body(msg->hdr.type);
         if (need < 0)
@@ -635,6 +724,9 @@ int pof_encode(const struct pof_msg *msg, uint8_t *out, size_t cap)
             memcpy(b + POF_PACKET_OUT_HEAD, o->data, o->packet_len);
         break;
     }
+    case POFT_MULTIPART_REQUEST: case POFT_MULTIPART_REPLY:
+        enc_multipart(b, msg->hdr.type, &msg->u.multipart);
+        break;
     default:
         break;
     }

@@ -33,6 +33,12 @@
 #define POF_COUNTER_SIZE 24
 #define POF_PACKET_IN_HEAD 24
 #define POF_PACKET_OUT_HEAD 304
+#define POF_MULTIPART_REQUEST_SIZE 16 /* ofp_multipart_request + ofp_port_stats_request */
+#define POF_MULTIPART_HEAD 8
+#define POF_PORT_STATS_SIZE 112
+/* Entries per MULTIPART_REPLY: 8 + 8 + 584 * 112 = 65424 fits the 16-bit length, 585 would not. */
+#define POF_PORT_STATS_MAX 584
+#define POF_PORT_ALL 0xFFFFFFFFu
 
 enum pof_type {
     POFT_HELLO = 0, POFT_ERROR = 1, POFT_ECHO_REQUEST = 2, POFT_ECHO_REPLY = 3, POFT_EXPERIMENTER = 4,
@@ -51,8 +57,8 @@ enum pof_error_type {
     POFET_BAD_MATCH = 4, POFET_FLOW_MOD_FAILED = 5, POFET_GROUP_MOD_FAILED = 6, POFET_PORT_MOD_FAILED = 7,
     POFET_TABLE_MOD_FAILED = 8, POFET_METER_MOD_FAILED = 12, POFET_COUNTER_MOD_FAILED = 15,
 };
-enum { POFBRC_BAD_VERSION = 0, POFBRC_BAD_TYPE = 1, POFBRC_BAD_LEN = 6, POFBRC_BAD_PORT = 11,
-       POFBRC_BAD_PACKET = 12 };
+enum { POFBRC_BAD_VERSION = 0, POFBRC_BAD_TYPE = 1, POFBRC_BAD_MULTIPART = 2, POFBRC_BAD_LEN = 6,
+       POFBRC_BAD_PORT = 11, POFBRC_BAD_PACKET = 12 };
 enum { POFBAC_BAD_TYPE = 0, POFBAC_BAD_LEN = 1, POFBAC_BAD_OUT_PORT = 4, POFBAC_BAD_ARGUMENT = 5,
        POFBAC_TOO_MANY = 7 };
 enum { POFBIC_UNKNOWN_INST = 0, POFBIC_UNSUP_INST = 1, POFBIC_BAD_TABLE_ID = 2, POFBIC_BAD_LEN = 7,
@@ -82,6 +88,8 @@ enum { POF_FLOW_ADD = 0, POF_FLOW_MODIFY = 1, POF_FLOW_MODIFY_STRICT = 2, POF_FL
        POF_FLOW_DELETE_STRICT = 4 };
 enum { POF_TABLE_ADD = 0, POF_TABLE_MODIFY = 1, POF_TABLE_DELETE = 2 };
 enum { POF_PORT_REASON_ADD = 0, POF_PORT_REASON_DELETE = 1, POF_PORT_REASON_MODIFY = 2 };
+enum { POFMP_PORT_STATS = 4 };           /* the only multipart type (WiSlice extension) */
+enum { POFMPF_REPLY_MORE = 1 };
 
 struct pof_header { uint8_t version, type; uint16_t length; uint32_t xid; };
 
@@ -170,6 +178,24 @@ struct pof_packet_out {
     struct pof_action actions[POF_MAX_ACT]; const uint8_t *data; /* points into the decoded buffer */
 };
 
+/* One port's counters in a MULTIPART_REPLY (OpenFlow 1.3 ofp_port_stats layout). */
+struct pof_port_stats {
+    uint32_t port_no;
+    uint64_t rx_packets, tx_packets, rx_bytes, tx_bytes, rx_dropped, tx_dropped, rx_errors, tx_errors;
+    uint64_t rx_frame_err, rx_over_err, rx_crc_err, collisions;
+    uint32_t duration_sec, duration_nsec;
+};
+/* MULTIPART_REQUEST / _REPLY with the PORT_STATS body. A decoded reply keeps its entries on the wire (up to
+ * 584 would make struct pof_msg 64 KB): read them with pof_port_stats_at(). An encoded reply takes host-order
+ * entries from stats, or, when stats is NULL, re-encodes the wire entries of a decoded reply. */
+struct pof_multipart {
+    uint16_t mp_type, flags;
+    uint32_t port_no;                   /* request: (slot << 16) | port, POF_PORT_ALL = every port */
+    uint16_t stats_num;                 /* reply: number of entries */
+    const struct pof_port_stats *stats; /* reply, for encoding */
+    const uint8_t *stats_wire;          /* reply, as decoded: points into the decoded buffer */
+};
+
 /* One decoded message. Variable-length payloads (echo data, packet data) point into the input buffer. */
 struct pof_msg {
     struct pof_header hdr;
@@ -185,6 +211,7 @@ struct pof_msg {
         struct pof_counter counter;
         struct pof_packet_in packet_in;
         struct pof_packet_out packet_out;
+        struct pof_multipart multipart;
         struct { const uint8_t *data; uint16_t len; } echo;
     } u;
 };
@@ -198,5 +225,8 @@ int pof_decode(const uint8_t *buf, size_t len, struct pof_msg *msg, struct pof_s
 /* Encodes msg (hdr.type selects the body; hdr.length is computed) into out.
  * Returns the message length, or -1 if it does not fit or the type has no encoder. */
 int pof_encode(const struct pof_msg *msg, uint8_t *out, size_t cap);
+
+/* Entry i (< stats_num) of a decoded MULTIPART_REPLY, in host order. */
+void pof_port_stats_at(const struct pof_multipart *mp, uint16_t i, struct pof_port_stats *out);
 
 #endif

@@ -21,6 +21,12 @@
 #define OUT_CAP (4 * 1024 * 1024)
 #define BACKOFF_MIN_NS 500000000ull
 #define BACKOFF_MAX_NS 8000000000ull
+/* Port stats entries per MULTIPART_REPLY. POF_MAX_PORTS never reaches the wire limit, so the unit tests build
+ * this file with a small value to exercise the REPLY_MORE split. */
+#ifndef STATS_PER_REPLY
+#define STATS_PER_REPLY POF_PORT_STATS_MAX
+#endif
+_Static_assert(STATS_PER_REPLY >= 1 && STATS_PER_REPLY <= POF_PORT_STATS_MAX, "a reply holds 1-584 entries");
 
 /* Handshake states, in the order the reference requires. */
 enum conn_state {
@@ -314,6 +320,41 @@ static void on_packet_out(struct pof_conn *c, const struct pof_msg *m)
     pof_sw_packet_out(c->sw, po);
 }
 
+/* Port statistics (WiSlice extension): the asked port, or every port in id order, at most 584 entries per
+ * reply; all replies carry the request's xid and all but the last REPLY_MORE. */
+static void send_port_stats(struct pof_conn *c, uint32_t xid, const uint16_t *ids, uint16_t n)
+{
+    static struct pof_port_stats stats[STATS_PER_REPLY]; /* 64 KB: not on the stack */
+    uint64_t now = pof_now_ns();
+    uint16_t at = 0;
+    do {
+        uint16_t k = (uint16_t)(n - at < STATS_PER_REPLY ? n - at : STATS_PER_REPLY);
+        for (uint16_t i = 0; i < k; i++)
+            pof_sw_port_stats(c->sw, ids[at + i], now, &stats[i]);
+        at = (uint16_t)(at + k);
+        struct pof_msg r = {.hdr = {.type = POFT_MULTIPART_REPLY, .xid = xid}};
+        r.u.multipart = (struct pof_multipart){.mp_type = POFMP_PORT_STATS, .flags = at < n ? POFMPF_REPLY_MORE : 0,
+                                               .stats_num = k, .stats = stats};
+        send_msg(c, &r);
+    } while (at < n);
+}
+
+static void on_multipart_request(struct pof_conn *c, const struct pof_msg *m)
+{
+    uint32_t no = m->u.multipart.port_no; /* mp_type is PORT_STATS: the codec refuses any other */
+    if (no == POF_PORT_ALL) {
+        send_port_stats(c, m->hdr.xid, c->sw->active, c->sw->n_active);
+        return;
+    }
+    /* Our ports live in slot 0, so port_no is the port id. */
+    if (no == 0 || no > POF_MAX_PORTS || !c->sw->ports[no].in_use) {
+        send_error(c, m->hdr.xid, POFET_BAD_REQUEST, POFBRC_BAD_PORT, "port statistics for no such port");
+        return;
+    }
+    uint16_t id = (uint16_t)no;
+    send_port_stats(c, m->hdr.xid, &id, 1);
+}
+
 /* QUERYALL replays the state as the messages that built it, all with the request's xid. */
 struct dump_ctx { struct pof_conn *c; uint32_t xid; };
 
@@ -365,6 +406,7 @@ static const handler_fn handlers[256] = {
     [POFT_COUNTER_REQUEST] = on_counter_request,
     [POFT_PACKET_OUT] = on_packet_out,
     [POFT_QUERYALL_REQUEST] = on_queryall,
+    [POFT_MULTIPART_REQUEST] = on_multipart_request,
 };
 
 /* ---- the handshake ----------------------------------------------------------------------------- */

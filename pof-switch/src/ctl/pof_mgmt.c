@@ -13,6 +13,7 @@
 
 #define MAX_CLIENTS 8
 #define LINE_MAX_LEN 512
+#define REPLY_MAX_LEN 49152 /* `ports` with all 254 ports, 63-character names and 20-digit counters */
 
 struct client { int fd; size_t len; char line[LINE_MAX_LEN]; };
 
@@ -124,9 +125,16 @@ static void cmd_ports(struct pof_sw *sw, int argc, char **argv, char *out, size_
     size_t at = (size_t)snprintf(out, outlen, "OK");
     for (int i = 1; i <= POF_MAX_PORTS && at < outlen; i++) {
         const struct sw_port *p = &sw->ports[i];
-        if (p->in_use)
-            at += (size_t)snprintf(out + at, outlen - at, " %d:%s:%d:%llu:%llu", p->id, p->name, p->enabled,
-                                   (unsigned long long)p->rx_packets, (unsigned long long)p->tx_packets);
+        if (!p->in_use)
+            continue;
+        int n = snprintf(out + at, outlen - at, " %d:%s:%d:%llu:%llu:%llu:%llu", p->id, p->name, p->enabled,
+                         (unsigned long long)p->rx_packets, (unsigned long long)p->tx_packets,
+                         (unsigned long long)p->rx_bytes, (unsigned long long)p->tx_bytes);
+        if (n < 0 || (size_t)n >= outlen - at) {
+            out[at] = '\0'; /* never a cut item: parsers would misread it */
+            break;
+        }
+        at += (size_t)n;
     }
 }
 
@@ -196,7 +204,7 @@ static void serve_client(struct pof_mgmt *m, struct client *c)
     char *nl;
     while ((nl = strchr(c->line, '\n')) != NULL) {
         *nl = '\0';
-        char reply[4096];
+        static char reply[REPLY_MAX_LEN]; /* one thread; too big for the stack */
         pof_mgmt_command(m->sw, c->line, reply, sizeof(reply) - 1);
         strcat(reply, "\n");
         if (send(c->fd, reply, strlen(reply), MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {

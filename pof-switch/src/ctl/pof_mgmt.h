@@ -2,7 +2,7 @@
  *   port-add NAME [ARGS]   -> "OK <port id>"      (ARGS: DPDK devargs, or the netdev for AF_PACKET)
  *   port-del NAME          -> "OK"
  *   latency NAME on|off    -> "OK"                (burst size 1 on that port, the loop never sleeps)
- *   ports                  -> "OK <id>:<name>:<enabled>:<rx>:<tx> ..."
+ *   ports                  -> "OK <id>:<name>:<enabled>:<rx_packets>:<tx_packets>:<rx_bytes>:<tx_bytes> ..."
  *   stats                  -> "OK processed=N miss=N dropped=N short=N tables=N flows=N packet_in=N"
  * Errors reply "ERROR <reason>". Used by the mec-agent and ap-agent to hot-add vNF and vAP ports. */
 #ifndef POF_MGMT_H

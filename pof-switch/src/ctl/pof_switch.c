@@ -48,9 +48,18 @@ static void flush_port(struct pof_sw *sw, struct sw_port *p)
     if (!p->tx_n)
         return;
     uint16_t sent = sw->io->tx(p->io, p->tx_buf, p->tx_n);
+    uint64_t bytes = p->tx_pending_bytes;
+    if (sent < p->tx_n) {
+        /* Backends send a prefix of the burst (a full queue refuses the rest): count what went out. */
+        bytes = 0;
+        for (uint16_t i = 0; i < sent; i++)
+            bytes += p->tx_len[i];
+    }
     p->tx_packets += sent;
+    p->tx_bytes += bytes;
     p->tx_dropped += (uint64_t)(p->tx_n - sent);
     p->tx_n = 0;
+    p->tx_pending_bytes = 0;
 }
 
 static void drop_queue(struct pof_sw *sw, struct sw_meter_queue *q)
@@ -118,6 +127,7 @@ int pof_sw_port_add(struct pof_sw *sw, const char *name, const char *args, char 
     p->in_use = true;
     p->id = (uint16_t)id;
     p->enabled = sw->cfg.all_ports_enabled;
+    p->added_ns = pof_now_ns();
     snprintf(p->name, sizeof(p->name), "%s", name);
     rebuild_active(sw);
     if (sw->conn)
@@ -150,13 +160,16 @@ int pof_sw_port_del(struct pof_sw *sw, const char *name, char *err, size_t errle
     return 0;
 }
 
-static void enqueue_tx(struct pof_sw *sw, uint16_t port, struct pof_io_buf *b)
+/* Queues b (len bytes, known to every caller) for the port's next tx burst. */
+static void enqueue_tx(struct pof_sw *sw, uint16_t port, struct pof_io_buf *b, uint32_t len)
 {
     struct sw_port *p = port <= POF_MAX_PORTS ? &sw->ports[port] : NULL;
     if (!p || !p->in_use || !p->enabled) {
         sw->io->free(b);
         return;
     }
+    p->tx_len[p->tx_n] = len;
+    p->tx_pending_bytes += len;
     p->tx_buf[p->tx_n++] = b;
     if (p->tx_n == SW_BURST || p->latency_mode)
         flush_port(sw, p);
@@ -171,7 +184,7 @@ static void flood(struct pof_sw *sw, uint16_t in_port, struct pof_io_buf *b)
             continue;
         struct pof_io_buf *c = sw->io->copy(v.data, v.len);
         if (c)
-            enqueue_tx(sw, (uint16_t)i, c);
+            enqueue_tx(sw, (uint16_t)i, c, v.len);
     }
     sw->io->free(b);
 }
@@ -182,7 +195,7 @@ static void metered_tx(struct pof_sw *sw, uint32_t meter_id, uint16_t port, stru
 {
     struct sw_meter_queue *q = sw->queues[meter_id];
     if (pof_dp_meter_admit(sw->dp, meter_id, len, now, !q || q->n == 0) == POF_METER_PASS) {
-        enqueue_tx(sw, port, b);
+        enqueue_tx(sw, port, b, len);
         return;
     }
     if (!q) {
@@ -212,7 +225,7 @@ static uint32_t release_queues(struct pof_sw *sw, uint64_t now)
             if (s->port && !pof_dp_meter_take(sw->dp, m, s->len, now))
                 break;
             if (s->port)
-                enqueue_tx(sw, s->port, s->buf);
+                enqueue_tx(sw, s->port, s->buf, s->len);
             else
                 sw->io->free(s->buf);
             q->bytes -= s->len;
@@ -240,9 +253,9 @@ static uint64_t next_release_ns(struct pof_sw *sw, uint64_t now)
     return best;
 }
 
-static void forward(struct pof_sw *sw, struct sw_port *in, struct pof_io_buf *b, uint64_t now)
+static void forward(struct pof_sw *sw, struct sw_port *in, struct pof_io_buf *b, struct pof_io_view v,
+                    uint64_t now)
 {
-    struct pof_io_view v = sw->io->view(b);
     struct pof_pkt pkt = {.data = v.data, .len = v.len, .room = v.room, .in_port = in->id};
     struct pof_verdict vd;
     pof_dp_process(sw->dp, &pkt, &vd);
@@ -262,7 +275,37 @@ static void forward(struct pof_sw *sw, struct sw_port *in, struct pof_io_buf *b,
     else if (vd.meter_id)
         metered_tx(sw, vd.meter_id, vd.out_port, b, len, now);
     else
-        enqueue_tx(sw, vd.out_port, b);
+        enqueue_tx(sw, vd.out_port, b, len);
+}
+
+/* Runs a received burst through the pipeline; returns its bytes. */
+static uint64_t forward_burst(struct pof_sw *sw, struct sw_port *p, struct pof_io_buf **bufs, uint16_t n,
+                              uint64_t now)
+{
+    uint64_t bytes = 0;
+    struct pof_io_view next = sw->io->view(bufs[0]);
+    for (uint16_t k = 0; k < n; k++) {
+        struct pof_io_view v = next;
+        if (k + 1 < n) { /* the next packet's headers are on their way while this one runs */
+            next = sw->io->view(bufs[k + 1]);
+            __builtin_prefetch(next.data);
+        }
+        bytes += v.len;
+        forward(sw, p, bufs[k], v, now);
+    }
+    return bytes;
+}
+
+/* A disabled port is polled like the others and its frames are discarded: received, and rx_dropped. */
+static uint64_t drop_burst(struct pof_sw *sw, struct sw_port *p, struct pof_io_buf **bufs, uint16_t n)
+{
+    uint64_t bytes = 0;
+    for (uint16_t k = 0; k < n; k++) {
+        bytes += sw->io->view(bufs[k]).len;
+        sw->io->free(bufs[k]);
+    }
+    p->rx_dropped += n;
+    return bytes;
 }
 
 uint32_t pof_sw_poll_once(struct pof_sw *sw, uint64_t now)
@@ -272,16 +315,11 @@ uint32_t pof_sw_poll_once(struct pof_sw *sw, uint64_t now)
     for (int i = 0; i < sw->n_active; i++) {
         struct sw_port *p = &sw->ports[sw->active[i]];
         uint16_t n = sw->io->rx(p->io, bufs, p->latency_mode ? 1 : SW_BURST);
-        p->rx_packets += n;
+        if (!n)
+            continue;
         total += n;
-        for (uint16_t k = 0; k < n; k++) {
-            if (k + 1 < n) /* the next packet's headers are on their way while this one runs */
-                __builtin_prefetch(sw->io->view(bufs[k + 1]).data);
-            if (!p->enabled)
-                sw->io->free(bufs[k]);
-            else
-                forward(sw, p, bufs[k], now);
-        }
+        p->rx_packets += n;
+        p->rx_bytes += p->enabled ? forward_burst(sw, p, bufs, n, now) : drop_burst(sw, p, bufs, n);
     }
     for (int i = 0; i < sw->n_active; i++)
         flush_port(sw, &sw->ports[sw->active[i]]);
@@ -295,7 +333,7 @@ bool pof_sw_send(struct pof_sw *sw, uint16_t port, const uint8_t *data, uint32_t
     struct pof_io_buf *b = sw->io->copy(data, len);
     if (!b)
         return false;
-    enqueue_tx(sw, port, b);
+    enqueue_tx(sw, port, b, len);
     flush_port(sw, &sw->ports[port]);
     return true;
 }
@@ -317,10 +355,24 @@ void pof_sw_packet_out(struct pof_sw *sw, const struct pof_packet_out *po)
     if (vd.kind == POF_V_FLOOD)
         flood(sw, (uint16_t)po->in_port, b);
     else
-        enqueue_tx(sw, vd.out_port, b);
+        enqueue_tx(sw, vd.out_port, b, pkt.len - vd.out_offset);
     for (int i = 1; i <= POF_MAX_PORTS; i++)
         if (sw->ports[i].in_use)
             flush_port(sw, &sw->ports[i]);
+}
+
+void pof_sw_port_stats(const struct pof_sw *sw, uint16_t id, uint64_t now, struct pof_port_stats *out)
+{
+    const struct sw_port *p = &sw->ports[id];
+    uint64_t up = now > p->added_ns ? now - p->added_ns : 0;
+    /* No error, frame, overrun, CRC or collision counts are kept: those stay 0. */
+    *out = (struct pof_port_stats){
+        .port_no = id, /* slot 0 */
+        .rx_packets = p->rx_packets, .tx_packets = p->tx_packets,
+        .rx_bytes = p->rx_bytes, .tx_bytes = p->tx_bytes,
+        .rx_dropped = p->rx_dropped, .tx_dropped = p->tx_dropped,
+        .duration_sec = (uint32_t)(up / 1000000000u), .duration_nsec = (uint32_t)(up % 1000000000u),
+    };
 }
 
 static bool any_latency_port(const struct pof_sw *sw)

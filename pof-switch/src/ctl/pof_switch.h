@@ -24,9 +24,16 @@ struct sw_port {
     char name[64];
     uint8_t mac[6];
     struct pof_io_port *io;
-    uint64_t rx_packets, tx_packets, tx_dropped;
+    /* Counters since the port was added (MULTIPART port stats, the management socket's `ports`). rx counts
+     * every frame taken from the port, rx_dropped those of them discarded because the port is disabled;
+     * tx counts frames the backend accepted, tx_dropped those it refused. Bytes are frame lengths as seen by
+     * the switch (Ethernet header on, no FCS), after the pipeline's edits for tx. */
+    uint64_t rx_packets, tx_packets, rx_bytes, tx_bytes, rx_dropped, tx_dropped;
+    uint64_t added_ns;  /* pof_now_ns() when the port was added */
     uint16_t tx_n;
+    uint32_t tx_pending_bytes;   /* sum of tx_len[0..tx_n) */
     struct pof_io_buf *tx_buf[SW_BURST];
+    uint32_t tx_len[SW_BURST];
 };
 
 struct sw_queued { struct pof_io_buf *buf; uint16_t port; uint32_t len; };
@@ -66,6 +73,9 @@ void pof_sw_fini(struct pof_sw *sw);
 int pof_sw_port_add(struct pof_sw *sw, const char *name, const char *args, char *err, size_t errlen);
 int pof_sw_port_del(struct pof_sw *sw, const char *name, char *err, size_t errlen);
 struct sw_port *pof_sw_port_by_name(struct pof_sw *sw, const char *name);
+
+/* Fills out with the counters of port id (in use), in the wire's terms; now_ns gives the duration. */
+void pof_sw_port_stats(const struct pof_sw *sw, uint16_t id, uint64_t now_ns, struct pof_port_stats *out);
 
 /* Sends raw bytes out of a port (PACKET_OUT without actions); false if the port is unknown or busy. */
 bool pof_sw_send(struct pof_sw *sw, uint16_t port, const uint8_t *data, uint32_t len);

@@ -34,6 +34,23 @@ def mgmt_command(path: Path | str, line: str) -> str:
     return reply.decode().strip()
 
 
+PORT_FIELDS = ("rx_packets", "tx_packets", "rx_bytes", "tx_bytes")
+
+
+def parse_ports(reply: str) -> dict[str, dict]:
+    """The management socket's ``ports`` reply, ``OK <id>:<name>:<enabled>:<rx_packets>:<tx_packets>:<rx_bytes>:
+    <tx_bytes> ...``, as name -> {"id", "enabled", and the counters}."""
+    if not (reply == "OK" or reply.startswith("OK ")):
+        raise ValueError(f"ports: {reply!r}")
+    out = {}
+    for item in reply.split()[1:]:
+        pid, name, enabled, *counters = item.split(":")
+        if len(counters) != len(PORT_FIELDS):
+            raise ValueError(f"ports: unparsable item {item!r}")
+        out[name] = {"id": int(pid), "enabled": enabled == "1", **dict(zip(PORT_FIELDS, map(int, counters)))}
+    return out
+
+
 def mx(field: dict, value: bytes, mask: bytes | None = None) -> dict:
     n = (field["length"] + 7) // 8
     mask = mask if mask is not None else b"\xff" * n
@@ -151,6 +168,16 @@ class Controller:
     def meter(self, meter_id: int, rate_kbps: int) -> None:
         self.send({"type": "METER_MOD", "body": {"command": 0, "slot_id": 0, "meter_id": meter_id,
                                                  "rate": rate_kbps}})
+
+    def port_stats(self, port_no: int = pofwire.PORT_ALL) -> tuple[int, list[dict]]:
+        """MULTIPART PORT_STATS for one port (or all): the request's xid and the entries of all its replies."""
+        xid = self.send({"type": "MULTIPART_REQUEST", "body": {"mp_type": 4, "flags": 0, "port_no": port_no}})
+        entries: list[dict] = []
+        while True:
+            body = self.recv("MULTIPART_REPLY", where=lambda m: m["xid"] == xid)["body"]
+            entries += body["stats"]
+            if not body["flags"] & pofwire.REPLY_MORE:
+                return xid, entries
 
     def counter(self, counter_id: int) -> dict:
         xid = self.send({"type": "COUNTER_REQUEST", "body": {"command": 0, "slot_id": 0, "counter_id": counter_id,

@@ -35,7 +35,8 @@ def test_encode_gives_the_listed_bytes(path: Path) -> None:
 def test_fixed_sizes_match_the_reference() -> None:
     sizes = {"flow_mod_goto": 8 + 2184, "table_mod_mm": 8 + 144, "port_status_add": 8 + 128,
              "features_reply": 8 + 208, "resource_report": 8 + 80, "error_bad_type": 8 + 272,
-             "meter_mod_add": 8 + 16, "counter_reply": 8 + 24, "hello": 8}
+             "meter_mod_add": 8 + 16, "counter_reply": 8 + 24, "hello": 8,
+             "multipart_request_port_stats": 8 + 16, "multipart_reply_port_stats": 8 + 8 + 2 * 112}
     for name, size in sizes.items():
         assert len(json.loads((VECTORS / f"{name}.json").read_text())["hex"]) // 2 == size, name
 
@@ -54,3 +55,27 @@ def test_split_stream_frames_by_length() -> None:
     buf = bytearray(hello + hello[:5])
     assert pofwire.split_stream(buf) == [hello]
     assert bytes(buf) == hello[:5]
+
+
+@pytest.mark.parametrize("name", ["multipart_bad_type", "multipart_short_body"])
+def test_malformed_multipart_vectors_raise(name: str) -> None:
+    doc = json.loads((VECTORS / "invalid" / f"{name}.json").read_text())
+    with pytest.raises(pofwire.CodecError):
+        pofwire.decode(bytes.fromhex(doc["hex"]))
+
+
+def _entry(port_no: int) -> dict:
+    return {"port_no": port_no, **dict.fromkeys(pofwire.PORT_STATS_COUNTERS, 2**64 - 1),
+            "duration_sec": 2**32 - 1, "duration_nsec": 999999999}
+
+
+def test_port_stats_reply_holds_at_most_584_entries() -> None:
+    full = {"type": "MULTIPART_REPLY", "xid": 1,
+            "body": {"mp_type": 4, "flags": pofwire.REPLY_MORE, "stats": [_entry(i) for i in range(584)]}}
+    raw = pofwire.encode(full)
+    assert len(raw) == 8 + 8 + 584 * 112 <= 0xFFFF
+    assert pofwire.decode(raw)["body"] == full["body"]
+    with pytest.raises(pofwire.CodecError):
+        pofwire.encode({**full, "body": {**full["body"], "stats": [_entry(i) for i in range(585)]}})
+    with pytest.raises(pofwire.CodecError):  # a partial entry
+        pofwire.decode(raw[:2] + (len(raw) - 1).to_bytes(2, "big") + raw[4:-1])

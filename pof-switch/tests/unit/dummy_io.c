@@ -10,7 +10,7 @@
 
 struct pof_io_buf { uint32_t head, len; uint8_t mem[2048 + 128]; };
 struct q { uint32_t head, n; struct pof_io_buf *b[QLEN]; };
-struct pof_io_port { char name[64]; struct q rx, tx; };
+struct pof_io_port { char name[64]; struct q rx, tx; int tx_budget; /* < 0: unlimited */ };
 
 static struct pof_io_port *ports[MAXP];
 static int live;
@@ -72,6 +72,7 @@ static struct pof_io_port *d_open(const char *name, const char *args, uint8_t ma
     for (int i = 0; i < MAXP; i++)
         if (!ports[i]) {
             ports[i] = calloc(1, sizeof(struct pof_io_port));
+            ports[i]->tx_budget = -1;
             snprintf(ports[i]->name, sizeof(ports[i]->name), "%s", name);
             memset(mac, 0, 6);
             mac[5] = (uint8_t)(i + 1);
@@ -106,11 +107,19 @@ static uint16_t d_rx(struct pof_io_port *p, struct pof_io_buf **bufs, uint16_t n
     return k;
 }
 
+/* Like the real backends: a prefix of the burst is sent, the refused rest is freed. */
 static uint16_t d_tx(struct pof_io_port *p, struct pof_io_buf **bufs, uint16_t n)
 {
-    for (uint16_t i = 0; i < n; i++)
-        push(&p->tx, bufs[i]);
-    return n;
+    uint16_t sent = p->tx_budget >= 0 && p->tx_budget < n ? (uint16_t)p->tx_budget : n;
+    if (p->tx_budget >= 0)
+        p->tx_budget -= sent;
+    for (uint16_t i = 0; i < n; i++) {
+        if (i < sent)
+            push(&p->tx, bufs[i]);
+        else
+            d_free(bufs[i]);
+    }
+    return sent;
 }
 
 static struct pof_io_view d_view(struct pof_io_buf *b)
@@ -155,6 +164,13 @@ int dummy_sent_count(const char *name)
 {
     struct pof_io_port *p = find(name);
     return p ? (int)p->tx.n : -1;
+}
+
+void dummy_tx_limit(const char *name, int n)
+{
+    struct pof_io_port *p = find(name);
+    if (p)
+        p->tx_budget = n < 0 ? -1 : n;
 }
 
 int dummy_live_buffers(void)

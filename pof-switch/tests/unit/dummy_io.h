@@ -13,6 +13,8 @@ int dummy_inject(const char *name, const uint8_t *data, uint32_t len);
 /* Pops the oldest frame sent by port name into out; returns its length, or -1 if none. */
 int dummy_take(const char *name, uint8_t *out, uint32_t cap);
 int dummy_sent_count(const char *name);
+/* Port name's tx accepts at most n more frames (the rest of a burst is refused); n < 0 = no limit again. */
+void dummy_tx_limit(const char *name, int n);
 int dummy_live_buffers(void);
 
 #endif

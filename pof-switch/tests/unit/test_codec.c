@@ -133,6 +133,39 @@ static int check_port(json_t *j, const struct pof_port *p)
            streq(j, "name", p->name) && ival(j, "curr_speed") == p->curr_speed && ival(j, "of_enable") == p->of_enable;
 }
 
+static int check_port_stats(json_t *j, const struct pof_port_stats *p)
+{
+    const struct { const char *k; uint64_t v; } f[] = {
+        {"port_no", p->port_no}, {"rx_packets", p->rx_packets}, {"tx_packets", p->tx_packets},
+        {"rx_bytes", p->rx_bytes}, {"tx_bytes", p->tx_bytes}, {"rx_dropped", p->rx_dropped},
+        {"tx_dropped", p->tx_dropped}, {"rx_errors", p->rx_errors}, {"tx_errors", p->tx_errors},
+        {"rx_frame_err", p->rx_frame_err}, {"rx_over_err", p->rx_over_err}, {"rx_crc_err", p->rx_crc_err},
+        {"collisions", p->collisions}, {"duration_sec", p->duration_sec}, {"duration_nsec", p->duration_nsec},
+    };
+    for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+        if ((uint64_t)ival(j, f[i].k) != f[i].v)
+            return 0;
+    return 1;
+}
+
+static int check_multipart(json_t *b, uint8_t type, const struct pof_multipart *mp)
+{
+    if (ival(b, "mp_type") != mp->mp_type || ival(b, "flags") != mp->flags)
+        return 0;
+    if (type == POFT_MULTIPART_REQUEST)
+        return ival(b, "port_no") == mp->port_no;
+    json_t *ss = json_object_get(b, "stats");
+    if (json_array_size(ss) != mp->stats_num)
+        return 0;
+    for (uint16_t i = 0; i < mp->stats_num; i++) {
+        struct pof_port_stats st;
+        pof_port_stats_at(mp, i, &st);
+        if (!check_port_stats(json_array_get(ss, i), &st))
+            return 0;
+    }
+    return 1;
+}
+
 /* Field-by-field comparison of the decoded message with the vector's "body". */
 static int check_fields(json_t *b, const struct pof_msg *m)
 {
@@ -213,6 +246,8 @@ static int check_fields(json_t *b, const struct pof_msg *m)
     }
     case POFT_ECHO_REQUEST: case POFT_ECHO_REPLY:
         return hexeq(b, "data", m->u.echo.data, m->u.echo.len) || m->u.echo.len > 64;
+    case POFT_MULTIPART_REQUEST: case POFT_MULTIPART_REPLY:
+        return check_multipart(b, m->hdr.type, &m->u.multipart);
     default:
         return json_object_size(b) == 0;
     }
@@ -270,8 +305,8 @@ static void test_all_vectors(void)
 {
     char inv[1024];
     snprintf(inv, sizeof(inv), "%s/invalid", vector_dir);
-    CHECK(run_dir(vector_dir, false) >= 20);
-    CHECK(run_dir(inv, true) >= 4);
+    CHECK(run_dir(vector_dir, false) >= 23);
+    CHECK(run_dir(inv, true) >= 6);
 }
 
 static void test_truncated_prefixes_never_decode_past_end(void)
@@ -314,11 +349,93 @@ static void test_bad_counts_rejected(void)
     CHECK(pof_decode(raw, sizeof(raw), &msg, &st) < 0 && st.type == POFET_BAD_INSTRUCTION);
 }
 
+/* The MULTIPART vectors are there and re-encode from host-order entries as well as from the wire. */
+static void test_port_stats_vectors_and_host_encode(void)
+{
+    static const char *names[] = {"multipart_request_port_stats", "multipart_request_port_stats_all",
+                                  "multipart_reply_port_stats"};
+    static uint8_t raw[4096], again[4096];
+    static struct pof_msg msg;
+    for (size_t v = 0; v < 3; v++) {
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/%s.json", vector_dir, names[v]);
+        json_t *doc = json_load_file(path, 0, NULL);
+        CHECK_MSG(doc != NULL, path);
+        if (!doc)
+            continue;
+        size_t n = unhex(json_string_value(json_object_get(doc, "hex")), raw, sizeof(raw));
+        struct pof_status st;
+        CHECK_MSG(pof_decode(raw, n, &msg, &st) == 0, path);
+        if (msg.hdr.type == POFT_MULTIPART_REQUEST)
+            CHECK(msg.u.multipart.port_no == (v == 0 ? 1 : POF_PORT_ALL));
+        if (msg.hdr.type == POFT_MULTIPART_REPLY) {
+            struct pof_port_stats host[2];
+            CHECK(msg.u.multipart.stats_num == 2);
+            for (uint16_t i = 0; i < 2; i++)
+                pof_port_stats_at(&msg.u.multipart, i, &host[i]);
+            CHECK(host[0].rx_bytes == 7512345678ull && host[1].tx_dropped == 3 && host[0].duration_sec == 86400);
+            msg.u.multipart.stats = host;
+            msg.u.multipart.stats_wire = NULL;
+            CHECK(pof_encode(&msg, again, sizeof(again)) == (int)n && memcmp(raw, again, n) == 0);
+        }
+        json_decref(doc);
+    }
+}
+
+/* 584 entries is the most a 16-bit length holds; a reply must be whole entries; a request needs port_no. */
+static void test_port_stats_bounds(void)
+{
+    static struct pof_port_stats stats[POF_PORT_STATS_MAX + 1];
+    static uint8_t out[65536 + 256];
+    static struct pof_msg msg, back;
+    struct pof_status st;
+    for (int i = 0; i <= POF_PORT_STATS_MAX; i++)
+        stats[i] = (struct pof_port_stats){.port_no = (uint32_t)i + 1, .rx_packets = (uint64_t)i << 40};
+    msg.hdr.type = POFT_MULTIPART_REPLY;
+    msg.u.multipart = (struct pof_multipart){.mp_type = POFMP_PORT_STATS, .flags = POFMPF_REPLY_MORE,
+                                             .stats_num = POF_PORT_STATS_MAX, .stats = stats};
+    int n = pof_encode(&msg, out, sizeof(out));
+    CHECK(n == 8 + 8 + 112 * POF_PORT_STATS_MAX && n <= UINT16_MAX);
+    CHECK(pof_decode(out, (size_t)n, &back, &st) == 0 && back.u.multipart.stats_num == POF_PORT_STATS_MAX &&
+          back.u.multipart.flags == POFMPF_REPLY_MORE);
+    struct pof_port_stats last;
+    pof_port_stats_at(&back.u.multipart, POF_PORT_STATS_MAX - 1, &last);
+    CHECK(last.port_no == POF_PORT_STATS_MAX && last.rx_packets == (uint64_t)(POF_PORT_STATS_MAX - 1) << 40);
+    msg.u.multipart.stats_num = POF_PORT_STATS_MAX + 1;
+    CHECK(pof_encode(&msg, out, sizeof(out)) < 0);
+    msg.u.multipart.stats_num = 1;
+    msg.u.multipart.stats = NULL; /* nothing to encode from */
+    CHECK(pof_encode(&msg, out, sizeof(out)) < 0);
+
+    /* A reply with a partial entry, and one with another multipart type. */
+    msg.u.multipart.stats = stats;
+    n = pof_encode(&msg, out, sizeof(out));
+    out[3] = (uint8_t)(n - 1);
+    CHECK(pof_decode(out, (size_t)n - 1, &back, &st) < 0 && st.type == POFET_BAD_REQUEST && st.code == POFBRC_BAD_LEN);
+    out[3] = (uint8_t)n;
+    out[9] = 1;
+    CHECK(pof_decode(out, (size_t)n, &back, &st) < 0 && st.code == POFBRC_BAD_MULTIPART);
+    /* Every prefix of a request is refused, never read past. */
+    msg.hdr.type = POFT_MULTIPART_REQUEST;
+    msg.u.multipart = (struct pof_multipart){.mp_type = POFMP_PORT_STATS, .port_no = 7};
+    n = pof_encode(&msg, out, sizeof(out));
+    CHECK(n == 24);
+    for (int l = 8; l < n; l++) {
+        uint8_t *cut = malloc((size_t)l);
+        memcpy(cut, out, (size_t)l);
+        cut[3] = (uint8_t)l;
+        CHECK(pof_decode(cut, (size_t)l, &back, &st) < 0 && st.code == POFBRC_BAD_LEN);
+        free(cut);
+    }
+}
+
 int main(int argc, char **argv)
 {
     vector_dir = argc > 1 ? argv[1] : "../../spec/pof/vectors";
     RUN(test_all_vectors);
     RUN(test_truncated_prefixes_never_decode_past_end);
     RUN(test_bad_counts_rejected);
+    RUN(test_port_stats_vectors_and_host_encode);
+    RUN(test_port_stats_bounds);
     return unit_summary();
 }

@@ -84,7 +84,7 @@ static void test_forward_and_mgmt(void)
     cmd(&sw, "stats", out, sizeof(out));
     CHECK(strstr(out, "processed=41 miss=1") != NULL);
     cmd(&sw, "ports", out, sizeof(out));
-    CHECK(strstr(out, " 1:a:1:41:0") != NULL && strstr(out, " 2:b:1:0:40") != NULL);
+    CHECK(strstr(out, " 1:a:1:41:0:2624:0") != NULL && strstr(out, " 2:b:1:0:40:0:2560") != NULL);
     /* a disabled output port drops */
     sw.ports[2].enabled = false;
     frame[12] = 0x08;
@@ -150,11 +150,63 @@ static void test_packet_out(void)
     CHECK(dummy_live_buffers() == 0);
 }
 
+/* Port counters: packets and bytes both ways, per burst, drops on a disabled port, refused tx, duration. */
+static void test_port_counters(void)
+{
+    struct pof_sw sw;
+    setup(&sw);
+    install(&sw, 0, 2);
+    uint64_t t0 = pof_now_ns();
+    for (int i = 0; i < 70; i++) /* more than two bursts */
+        dummy_inject("a", frame, (uint32_t)(60 + i));
+    for (int i = 0; i < 4; i++)
+        pof_sw_poll_once(&sw, pof_now_ns());
+    uint64_t bytes = 70 * 60 + 69 * 70 / 2;
+    struct pof_port_stats a, b, c;
+    pof_sw_port_stats(&sw, 1, pof_now_ns(), &a);
+    pof_sw_port_stats(&sw, 2, pof_now_ns(), &b);
+    CHECK(a.port_no == 1 && a.rx_packets == 70 && a.rx_bytes == bytes && a.tx_packets == 0 && a.tx_bytes == 0);
+    CHECK(b.port_no == 2 && b.tx_packets == 70 && b.tx_bytes == bytes && b.rx_packets == 0);
+    CHECK(a.rx_dropped == 0 && b.tx_dropped == 0 && a.rx_errors == 0 && a.collisions == 0);
+    /* a disabled input port still drains its queue: received, and dropped */
+    sw.ports[1].enabled = false;
+    for (int i = 0; i < 5; i++)
+        dummy_inject("a", frame, 100);
+    pof_sw_poll_once(&sw, pof_now_ns());
+    pof_sw_port_stats(&sw, 1, pof_now_ns(), &a);
+    CHECK(a.rx_packets == 75 && a.rx_bytes == bytes + 500 && a.rx_dropped == 5);
+    CHECK(dummy_sent_count("b") == 70);
+    /* a tx queue that refuses: counted as tx_dropped, its bytes not as sent */
+    sw.ports[1].enabled = true;
+    dummy_tx_limit("b", 3);
+    for (int i = 0; i < 10; i++)
+        dummy_inject("a", frame, 200);
+    pof_sw_poll_once(&sw, pof_now_ns());
+    dummy_tx_limit("b", -1);
+    pof_sw_port_stats(&sw, 2, pof_now_ns(), &b);
+    CHECK(b.tx_packets == 73 && b.tx_bytes == bytes + 600 && b.tx_dropped == 7);
+    /* duration: since the port was added */
+    uint64_t later = t0 + 3500000000ull;
+    pof_sw_port_stats(&sw, 3, later, &c);
+    uint64_t up = (uint64_t)c.duration_sec * 1000000000ull + c.duration_nsec;
+    CHECK(c.duration_sec == 3 && c.duration_nsec < 1000000000u && up >= 3500000000ull && up < 3600000000ull);
+    /* removed and added again: from 0 */
+    char out[64];
+    cmd(&sw, "port-del a", out, sizeof(out));
+    cmd(&sw, "port-add a", out, sizeof(out));
+    CHECK(strcmp(out, "OK 1") == 0);
+    pof_sw_port_stats(&sw, 1, pof_now_ns(), &a);
+    CHECK(a.rx_packets == 0 && a.rx_bytes == 0 && a.rx_dropped == 0 && a.duration_sec == 0);
+    pof_sw_fini(&sw);
+    CHECK(dummy_live_buffers() == 0);
+}
+
 int main(void)
 {
     RUN(test_forward_and_mgmt);
     RUN(test_flood);
     RUN(test_shaping_holds_then_releases_at_rate);
     RUN(test_packet_out);
+    RUN(test_port_counters);
     return unit_summary();
 }

@@ -15,7 +15,8 @@ MGMT = "/run/pofswitch.sock"
 
 
 def switch_ports(vm: ApVm) -> str:
-    """The switch's `ports` reply (`OK id:name:enabled:rx:tx ...`), asked on its management socket."""
+    """The switch's `ports` reply (`OK id:name:enabled:rx_packets:tx_packets:rx_bytes:tx_bytes ...`), asked on its
+    management socket."""
     script = ("import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); "
               "s.sendall(b'ports\\n'); print(s.makefile().readline().strip())")
     return vm.run(f'python3 -c "{script}" {MGMT}').out.strip()
