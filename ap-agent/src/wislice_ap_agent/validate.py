@@ -363,13 +363,22 @@ def _stats_vap(v: Any, path: str) -> None:
     integer(v["clients"], f"{path}.clients", 0, MAX_ID)
 
 
+def _stats_vnf(v: Any, path: str) -> None:
+    obj(v, path, ("vnf_id", "cpu_pct", "memory_mib", "ports"), ("queue_bytes", "throttled", "backpressure_drops"))
+    for key in ("queue_bytes", "backpressure_drops"):
+        if key in v:
+            integer(v[key], f"{path}.{key}", 0, 2**63 - 1)
+    if "throttled" in v:
+        boolean(v["throttled"], f"{path}.throttled")
+
+
 def _stats(d: Any, path: str) -> None:
     obj(d, path, ("interval_s",), ("vaps", "vnfs", "node"))
     number(d["interval_s"], f"{path}.interval_s", 0, exclusive_lo=True)
     if "vaps" in d:
         array(d["vaps"], f"{path}.vaps", _stats_vap)
     if "vnfs" in d:
-        array(d["vnfs"], f"{path}.vnfs", lambda v, p: obj(v, p, ("vnf_id", "cpu_pct", "memory_mib", "ports")))
+        array(d["vnfs"], f"{path}.vnfs", _stats_vnf)
     if "node" in d:
         obj(d["node"], f"{path}.node", ("cpu_pct", "memory_used_mib"))
 

@@ -87,7 +87,7 @@ def serve(config: AgentConfig, manager: VnfManager) -> int:
     client = None
     if config.controller:
         host, _, port = config.controller.rpartition(":")
-        stats = StatsCollector(manager)
+        stats = StatsCollector(manager, scheduler)
         caps = {"capacity": {"cpu": config.capacity_cpu, "memory_mib": config.capacity_memory_mib},
                 "catalog": manager.catalog.names(), "dpdk": manager.switch.present,
                 "pof_switch": manager.switch.present}

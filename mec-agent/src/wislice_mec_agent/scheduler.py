@@ -177,6 +177,7 @@ class SchedulerLoop:
         self.qdisc_backlog: Callable[[int], int] | None = getattr(manager.wiring, "qdisc_backlog", None)
         self.plan = ThrottlePlan()
         self.queues: dict[Any, dict[int, int]] = {}  # chain -> downstream vnf_id -> bytes, at the last step
+        self.heads: dict[Any, int] = {}  # chain -> vnf_id of its head, at the last step (chains of 2 or more)
         self.drops_done: dict[Any, int] = {}  # chain -> packets dropped at its head in finished episodes
         self.drops_now: dict[Any, int] = {}  # chain -> packets dropped in the current episode
         self.episodes: dict[Any, int] = {}
@@ -246,6 +247,7 @@ class SchedulerLoop:
             if chain not in chains:
                 self.backpressure.forget(chain)
         self.queues = {c: q for c, q in self.queues.items() if c in chains}
+        self.heads = {}
         for chain, members in chains.items():
             members.sort(key=lambda r: (r.spec.chain_position, r.vnf_id))
             if len(members) < 2:  # no downstream: never throttles
@@ -254,6 +256,7 @@ class SchedulerLoop:
                 continue
             queues = {r.vnf_id: self.queue_of(r, pids[r.vnf_id]) for r in members[1:]}
             self.queues[chain] = queues
+            self.heads[chain] = members[0].vnf_id
             if self.backpressure.update(chain, list(queues.values())):
                 h = members[0]
                 wanted[chain] = Head(h.vnf_id, h.host_ifname, h.config_dir)
@@ -335,7 +338,7 @@ class SchedulerLoop:
             out: dict[Any, dict[str, Any]] = {}
             for c in chains:
                 head = self.plan.active.get(c)
-                out[c] = {"throttled": head is not None, "head": head.vnf_id if head else None,
+                out[c] = {"throttled": head is not None, "head": head.vnf_id if head else self.heads.get(c),
                           "queues": dict(self.queues.get(c, {})), "episodes": self.episodes.get(c, 0),
                           "drops": self.drops_done.get(c, 0) + self.drops_now.get(c, 0)}
             return out

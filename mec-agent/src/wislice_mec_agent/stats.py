@@ -29,8 +29,10 @@ def node_memory_used_mib() -> float:
 
 
 class StatsCollector:
-    def __init__(self, manager: VnfManager) -> None:
+    def __init__(self, manager: VnfManager, scheduler: Any = None) -> None:
+        """``scheduler``: the node's SchedulerLoop, when it runs: VnfStats then carry its backpressure view."""
         self.m = manager
+        self.scheduler = scheduler
         self.last_node = node_cpu_times()
         self.last_vnf: dict[int, tuple[float, int]] = {}  # vnf_id -> (monotonic time, cpu ns)
 
@@ -77,4 +79,21 @@ class StatsCollector:
     def collect(self, vnf_id: object = None) -> dict[str, Any]:
         with self.m.lock:
             ids = [check_vnf_id(vnf_id)] if vnf_id is not None else [r.vnf_id for r in self.m.store.all()]
-            return {"node": self.node(), "vnfs": [self.vnf(i) for i in ids]}
+            out = {"node": self.node(), "vnfs": [self.vnf(i) for i in ids]}
+        if self.scheduler is not None:  # outside the manager's lock: a scheduler step takes its own, then that one
+            add_backpressure(out["vnfs"], self.scheduler.report())
+        return out
+
+
+def add_backpressure(vnfs: list[dict[str, Any]], report: dict[Any, dict[str, Any]]) -> None:
+    """The scheduler's per-chain view onto the VnfStats it concerns: queue_bytes on vNFs downstream of a chain
+    head, throttled and backpressure_drops on heads."""
+    by_id = {v["vnf_id"]: v for v in vnfs}
+    for chain in report.values():
+        for vnf_id, queued in chain["queues"].items():
+            if vnf_id in by_id:
+                by_id[vnf_id]["queue_bytes"] = int(queued)
+        head = by_id.get(chain["head"])
+        if head is not None:
+            head["throttled"] = bool(chain["throttled"])
+            head["backpressure_drops"] = int(chain["drops"])

@@ -225,3 +225,26 @@ def test_watermarks_come_from_the_config_and_are_validated(tmp_path) -> None:
     assert loop.dropper is None  # the fake wiring has no head_drop: throttle files only
     with pytest.raises(ValueError):
         Node(tmp_path, backpressure_high_bytes=10, backpressure_low_bytes=10)
+
+
+def test_statistics_carry_the_backpressure_view_and_stay_valid_protocol(tmp_path) -> None:
+    from wislice_mec_agent.stats import StatsCollector
+
+    from .test_protocol import valid
+
+    c = Chain(tmp_path, 3)
+    head, mid, tail = (s["vnf_id"] for s in c.states)
+    c.queues = {mid: 50, tail: 5000}
+    c.loop.step()
+    c.drop.filters[c.ifname(0)] = 7
+    vnfs = {v["vnf_id"]: v for v in StatsCollector(c.node.manager, c.loop).collect()["vnfs"]}
+    assert vnfs[head]["throttled"] is True and vnfs[head]["backpressure_drops"] == 7
+    assert "queue_bytes" not in vnfs[head]
+    assert (vnfs[mid]["queue_bytes"], vnfs[tail]["queue_bytes"]) == (50, 5000)
+    assert "throttled" not in vnfs[mid]
+    c.queues[tail] = 10
+    c.loop.step()  # released: the head keeps its count
+    stats = StatsCollector(c.node.manager, c.loop).collect(head)
+    assert stats["vnfs"][0]["throttled"] is False and stats["vnfs"][0]["backpressure_drops"] == 7
+    valid({"type": "event", "event": "stats", "ts": 1, "data": {"interval_s": 5, **stats}})  # VnfStats typed here
+    assert "throttled" not in StatsCollector(c.node.manager).collect(head)["vnfs"][0]  # no scheduler, no view

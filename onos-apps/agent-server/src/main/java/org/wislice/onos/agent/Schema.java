@@ -180,7 +180,16 @@ public final class Schema {
 
     public static void vnfStats(JsonNode s, String path) throws ProtocolException {
         Set<String> fields = Set.of("vnf_id", "cpu_pct", "memory_mib", "ports");
-        Fields.object(s, path, fields, fields);
+        Fields.object(s, path, fields, union(fields, Set.of("queue_bytes", "throttled", "backpressure_drops")));
+        if (s.has("queue_bytes")) {
+            Fields.integer(s, "queue_bytes", path, 0, Long.MAX_VALUE);
+        }
+        if (s.has("throttled")) {
+            Fields.bool(s, "throttled", path);
+        }
+        if (s.has("backpressure_drops")) {
+            Fields.integer(s, "backpressure_drops", path, 0, Long.MAX_VALUE);
+        }
         Fields.integer(s, "vnf_id", path, 0, U32);
         Fields.number(s, "cpu_pct", path, 0, false, Double.MAX_VALUE);
         Fields.number(s, "memory_mib", path, 0, false, Double.MAX_VALUE);
