@@ -180,7 +180,7 @@ public final class Schema {
 
     public static void vnfStats(JsonNode s, String path) throws ProtocolException {
         Set<String> fields = Set.of("vnf_id", "cpu_pct", "memory_mib", "ports");
-        Fields.object(s, path, fields, union(fields, Set.of("queue_bytes", "throttled", "backpressure_drops")));
+        Fields.object(s, path, union(fields, Set.of("queue_bytes", "throttled", "backpressure_drops")), fields);
         if (s.has("queue_bytes")) {
             Fields.integer(s, "queue_bytes", path, 0, Long.MAX_VALUE);
         }
