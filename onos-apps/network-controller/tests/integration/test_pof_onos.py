@@ -132,3 +132,45 @@ def test_switches_ports_flows_meters_and_slice_forwarding(onos: Any, two_switche
     except AssertionError as exc:
         raise AssertionError(f"{exc}; still in ONOS: {slice_meters_left()}") from None
     assert not ping(h1, "10.77.0.2", count=2)
+
+
+def port_counters(onos: Any) -> dict[tuple[str, int], dict]:
+    """ONOS core REST: {"statistics": [{"device", "ports": [{"port", "packetsReceived", "bytesSent", ...}]}]}."""
+    return {(d["device"], int(p["port"])): p for d in onos.get("/onos/v1/statistics/ports")["statistics"]
+            for p in d.get("ports", [])}
+
+
+def test_port_statistics_after_traffic(onos: Any, two_switches: tuple[Any, Any]) -> None:
+    """pof-switch answers MULTIPART PORT_STATS; the device provider polls it (portStatsPollSeconds, 5 s)."""
+    h1, _ = two_switches
+    hops = [{"device_id": SW1, "in_port": 1, "out_port": 2}, {"device_id": SW2, "in_port": 1, "out_port": 2}]
+    code, sl = onos.request("POST", "/onos/pof/slices", {"slice_id": "it-stats", "tenant_id": 8, "hops": hops})
+    assert code == 201, sl
+    assert ping(h1, "10.77.0.2", count=5), "slice path does not forward h1 -> h2 and back"
+
+    # Every port of both switches carried the pings (requests one way, replies the other): rx and tx on each.
+    wanted = [(dev, port) for dev in (SW1, SW2) for port in (1, 2)]
+
+    def all_counted() -> dict | None:
+        stats = port_counters(onos)
+        ok = all(k in stats and all(stats[k][f] > 0 for f in
+                                    ("packetsReceived", "packetsSent", "bytesReceived", "bytesSent"))
+                 for k in wanted)
+        return stats if ok else None
+
+    try:
+        stats = onos.wait_for("non-zero port statistics of both switches in ONOS", all_counted, timeout=30,
+                              period=1)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}; /onos/v1/statistics/ports: {port_counters(onos)}") from None
+    for k in wanted:
+        # Bytes are whole frames: no Ethernet frame here is shorter than an ARP (42 bytes).
+        assert stats[k]["bytesReceived"] >= 42 * stats[k]["packetsReceived"], (k, stats[k])
+        assert stats[k]["bytesSent"] >= 42 * stats[k]["packetsSent"], (k, stats[k])
+        assert stats[k]["packetsRxErrors"] == 0 and stats[k]["packetsTxErrors"] == 0, (k, stats[k])
+    # The per-device path answers the same.
+    per_dev = onos.get(f"/onos/v1/statistics/ports/{SW1}")["statistics"][0]
+    assert per_dev["device"] == SW1 and {int(p["port"]) for p in per_dev["ports"]} >= {1, 2}, per_dev
+
+    code, _ = onos.request("DELETE", "/onos/pof/slices/it-stats")
+    assert code == 204

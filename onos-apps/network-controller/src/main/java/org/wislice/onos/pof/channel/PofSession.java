@@ -2,6 +2,8 @@ package org.wislice.onos.pof.channel;
 
 import org.slf4j.Logger;
 import org.wislice.onos.pof.wire.FeaturesReply;
+import org.wislice.onos.pof.wire.MultipartReply;
+import org.wislice.onos.pof.wire.MultipartRequest;
 import org.wislice.onos.pof.wire.PofBody;
 import org.wislice.onos.pof.wire.PofCodec;
 import org.wislice.onos.pof.wire.PofCodecException;
@@ -17,6 +19,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -32,8 +35,10 @@ import static org.slf4j.LoggerFactory.getLogger;
  * One switch connection, controller side. Runs the handshake the reference switch expects, strictly in order:
  * switch HELLO -> HELLO -> FEATURES_REQUEST -> FEATURES_REPLY -> SET_CONFIG -> GET_CONFIG_REQUEST ->
  * GET_CONFIG_REPLY + RESOURCE_REPORT + one PORT_STATUS per port; then PORT_MOD of_enable=1 per port. Afterwards
- * it answers ECHO, matches replies (COUNTER_REPLY, ECHO_REPLY, ERROR) to pending requests by xid and hands the
- * rest to the listener. A malformed message is answered with ERROR and closes this connection only.
+ * it answers ECHO, matches replies (COUNTER_REPLY, ECHO_REPLY, ERROR) to pending requests by xid, collects the
+ * MULTIPART_REPLYs of a multipart request until the last, and hands the rest to the listener. A malformed message
+ * is answered with ERROR and closes this connection only; except a malformed MULTIPART_REPLY to a pending request:
+ * that request fails and the connection (its framing intact) goes on.
  */
 public final class PofSession {
     private static final Logger log = getLogger(PofSession.class);
@@ -41,6 +46,8 @@ public final class PofSession {
     /** Missing a message for this long (we send ECHO every third of it) means the switch is gone. */
     public static final int READ_TIMEOUT_MS = 15_000;
     private static final int MISS_SEND_LEN = 128;
+    /** Replies one multipart request may take (each holds up to 584 ports): a bound against a runaway switch. */
+    static final int MAX_MULTIPART_REPLIES = 64;
 
     enum State { WAIT_HELLO, WAIT_FEATURES, WAIT_CONFIG, WAIT_PORTS, READY, CLOSED }
 
@@ -48,6 +55,7 @@ public final class PofSession {
     private final PofSessionListener listener;
     private final AtomicLong xids = new AtomicLong(1);
     private final Map<Long, CompletableFuture<PofMessage>> pending = new ConcurrentHashMap<>();
+    private final Map<Long, Multipart> multiparts = new ConcurrentHashMap<>();
     private final Map<Integer, PofPort> ports = new ConcurrentSkipListMap<>();
     private volatile State state = State.WAIT_HELLO;
     private volatile FeaturesReply features;
@@ -115,7 +123,15 @@ public final class PofSession {
         try {
             msg = PofCodec.decode(frame);
         } catch (PofCodecException e) {
-            sendError(PofCodec.xidOf(frame), e.errorType(), e.errorCode(), e.getMessage());
+            long xid = PofCodec.xidOf(frame);
+            sendError(xid, e.errorType(), e.errorCode(), e.getMessage());
+            Multipart collecting = state == State.READY && (frame[1] & 0xff) == PofType.MULTIPART_REPLY.code()
+                    ? multiparts.get(xid) : null;
+            if (collecting != null) {
+                log.warn("POF switch {}: malformed MULTIPART_REPLY xid {}: {}", remoteAddress(), xid, e.getMessage());
+                collecting.future.completeExceptionally(e);
+                return;
+            }
             throw new IOException("malformed message from " + remoteAddress() + ": " + e.getMessage());
         }
         if (msg.type() == PofType.ECHO_REQUEST) {
@@ -176,6 +192,11 @@ public final class PofSession {
     }
 
     private void dispatch(PofMessage msg) throws IOException {
+        Multipart collecting = multiparts.get(msg.xid());
+        if (collecting != null && (msg.type() == PofType.MULTIPART_REPLY || msg.type() == PofType.ERROR)) {
+            collecting.add(msg);
+            return;
+        }
         CompletableFuture<PofMessage> waiter = pending.remove(msg.xid());
         if (waiter != null && (msg.type() == PofType.ERROR || msg.type() == PofType.ECHO_REPLY
                 || msg.type() == PofType.COUNTER_REPLY)) {
@@ -264,6 +285,26 @@ public final class PofSession {
         return reply;
     }
 
+    /**
+     * Sends a MULTIPART_REQUEST and completes with the bodies of every MULTIPART_REPLY carrying its xid, in order,
+     * once one without REPLY_MORE arrived. Fails with {@link PofErrorException} when the switch answers ERROR (the
+     * reference switch refuses the type with BAD_REQUEST/BAD_TYPE), with {@link PofCodecException} when a reply is
+     * malformed or the replies do not end, and with IOException when the session closes. Completing the future from
+     * outside (a timeout, cancel) forgets the request; later replies with its xid go to the listener.
+     */
+    public CompletableFuture<List<MultipartReply>> requestMultipart(MultipartRequest body) {
+        long xid = nextXid();
+        Multipart collecting = new Multipart();
+        multiparts.put(xid, collecting);
+        collecting.future.whenComplete((r, e) -> multiparts.remove(xid, collecting));
+        try {
+            send(new PofMessage(PofType.MULTIPART_REQUEST, xid, body));
+        } catch (IOException | PofCodecException e) {
+            collecting.future.completeExceptionally(e);
+        }
+        return collecting.future;
+    }
+
     public CompletableFuture<PofMessage> barrier() {
         return request(PofType.ECHO_REQUEST, new PofBody.Echo(new byte[0]));
     }
@@ -295,8 +336,31 @@ public final class PofSession {
         }
         pending.values().forEach(f -> f.completeExceptionally(new IOException("POF session closed")));
         pending.clear();
+        multiparts.values().forEach(m -> m.future.completeExceptionally(new IOException("POF session closed")));
+        multiparts.clear();
         if (was != State.CLOSED) {
             listener.switchGone(this);
+        }
+    }
+
+    /** The replies of one multipart request so far; touched only by the reader thread. */
+    private static final class Multipart {
+        final CompletableFuture<List<MultipartReply>> future = new CompletableFuture<>();
+        final List<MultipartReply> parts = new ArrayList<>();
+
+        void add(PofMessage msg) {
+            if (msg.type() == PofType.ERROR) {
+                future.completeExceptionally(new PofErrorException(msg.body(PofBody.Error.class)));
+                return;
+            }
+            MultipartReply part = msg.body(MultipartReply.class);
+            parts.add(part);
+            if (!part.more()) {
+                future.complete(List.copyOf(parts));
+            } else if (parts.size() >= MAX_MULTIPART_REPLIES) {
+                future.completeExceptionally(new PofCodecException("MULTIPART_REPLY: still REPLY_MORE after "
+                        + MAX_MULTIPART_REPLIES + " replies to one request"));
+            }
         }
     }
 }

@@ -6,6 +6,8 @@ public final class OsgiPropertyConstants {
     public static final int POF_PORT_DEFAULT = 6643;
     public static final String STATS_POLL_SECONDS = "statsPollSeconds";
     public static final int STATS_POLL_SECONDS_DEFAULT = 5;
+    public static final String PORT_STATS_POLL_SECONDS = "portStatsPollSeconds";
+    public static final int PORT_STATS_POLL_SECONDS_DEFAULT = 5;
 
     private OsgiPropertyConstants() {
     }

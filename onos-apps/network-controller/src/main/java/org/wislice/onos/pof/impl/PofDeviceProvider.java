@@ -1,6 +1,7 @@
 package org.wislice.onos.pof.impl;
 
 import org.onlab.packet.ChassisId;
+import org.onlab.util.Tools;
 import org.onosproject.net.AnnotationKeys;
 import org.onosproject.net.DefaultAnnotations;
 import org.onosproject.net.DeviceId;
@@ -9,39 +10,69 @@ import org.onosproject.net.Port;
 import org.onosproject.net.PortNumber;
 import org.onosproject.net.device.DefaultDeviceDescription;
 import org.onosproject.net.device.DefaultPortDescription;
+import org.onosproject.net.device.DefaultPortStatistics;
 import org.onosproject.net.device.DeviceDescription;
 import org.onosproject.net.device.DeviceProvider;
 import org.onosproject.net.device.DeviceProviderRegistry;
 import org.onosproject.net.device.DeviceProviderService;
 import org.onosproject.net.device.PortDescription;
+import org.onosproject.net.device.PortStatistics;
 import org.onosproject.net.provider.AbstractProvider;
 import org.onosproject.net.provider.ProviderId;
+import org.osgi.service.component.ComponentContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.slf4j.Logger;
 import org.wislice.onos.pof.api.PofController;
 import org.wislice.onos.pof.api.PofSwitchListener;
+import org.wislice.onos.pof.channel.PofErrorException;
 import org.wislice.onos.pof.channel.PofSession;
 import org.wislice.onos.pof.driver.PofDriverRegistrar;
 import org.wislice.onos.pof.wire.FeaturesReply;
 import org.wislice.onos.pof.wire.Hex;
+import org.wislice.onos.pof.wire.MultipartReply;
+import org.wislice.onos.pof.wire.MultipartRequest;
+import org.wislice.onos.pof.wire.PofCodecException;
 import org.wislice.onos.pof.wire.PofPort;
 import org.wislice.onos.pof.wire.PortStatus;
 
 import java.io.IOException;
 import java.net.URI;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 
 import static org.slf4j.LoggerFactory.getLogger;
+import static org.wislice.onos.pof.impl.OsgiPropertyConstants.PORT_STATS_POLL_SECONDS;
+import static org.wislice.onos.pof.impl.OsgiPropertyConstants.PORT_STATS_POLL_SECONDS_DEFAULT;
 
-/** POF switches as ONOS devices (scheme "pof"), with their ports; port enable/disable through PORT_MOD. */
-@Component(immediate = true)
+/**
+ * POF switches as ONOS devices (scheme "pof"), with their ports; port enable/disable through PORT_MOD. Port
+ * statistics: every poll period one MULTIPART PORT_STATS request (all ports) per connected switch, its replies
+ * pushed as ONOS port statistics. A switch that refuses the request (the reference switch answers ERROR
+ * BAD_REQUEST/BAD_TYPE), answers it malformed or never answers is not asked again while it stays connected.
+ */
+@Component(immediate = true,
+        property = {PORT_STATS_POLL_SECONDS + ":Integer=" + PORT_STATS_POLL_SECONDS_DEFAULT})
 public class PofDeviceProvider extends AbstractProvider implements DeviceProvider {
     public static final ProviderId PID = new ProviderId("pof", "org.wislice.pof");
+    /** How long one poll waits for the switches' port statistics. */
+    static final long PORT_STATS_TIMEOUT_MS = 5000;
+    /** Polls in a row without an answer after which a switch is taken not to report port statistics. */
+    static final int PORT_STATS_MAX_MISSED = 3;
     private final Logger log = getLogger(getClass());
 
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
@@ -50,28 +81,160 @@ public class PofDeviceProvider extends AbstractProvider implements DeviceProvide
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected PofController controller;
 
-    private DeviceProviderService providerService;
+    private volatile DeviceProviderService providerService;
     private final PofSwitchListener listener = new Switches();
+    /** Port statistics state of each connected switch; a new entry (asking again) on every connect. */
+    private final Map<DeviceId, StatsPoll> statsPolls = new ConcurrentHashMap<>();
+    private ScheduledExecutorService statsPoller;
+    private ScheduledFuture<?> statsTask;
+
+    /** Seconds between polls of the switches' port counters (MULTIPART) for ONOS port statistics; 0 = off. */
+    private int portStatsPollSeconds = PORT_STATS_POLL_SECONDS_DEFAULT;
 
     public PofDeviceProvider() {
         super(PID);
     }
 
     @Activate
-    protected void activate() {
+    protected void activate(ComponentContext context) {
+        readProperties(context);
         providerService = providerRegistry.register(this);
+        statsPoller = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "pof-port-stats");
+            t.setDaemon(true);
+            return t;
+        });
         controller.addListener(listener);
         controller.switches().forEach(listener::switchAdded);
-        log.info("Started POF device provider");
+        schedulePortStats();
+        log.info("Started POF device provider (port statistics every {} s)", portStatsPollSeconds);
+    }
+
+    @Modified
+    protected void modified(ComponentContext context) {
+        int was = portStatsPollSeconds;
+        readProperties(context);
+        if (was != portStatsPollSeconds) {
+            schedulePortStats();
+            log.info("POF port statistics every {} s", portStatsPollSeconds);
+        }
     }
 
     @Deactivate
     protected void deactivate() {
+        statsPoller.shutdownNow();
+        try {
+            // An interrupted poll ends at once; wait for it so nothing reaches ONOS after unregister.
+            statsPoller.awaitTermination(PORT_STATS_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         controller.removeListener(listener);
+        statsPolls.clear();
         controller.switches().keySet().forEach(providerService::deviceDisconnected);
         providerRegistry.unregister(this);
         providerService = null;
         log.info("Stopped POF device provider");
+    }
+
+    private void readProperties(ComponentContext context) {
+        if (context != null) {
+            portStatsPollSeconds = Math.max(0, Tools.getIntegerProperty(context.getProperties(),
+                    PORT_STATS_POLL_SECONDS, PORT_STATS_POLL_SECONDS_DEFAULT));
+        }
+    }
+
+    private synchronized void schedulePortStats() {
+        if (statsTask != null) {
+            statsTask.cancel(false);
+            statsTask = null;
+        }
+        if (portStatsPollSeconds > 0 && !statsPoller.isShutdown()) {
+            statsTask = statsPoller.scheduleWithFixedDelay(this::pollPortStatsLogged, portStatsPollSeconds,
+                    portStatsPollSeconds, TimeUnit.SECONDS);
+        }
+    }
+
+    /** A task that throws is never run again by the executor: keep polling whatever one poll ran into. */
+    private void pollPortStatsLogged() {
+        try {
+            pollPortStats();
+        } catch (RuntimeException e) {
+            log.warn("port statistics poll failed: {}", e.toString());
+        }
+    }
+
+    /**
+     * Asks every connected switch that reports port statistics for all its ports at once, then waits (at most
+     * {@link #PORT_STATS_TIMEOUT_MS} in all) and pushes each switch's answer to ONOS.
+     */
+    void pollPortStats() {
+        Map<StatsPoll, CompletableFuture<List<MultipartReply>>> asked = new LinkedHashMap<>();
+        for (StatsPoll poll : statsPolls.values()) {
+            if (!poll.refused && poll.session.isReady()) {
+                asked.put(poll, poll.session.requestMultipart(
+                        MultipartRequest.portStats(MultipartRequest.ALL_PORTS)));
+            }
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PORT_STATS_TIMEOUT_MS);
+        for (Map.Entry<StatsPoll, CompletableFuture<List<MultipartReply>>> e : asked.entrySet()) {
+            StatsPoll poll = e.getKey();
+            try {
+                List<MultipartReply> replies = e.getValue().get(Math.max(0, deadline - System.nanoTime()),
+                        TimeUnit.NANOSECONDS);
+                poll.missed = 0;
+                DeviceProviderService service = providerService;
+                // Not for a switch that went away (or reconnected) while we waited.
+                if (service != null && statsPolls.get(poll.deviceId) == poll) {
+                    service.updatePortStatistics(poll.deviceId, portStatistics(poll.deviceId, replies));
+                }
+            } catch (InterruptedException ex) {
+                asked.values().forEach(f -> f.cancel(true));
+                Thread.currentThread().interrupt();
+                return;
+            } catch (TimeoutException ex) {
+                e.getValue().cancel(true);
+                if (++poll.missed >= PORT_STATS_MAX_MISSED) {
+                    refused(poll, "no answer to " + poll.missed + " requests in a row");
+                } else {
+                    log.debug("{}: no port statistics within {} ms", poll.deviceId, PORT_STATS_TIMEOUT_MS);
+                }
+            } catch (ExecutionException ex) {
+                Throwable cause = ex.getCause();
+                if (cause instanceof PofErrorException || cause instanceof PofCodecException) {
+                    refused(poll, cause.getMessage());
+                } else {
+                    // The session closed: the switch is gone, or back with a new session (and a new StatsPoll).
+                    log.debug("{}: port statistics request failed: {}", poll.deviceId, cause.toString());
+                }
+            }
+        }
+    }
+
+    private void refused(StatsPoll poll, String why) {
+        poll.refused = true;
+        log.info("{}: no port statistics from this switch ({}); not asking again while it stays connected",
+                poll.deviceId, why);
+    }
+
+    /** The entries of a switch's PORT_STATS replies as ONOS port statistics (port number = POF port id). */
+    static List<PortStatistics> portStatistics(DeviceId id, List<MultipartReply> replies) {
+        return replies.stream().flatMap(r -> r.stats.stream())
+                .map(s -> (PortStatistics) DefaultPortStatistics.builder()
+                        .setDeviceId(id)
+                        .setPort(PortNumber.portNumber(s.portId()))
+                        .setPacketsReceived(s.rxPackets)
+                        .setPacketsSent(s.txPackets)
+                        .setBytesReceived(s.rxBytes)
+                        .setBytesSent(s.txBytes)
+                        .setPacketsRxDropped(s.rxDropped)
+                        .setPacketsTxDropped(s.txDropped)
+                        .setPacketsRxErrors(s.rxErrors)
+                        .setPacketsTxErrors(s.txErrors)
+                        .setDurationSec(s.durationSec)
+                        .setDurationNano(s.durationNsec)
+                        .build())
+                .collect(Collectors.toList());
     }
 
     static DeviceDescription describe(DeviceId id, PofSession session) {
@@ -154,10 +317,12 @@ public class PofDeviceProvider extends AbstractProvider implements DeviceProvide
             List<PortDescription> ports = session.ports().values().stream()
                     .map(PofDeviceProvider::describe).collect(Collectors.toList());
             providerService.updatePorts(id, ports);
+            statsPolls.put(id, new StatsPoll(id, session));
         }
 
         @Override
         public void switchRemoved(DeviceId id) {
+            statsPolls.remove(id);
             providerService.deviceDisconnected(id);
         }
 
@@ -169,6 +334,19 @@ public class PofDeviceProvider extends AbstractProvider implements DeviceProvide
             } else {
                 providerService.portStatusChanged(id, desc);
             }
+        }
+    }
+
+    /** One switch connection as the port statistics poll sees it; touched by the poller thread only. */
+    private static final class StatsPoll {
+        final DeviceId deviceId;
+        final PofSession session;
+        volatile boolean refused;
+        int missed;
+
+        StatsPoll(DeviceId deviceId, PofSession session) {
+            this.deviceId = deviceId;
+            this.session = session;
         }
     }
 }

@@ -222,7 +222,7 @@ public abstract class PofBody {
         }
     }
 
-    /** A message type this codec carries without interpreting (EXPERIMENTER, FLOW_REMOVED, MULTIPART...). */
+    /** A message type this codec carries without interpreting (EXPERIMENTER, FLOW_REMOVED, GROUP_MOD, ROLE). */
     public static class Raw extends PofBody {
         @JsonSerialize(using = Hex.Serializer.class)
         @JsonDeserialize(using = Hex.Deserializer.class)

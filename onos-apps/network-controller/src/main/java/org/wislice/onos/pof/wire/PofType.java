@@ -28,8 +28,8 @@ public enum PofType {
     GROUP_MOD(16, PofBody.Raw.class),
     PORT_MOD(17, PortStatus.class),
     TABLE_MOD(18, TableMod.class),
-    MULTIPART_REQUEST(19, PofBody.Raw.class),
-    MULTIPART_REPLY(20, PofBody.Raw.class),
+    MULTIPART_REQUEST(19, MultipartRequest.class),
+    MULTIPART_REPLY(20, MultipartReply.class),
     BARRIER_REQUEST(21, null),
     BARRIER_REPLY(22, null),
     ROLE_REQUEST(25, PofBody.Raw.class),
@@ -91,6 +91,10 @@ public enum PofType {
                 return FlowMod.read(b, off, len);
             case TABLE_MOD:
                 return TableMod.read(b, off, len);
+            case MULTIPART_REQUEST:
+                return MultipartRequest.read(b, off, len);
+            case MULTIPART_REPLY:
+                return MultipartReply.read(b, off, len);
             case METER_MOD:
                 return PofBody.MeterMod.read(b, off, len);
             case COUNTER_MOD:

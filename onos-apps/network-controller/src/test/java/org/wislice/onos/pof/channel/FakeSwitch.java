@@ -24,7 +24,8 @@ import java.util.function.Function;
 
 /**
  * A test switch speaking the switch side of the POF handshake (as the reference switch does), then recording
- * every message it receives; it answers ECHO, and answers other messages through an optional responder.
+ * every message it receives; it answers ECHO, and answers other messages through an optional responder (one
+ * reply, or several: e.g. MULTIPART_REPLYs flagged REPLY_MORE).
  */
 public final class FakeSwitch implements AutoCloseable {
     public final long devId;
@@ -34,7 +35,7 @@ public final class FakeSwitch implements AutoCloseable {
     private final OutputStream out;
     public final BlockingQueue<PofMessage> received = new LinkedBlockingQueue<>();
     public final List<PofMessage> handshake = Collections.synchronizedList(new ArrayList<>());
-    private volatile Function<PofMessage, PofMessage> responder = m -> null;
+    private volatile Function<PofMessage, List<PofMessage>> responder = m -> List.of();
     private Thread reader;
 
     public FakeSwitch(int controllerPort, long devId, int portCount) throws IOException {
@@ -47,6 +48,14 @@ public final class FakeSwitch implements AutoCloseable {
     }
 
     public void respondWith(Function<PofMessage, PofMessage> r) {
+        responder = m -> {
+            PofMessage reply = r.apply(m);
+            return reply == null ? List.of() : List.of(reply);
+        };
+    }
+
+    /** Answers a message with any number of messages, written in order. */
+    public void respondWithAll(Function<PofMessage, List<PofMessage>> r) {
         responder = r;
     }
 
@@ -144,8 +153,7 @@ public final class FakeSwitch implements AutoCloseable {
                     continue;
                 }
                 received.add(m);
-                PofMessage reply = responder.apply(m);
-                if (reply != null) {
+                for (PofMessage reply : responder.apply(m)) {
                     send(reply);
                 }
             }

@@ -3,8 +3,11 @@ package org.wislice.onos.pof.impl;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Test;
+import org.onlab.osgi.ComponentContextAdapter;
 import org.onosproject.TestApplicationId;
 import org.onosproject.net.DeviceId;
+import org.onosproject.net.PortNumber;
+import org.onosproject.net.device.PortStatistics;
 import org.onosproject.net.flow.CompletedBatchOperation;
 import org.onosproject.net.flow.FlowEntry;
 import org.onosproject.net.flow.FlowRule;
@@ -22,6 +25,8 @@ import org.wislice.onos.pof.api.PofTableLayout;
 import org.wislice.onos.pof.api.SlicePath;
 import org.wislice.onos.pof.channel.FakeSwitch;
 import org.wislice.onos.pof.wire.FlowMod;
+import org.wislice.onos.pof.wire.MultipartReply;
+import org.wislice.onos.pof.wire.MultipartRequest;
 import org.wislice.onos.pof.wire.PofAction;
 import org.wislice.onos.pof.wire.PofBody;
 import org.wislice.onos.pof.wire.PofInstruction;
@@ -29,6 +34,8 @@ import org.wislice.onos.pof.wire.PofMessage;
 import org.wislice.onos.pof.wire.PofType;
 import org.wislice.onos.pof.wire.TableMod;
 
+import java.util.Dictionary;
+import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -36,6 +43,7 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
 /**
@@ -53,18 +61,20 @@ public class PofProvidersTest {
     private PofFlowRuleProvider flowProvider;
     private PofMeterProvider meterProvider;
     private FakeSwitch sw;
+    private int switchPort;
 
     @Before
     public void setUp() throws Exception {
         controller = new PofControllerImpl();
-        int port = controller.start(0);
+        switchPort = controller.start(0);
         devices = new RecordingRegistries.Devices();
         flows = new RecordingRegistries.Flows();
         meters = new RecordingRegistries.Meters();
         deviceProvider = new PofDeviceProvider();
         deviceProvider.providerRegistry = devices;
         deviceProvider.controller = controller;
-        deviceProvider.activate();
+        // Port statistics are polled by hand (pollPortStats) unless a test turns the period on.
+        deviceProvider.activate(portStatsEvery(0));
         flowProvider = new PofFlowRuleProvider();
         flowProvider.providerRegistry = flows;
         flowProvider.controller = controller;
@@ -73,7 +83,7 @@ public class PofProvidersTest {
         meterProvider.providerRegistry = meters;
         meterProvider.controller = controller;
         meterProvider.activate();
-        sw = new FakeSwitch(port, 1, 2);
+        sw = new FakeSwitch(switchPort, 1, 2);
         sw.handshake();
         assertEquals("connected " + DEV, devices.events.poll(5, TimeUnit.SECONDS));
         // Listeners run in registration order (device, flow, meter): once the meter provider has pushed the
@@ -89,8 +99,137 @@ public class PofProvidersTest {
         sw.close();
         meterProvider.deactivate();
         flowProvider.deactivate();
-        deviceProvider.deactivate();
+        if (deviceProvider != null) {
+            deviceProvider.deactivate();
+        }
         controller.deactivate();
+    }
+
+    private static ComponentContextAdapter portStatsEvery(int seconds) {
+        return new ComponentContextAdapter() {
+            @Override
+            public Dictionary<String, Object> getProperties() {
+                Hashtable<String, Object> p = new Hashtable<>();
+                p.put(OsgiPropertyConstants.PORT_STATS_POLL_SECONDS, seconds);
+                return p;
+            }
+        };
+    }
+
+    /** PORT_STATS entries for ports 1 and 2 (port p: p * 1000 packets in, p * 64000 bytes in...). */
+    private static MultipartReply.PortStats portStats(int p) {
+        MultipartReply.PortStats s = new MultipartReply.PortStats();
+        s.portNo = p;
+        s.rxPackets = p * 1000L;
+        s.txPackets = p * 2000L;
+        s.rxBytes = p * 64_000L;
+        s.txBytes = p * 128_000L;
+        s.rxDropped = p;
+        s.txDropped = 2L * p;
+        s.rxErrors = 3L * p;
+        s.txErrors = 4L * p;
+        s.durationSec = 60 + p;
+        s.durationNsec = 500;
+        return s;
+    }
+
+    /** Answers MULTIPART_REQUEST with two replies (port 1 flagged REPLY_MORE, then port 2), as pof-switch may. */
+    private void switchReportsPortStats() {
+        sw.respondWithAll(m -> {
+            if (m.type() != PofType.MULTIPART_REQUEST) {
+                return List.of();
+            }
+            MultipartReply first = new MultipartReply();
+            first.flags = MultipartReply.REPLY_MORE;
+            first.stats.add(portStats(1));
+            MultipartReply last = new MultipartReply();
+            last.stats.add(portStats(2));
+            return List.of(new PofMessage(PofType.MULTIPART_REPLY, m.xid(), first),
+                    new PofMessage(PofType.MULTIPART_REPLY, m.xid(), last));
+        });
+    }
+
+    private static PortStatistics ofPort(List<PortStatistics> stats, long port) {
+        return stats.stream().filter(s -> s.portNumber().equals(PortNumber.portNumber(port))).findFirst()
+                .orElseThrow(() -> new AssertionError("no statistics for port " + port + " in " + stats));
+    }
+
+    @Test
+    public void portStatisticsArePolledEveryPeriodAndPushed() throws Exception {
+        switchReportsPortStats();
+        deviceProvider.modified(portStatsEvery(1));
+        Map.Entry<DeviceId, List<PortStatistics>> update = devices.portStats.poll(5, TimeUnit.SECONDS);
+        assertNotNull("port statistics pushed within the 1 s period", update);
+        MultipartRequest req = sw.next(PofType.MULTIPART_REQUEST, 1000).body(MultipartRequest.class);
+        assertEquals(MultipartRequest.PORT_STATS, req.mpType);
+        assertEquals(MultipartRequest.ALL_PORTS, req.portNo);
+        assertEquals(DEV, update.getKey());
+        List<PortStatistics> stats = update.getValue();
+        assertEquals("both replies of the request", 2, stats.size());
+        PortStatistics p2 = ofPort(stats, 2);
+        assertEquals(2000, p2.packetsReceived());
+        assertEquals(4000, p2.packetsSent());
+        assertEquals(128_000, p2.bytesReceived());
+        assertEquals(256_000, p2.bytesSent());
+        assertEquals(2, p2.packetsRxDropped());
+        assertEquals(4, p2.packetsTxDropped());
+        assertEquals(6, p2.packetsRxErrors());
+        assertEquals(8, p2.packetsTxErrors());
+        assertEquals(62, p2.durationSec());
+        assertEquals(500, p2.durationNano());
+        assertEquals(1000, ofPort(stats, 1).packetsReceived());
+        assertNotNull("and again the next period", devices.portStats.poll(5, TimeUnit.SECONDS));
+
+        // Polling stops with the provider, and its thread ends.
+        deviceProvider.deactivate();
+        deviceProvider = null;
+        devices.portStats.clear();
+        sw.received.clear();
+        assertNull(sw.next(PofType.MULTIPART_REQUEST, 2500));
+        assertTrue(devices.portStats.isEmpty());
+        assertFalse("pof-port-stats thread left running", Thread.getAllStackTraces().keySet().stream()
+                .anyMatch(t -> t.getName().equals("pof-port-stats") && t.isAlive()));
+    }
+
+    @Test
+    public void switchWithoutPortStatisticsIsNotAskedAgain() throws Exception {
+        // The reference switch: MULTIPART is a type it does not know.
+        sw.respondWith(m -> {
+            if (m.type() != PofType.MULTIPART_REQUEST) {
+                return null;
+            }
+            PofBody.Error e = new PofBody.Error();
+            e.type = 1;
+            e.code = 1;
+            e.string = "message type not supported";
+            return new PofMessage(PofType.ERROR, m.xid(), e);
+        });
+        deviceProvider.pollPortStats();
+        assertNotNull(sw.next(PofType.MULTIPART_REQUEST, 5000));
+        deviceProvider.pollPortStats();
+        deviceProvider.pollPortStats();
+        assertNull("asked again after the ERROR", sw.next(PofType.MULTIPART_REQUEST, 500));
+        assertTrue(devices.portStats.isEmpty());
+        assertTrue("the switch itself stays connected", deviceProvider.isReachable(DEV));
+
+        // Reconnected (maybe with another switch binary), it is asked again.
+        sw.close();
+        assertEquals("ports " + DEV + " 2", devices.events.poll(5, TimeUnit.SECONDS));
+        assertEquals("disconnected " + DEV, devices.events.poll(5, TimeUnit.SECONDS));
+        deviceProvider.pollPortStats();
+        assertTrue("nothing for a disconnected switch", devices.portStats.isEmpty());
+        sw = new FakeSwitch(switchPort, 1, 2);
+        switchReportsPortStats();
+        sw.handshake();
+        assertEquals("connected " + DEV, devices.events.poll(5, TimeUnit.SECONDS));
+        Map.Entry<DeviceId, List<PortStatistics>> update = null;
+        long until = System.currentTimeMillis() + 5000;
+        while (update == null && System.currentTimeMillis() < until) {
+            deviceProvider.pollPortStats();
+            update = devices.portStats.poll(100, TimeUnit.MILLISECONDS);
+        }
+        assertNotNull("the reconnected switch is asked again", update);
+        assertEquals(2, update.getValue().size());
     }
 
     @Test

@@ -7,6 +7,7 @@ import org.onosproject.net.device.DeviceProviderRegistryAdapter;
 import org.onosproject.net.device.DeviceProviderService;
 import org.onosproject.net.device.DeviceProviderServiceAdapter;
 import org.onosproject.net.device.PortDescription;
+import org.onosproject.net.device.PortStatistics;
 import org.onosproject.net.flow.CompletedBatchOperation;
 import org.onosproject.net.flow.FlowEntry;
 import org.onosproject.net.flow.FlowRuleProvider;
@@ -37,11 +38,13 @@ final class RecordingRegistries {
     private RecordingRegistries() {
     }
 
-    /** Device provider service: devices and their ports as last reported. */
+    /** Device provider service: devices and their ports as last reported; port statistics in order. */
     static final class Devices extends DeviceProviderRegistryAdapter {
         final Map<DeviceId, DeviceDescription> connected = new ConcurrentHashMap<>();
         final Map<DeviceId, List<PortDescription>> ports = new ConcurrentHashMap<>();
         final BlockingQueue<String> events = new LinkedBlockingQueue<>();
+        /** Every updatePortStatistics call (kept apart from events: polls run in the background). */
+        final BlockingQueue<Map.Entry<DeviceId, List<PortStatistics>>> portStats = new LinkedBlockingQueue<>();
 
         @Override
         public DeviceProviderService register(DeviceProvider provider) {
@@ -67,6 +70,11 @@ final class RecordingRegistries {
                 @Override
                 public void portStatusChanged(DeviceId id, PortDescription p) {
                     events.add("port " + id + " " + p.portNumber());
+                }
+
+                @Override
+                public void updatePortStatistics(DeviceId id, Collection<PortStatistics> stats) {
+                    portStats.add(Map.entry(id, List.copyOf(stats)));
                 }
             };
         }
