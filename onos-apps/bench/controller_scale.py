@@ -12,9 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import concurrent.futures
-import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -25,8 +23,9 @@ sys.path.insert(0, str(ONOS_APPS / "tests"))
 sys.path.insert(0, str(ONOS_APPS.parent / "bench"))
 
 from benchlib import write_result  # noqa: E402
-from conftest import RUNTIME, Onos, free_port  # noqa: E402
+from conftest import Onos, free_port  # noqa: E402
 from fake_agent import FakeAgent  # noqa: E402
+from wislice_testbed.topology.onos import OnosUnavailable, onos_runtime  # noqa: E402
 
 SECRET = "bench-secret"
 WIFI = "org.wislice.onos.wifi.impl.WifiManager"
@@ -93,19 +92,14 @@ async def event_load(agents: list[FakeAgent], phase_no: int, seconds: float) -> 
     return sent
 
 
-def java_rss_mib(env: dict[str, str]) -> float:
-    home = env["ONOS_RUNTIME_DIR"] + "/karaf"
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
-            if b"java" in cmd and f"karaf.home={home}".encode() in cmd:
-                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                    if line.startswith("VmRSS:"):
-                        return int(line.split()[1]) / 1024
-        except OSError:
-            continue
+def java_rss_mib(onos: Onos) -> float:
+    pid = onos.java_pid()
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return float("nan")
 
 
@@ -137,7 +131,7 @@ async def phase(onos: Onos, port: int, n: int, existing: list[FakeAgent], second
     result = {"agents": n, "vaps": len(vaps["vaps"]), "assoc_sent": sent, "events_seen": m["events"],
               "event_p50_ms": m["event_p50_ms"], "event_p99_ms": m["event_p99_ms"],
               "heap_mib": statistics.median(heap) if heap else m["heap_used_mib"],
-              "rss_mib": java_rss_mib(onos.env), "connect_s": connect_s, "vap_create_per_s": vaps_per_s,
+              "rss_mib": java_rss_mib(onos), "connect_s": connect_s, "vap_create_per_s": vaps_per_s,
               "violations": m["protocol_violations"]}
     print(f"[controller-scale] {result}", flush=True)
     return {"agents": agents, "result": result}
@@ -163,24 +157,14 @@ def main() -> int:
     parser.add_argument("--heap", default="1G", help="ONOS -Xmx")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    oars = [str(p) for p in sorted(ONOS_APPS.glob("wifi-controller/target/*.oar"))]
-    if not oars:
-        sys.exit("build first: make -C onos-apps build")
-    run_dir = ONOS_APPS / "runtime" / "run-bench"
-    http = free_port()
-    env = dict(os.environ, ONOS_RUNTIME_DIR=str(run_dir), ONOS_HTTP_PORT=str(http),
-               ONOS_SSH_PORT=str(free_port()), ONOS_RMI_REGISTRY_PORT=str(free_port()),
-               ONOS_RMI_SERVER_PORT=str(free_port()), ONOS_CLUSTER_PORT=str(free_port()), ONOS_HEAP=args.heap)
-    onos = Onos(env, http)
     try:
-        subprocess.run([sys.executable, str(RUNTIME), "start", "--fresh"], env=env, check=True)
-        subprocess.run([sys.executable, str(RUNTIME), "install-apps", *oars], env=env, check=True)
-        port = free_port()
-        onos.configure(WIFI, {"agentPort": port, "sharedSecret": SECRET, "statsIntervalS": 3600})
-        time.sleep(1)
-        results = asyncio.run(run(onos, port, sizes, args.seconds))
-    finally:
-        subprocess.run([sys.executable, str(RUNTIME), "stop"], env=env, check=False)
+        with onos_runtime(say=print, heap=args.heap) as onos:
+            port = free_port()
+            onos.configure(WIFI, {"agentPort": port, "sharedSecret": SECRET, "statsIntervalS": 3600})
+            time.sleep(1)
+            results = asyncio.run(run(onos, port, sizes, args.seconds))
+    except OnosUnavailable as exc:
+        sys.exit(f"{exc}: build first (make -C onos-apps build)")
     ref, big = results[0], results[-1]
     for r in results:
         if r["events_seen"] < 0.95 * r["assoc_sent"]:
@@ -194,7 +178,7 @@ def main() -> int:
     reference = {"agents_ref": ref["agents"], "event_p50_ms_ref": ref["event_p50_ms"],
                  "event_p99_ms_ref": ref["event_p99_ms"], "heap_mib_ref": round(ref["heap_mib"], 1)}
     notes = (f"WiFi controller in the real ONOS 2.5.6 runtime (Karaf 4.2.9, Java 11, -Xmx{args.heap}), agents are "
-             f"protocol-level fakes (onos-apps/tests/fake_agent.py) on loopback in one asyncio process. "
+             f"protocol-level fakes (onos-apps/tests/fake_agent.py) on loopback in one asyncio process; the NFV and network controller apps are installed too (idle). "
              f"{VAPS_PER_AGENT} vAPs per agent created through REST; 1 event/agent/s for {args.seconds:.0f} s; "
              f"latency = controller's WifiListener time - agent event ts (same clock) for every clientAssociated "
              f"(ConsistentMap insert -> CLIENT_ASSOCIATED event) of the window; heap = median of used-heap samples every 2 s. Reference = first size of the same run. "

@@ -5,8 +5,8 @@ What is timed: POST /onos/pof/flows with N entries -> FlowRuleService -> the POF
 pofswitch-afp -> ECHO barrier -> entries ADDED in ONOS -> the REST call returns. flows_per_s = N / that time
 (median of RUNS). Also: 1-entry requests in sequence (per-request rate) and removal. Reference, same run: the
 same N FLOW_MODs + ECHO written straight to a second pofswitch by a minimal Python controller (no ONOS).
-Needs root (veths), the ONOS runtime script and pof-switch/build/pofswitch-afp. Writes
-bench/results/pof-flow-install.json. Leaves nothing behind (veths, processes; ONOS stopped if started here).
+Needs root (veths), the built apps (the testbed's ONOS runtime on private ports) and pof-switch/build/pofswitch-afp. Writes
+bench/results/pof-flow-install.json. Leaves nothing behind (veths, processes, the runtime).
 """
 
 from __future__ import annotations
@@ -20,13 +20,12 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
-sys.path.insert(0, str(HERE.parent / "tests" / "integration"))
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "pof-switch" / "tests" / "integration"))
 from benchlib import write_result  # noqa: E402
-from onos_runtime import Onos  # noqa: E402
 from pofctl import Controller, output  # noqa: E402
 from wislice_testbed.processes import ProcessManager  # noqa: E402
+from wislice_testbed.topology.onos import Onos, onos_runtime  # noqa: E402
 from wislice_testbed.veth import create_veth  # noqa: E402
 
 N = int(os.environ.get("POF_BENCH_FLOWS", "1000"))
@@ -99,17 +98,16 @@ def main() -> int:
     logs = Path(tempfile.mkdtemp(prefix="pof-bench-"))
     procs = ProcessManager(logs)
     pairs = []
-    onos = Onos()
     ctl = Controller()
     try:
         pairs = [create_veth(None, None) for _ in range(2)]
-        onos.up()
-        sw = [str(POFSWITCH), "--controller", "127.0.0.1:6643", "--dev-id", str(int(DEV[4:], 16)),
-              "--mgmt", str(logs / "m1.sock"), "--port", f"s1={pairs[0].a}", "--port", f"s2={pairs[1].a}"]
-        procs.start(sw, log_name="pofswitch-onos")
-        onos.wait_for("the switch in ONOS", lambda: any(
-            d["id"] == DEV and d["available"] for d in onos.get("/onos/v1/devices")["devices"]))
-        install, remove, single = onos_runs(onos)
+        with onos_runtime(say=print) as onos:
+            sw = [str(POFSWITCH), "--controller", f"127.0.0.1:{onos.pof_port}", "--dev-id", str(int(DEV[4:], 16)),
+                  "--mgmt", str(logs / "m1.sock"), "--port", f"s1={pairs[0].a}", "--port", f"s2={pairs[1].a}"]
+            procs.start(sw, log_name="pofswitch-onos")
+            onos.wait_for("the switch in ONOS", lambda: any(
+                d["id"] == DEV and d["available"] for d in onos.get("/onos/v1/devices")["devices"]))
+            install, remove, single = onos_runs(onos)
         ref = [str(POFSWITCH), "--controller", f"127.0.0.1:{ctl.port}", "--dev-id", "178",
                "--mgmt", str(logs / "m2.sock"), "--port", f"s1={pairs[0].b}", "--port", f"s2={pairs[1].b}"]
         procs.start(ref, log_name="pofswitch-direct")
@@ -123,7 +121,6 @@ def main() -> int:
         procs.stop_all()
         for p in pairs:
             p.delete()
-        onos.down()
     med = statistics.median(install)
     med_direct = statistics.median(direct)
     path = write_result(

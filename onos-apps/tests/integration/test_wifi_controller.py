@@ -4,11 +4,10 @@ from __future__ import annotations
 import asyncio
 import re
 import ssl
-import subprocess
 
 import pytest
 
-from conftest import JAVA_HOME, ONOS_APPS, Onos, free_port
+from conftest import ONOS_APPS, Onos, free_port
 from fake_agent import FakeAgent
 
 pytestmark = pytest.mark.integration
@@ -152,11 +151,8 @@ def test_hostile_agents_are_cut_off_and_the_app_keeps_serving(wifi: tuple[Onos, 
 
 def test_cli_lists_agents(wifi: tuple[Onos, int]) -> None:
     onos, _ = wifi
-    karaf = onos.env["ONOS_RUNTIME_DIR"] + "/karaf/bin/client"
-    out = subprocess.run([karaf, "-a", onos.env["ONOS_SSH_PORT"], "-u", "onos", "-p", "rocks", "-b"],
-                         input="onos:wifi-agents\n", capture_output=True, text=True, timeout=60,
-                         env=dict(onos.env, JAVA_HOME=str(JAVA_HOME)))
-    assert "agent_id=ap-good" in out.stdout or "agent_id=ap-1" in out.stdout, out.stdout + out.stderr
+    out = onos.cli("onos:wifi-agents")
+    assert "agent_id=ap-good" in out or "agent_id=ap-1" in out, out
 
 
 def test_tls_agent_with_client_certificate(wifi: tuple[Onos, int]) -> None:

@@ -1,20 +1,21 @@
-"""Fixtures: the real ONOS runtime with the network-controller app, and real pofswitch processes on veths."""
+"""Fixtures: the testbed's ONOS runtime (private ports, the WiSlice apps installed; wislice_testbed.topology.onos)
+and real pofswitch processes on veths, dialling that runtime's POF port."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import subprocess
-import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from onos_runtime import ROOT, Onos  # noqa: E402
+from wislice_testbed.topology.common import repo_root
+from wislice_testbed.topology.onos import Onos, OnosUnavailable, onos_runtime
 
 pytest_plugins = ["wislice_testbed.pytest_plugin"]
+ROOT = repo_root()
 POFSWITCH = Path(os.environ.get("POFSWITCH_AFP", ROOT / "pof-switch" / "build" / "pofswitch-afp"))
 
 
@@ -22,16 +23,11 @@ POFSWITCH = Path(os.environ.get("POFSWITCH_AFP", ROOT / "pof-switch" / "build" /
 def onos() -> Iterator[Onos]:
     if os.geteuid() != 0:
         pytest.skip("needs root (namespaces, veths)")
-    o = Onos()
     try:
-        o.up()
-    except (RuntimeError, subprocess.CalledProcessError) as e:
-        o.down()
-        pytest.fail(f"ONOS runtime with the network-controller app did not come up: {e}")
-    try:
-        yield o
-    finally:
-        o.down()
+        with onos_runtime(say=print) as o:
+            yield o
+    except OnosUnavailable as e:
+        pytest.fail(f"ONOS runtime with the WiSlice apps did not come up: {e}")
 
 
 @pytest.fixture
@@ -52,8 +48,8 @@ def offloads_off(ns: Any, ifname: str) -> None:
         ns.exec(argv)
 
 
-def start_pofswitch(processes: Any, binary: Path, tmp_path: Path, dev_id: int, ports: list[str]) -> Any:
-    argv = [str(binary), "--controller", "127.0.0.1:6643", "--dev-id", str(dev_id),
+def start_pofswitch(processes: Any, binary: Path, tmp_path: Path, dev_id: int, ports: list[str], onos: Onos) -> Any:
+    argv = [str(binary), "--controller", f"127.0.0.1:{onos.pof_port}", "--dev-id", str(dev_id),
             "--mgmt", str(tmp_path / f"mgmt{dev_id}.sock")]
     for i, ifname in enumerate(ports, 1):
         argv += ["--port", f"s{i}={ifname}"]

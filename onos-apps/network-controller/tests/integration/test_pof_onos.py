@@ -61,8 +61,8 @@ def two_switches(onos: Any, netns: Any, veth: Any, processes: Any, pofswitch_bin
     link = veth(None, None, mtu=1600)
     for ns, ifname in ((h1, e1.a), (None, e1.b), (h2, e2.a), (None, e2.b), (None, link.a), (None, link.b)):
         offloads_off(ns, ifname)
-    start_pofswitch(processes, pofswitch_binary, tmp_path, 1, [e1.b, link.a])
-    start_pofswitch(processes, pofswitch_binary, tmp_path, 2, [link.b, e2.b])
+    start_pofswitch(processes, pofswitch_binary, tmp_path, 1, [e1.b, link.a], onos)
+    start_pofswitch(processes, pofswitch_binary, tmp_path, 2, [link.b, e2.b], onos)
 
     def both_up() -> bool:
         devices = {d["id"]: d for d in onos.get("/onos/v1/devices")["devices"]}

@@ -47,6 +47,8 @@ class Onos:
     pof_port: int
     secret: str
     run_dir: Path
+    ssh_port: int = 0
+    boot_log: str = ""  # what `onos-runtime start` printed (it says how long boot took)
 
     def request(self, method: str, path: str, body: Any = None, timeout: float = 30) -> tuple[int, Any]:
         data = None if body is None else json.dumps(body).encode()
@@ -72,6 +74,37 @@ class Onos:
             raise RuntimeError(f"GET {path}: HTTP {code} {body}")
         return body
 
+    def configure(self, component: str, props: dict[str, Any], timeout: float = 30) -> None:
+        """Sets component properties, as an operator would (onos:cfg); right after an app activates ONOS may not
+        list its component yet (HTTP 207), so this retries until 200."""
+        body = {k: str(v) for k, v in props.items()}
+        wait_for(f"configuration of {component}", lambda: self.request(
+            "POST", f"/onos/v1/configuration/{component}", body)[0] == 200, timeout=timeout, period=0.5)
+
+    def cli(self, *commands: str, timeout: float = 60) -> str:
+        """Runs ONOS CLI commands through Karaf's client (batch mode); returns stdout and stderr."""
+        client = self.run_dir / "karaf" / "bin" / "client"
+        env = dict(os.environ, JAVA_HOME=str(java_home()))
+        out = subprocess.run([str(client), "-a", str(self.ssh_port), "-u", self.user, "-p", self.password, "-b"],
+                             input="\n".join(commands) + "\n", capture_output=True, text=True, timeout=timeout,
+                             env=env)
+        return out.stdout + out.stderr
+
+    def wait_for(self, what: str, check: Any, timeout: float = 30, period: float = 0.25) -> Any:
+        return wait_for(what, check, timeout=timeout, period=period)
+
+    def java_pid(self) -> int | None:
+        """The Karaf JVM's pid: the runtime's pid file names the bin/karaf script, the JVM is its descendant."""
+        with suppress(OSError, ValueError):
+            todo = [int((self.run_dir / "karaf.pid").read_text().split()[0])]
+            while todo:
+                pid = todo.pop()
+                if Path(f"/proc/{pid}/exe").resolve().name == "java":
+                    return pid
+                for task in Path(f"/proc/{pid}/task").iterdir():
+                    todo += [int(c) for c in (task / "children").read_text().split()]
+        return None
+
     def switch_connected(self, device_id: str) -> bool:
         return any(s["device_id"] == device_id and s.get("connected")
                    for s in self.get("/onos/pof/switches")["switches"])
@@ -90,14 +123,20 @@ def _listening(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
+def java_home() -> Path:
+    """The Java 11 runtime onos-runtime downloads (make deps)."""
+    return Path(os.environ.get("WISLICE_CACHE", Path.home() / ".cache" / "wislice")) / "jre11"
+
+
 def missing_apps(root: Path | None = None) -> list[str]:
     root = root or repo_root()
     return [name for name, rel in APPS.items() if not (root / rel).exists()]
 
 
 @contextmanager
-def onos_runtime(say: Any = print, keep_log_in: Path | None = None) -> Iterator[Onos]:
-    """``keep_log_in``: a directory that receives karaf.log when the runtime stops (for failure reports)."""
+def onos_runtime(say: Any = print, keep_log_in: Path | None = None, heap: str = "768M") -> Iterator[Onos]:
+    """``keep_log_in``: a directory that receives karaf.log when the runtime stops (for failure reports);
+    ``heap``: the JVM's -Xmx."""
     root = repo_root()
     runtime = root / "onos-apps" / "runtime" / "onos-runtime"
     if not runtime.exists():
@@ -110,17 +149,18 @@ def onos_runtime(say: Any = print, keep_log_in: Path | None = None) -> Iterator[
     password, secret = secrets.token_hex(12), secrets.token_hex(16)
     env = dict(os.environ, ONOS_RUNTIME_DIR=str(run_dir), ONOS_HTTP_PORT=str(http), ONOS_SSH_PORT=str(ssh),
                ONOS_RMI_REGISTRY_PORT=str(rmi_reg), ONOS_RMI_SERVER_PORT=str(rmi_srv),
-               ONOS_CLUSTER_PORT=str(cluster), ONOS_USER="onos", ONOS_PASSWORD=password, ONOS_HEAP="768M")
+               ONOS_CLUSTER_PORT=str(cluster), ONOS_USER="onos", ONOS_PASSWORD=password, ONOS_HEAP=heap)
 
     def runtime_cmd(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, str(runtime), *args], env=env, capture_output=True, text=True,
                               timeout=timeout)
 
-    onos = Onos(f"http://127.0.0.1:{http}", "onos", password, wifi, nfv, pof, secret, run_dir)
+    onos = Onos(f"http://127.0.0.1:{http}", "onos", password, wifi, nfv, pof, secret, run_dir, ssh)
     try:
         started = runtime_cmd("start")
         if started.returncode != 0:
             raise RuntimeError(f"onos-runtime start failed:\n{started.stdout}\n{started.stderr}")
+        onos.boot_log = started.stdout + started.stderr
         say(f"ONOS core up on {onos.url} (private ports; run dir {run_dir})")
         etc = run_dir / "karaf" / "etc"
         (etc / f"{COMPONENTS['wifi']}.cfg").write_text(f"agentPort={wifi}\nsharedSecret={secret}\n")
