@@ -27,7 +27,9 @@ from .wiring import NetWiring
 log = logging.getLogger(__name__)
 VHOST_SOCKET = "vhost.sock"
 PAUSE_ENV = "WISLICE_MEC_TEST_PAUSE_AT"  # fault injection for the kill -9 mid-create test: a step name
+# send_redirects is OR-ed over "all" and the interface, which takes "default" when it moves into the namespace.
 KERNEL_SYSCTLS = {"net.ipv4.ip_forward": "1", "net.ipv4.conf.all.send_redirects": "0",
+                  "net.ipv4.conf.default.send_redirects": "0",
                   "net.ipv4.conf.all.rp_filter": "0", "net.ipv4.conf.default.rp_filter": "0"}
 KERNEL_CAPS = ["NET_ADMIN", "NET_RAW"]
 DPDK_CAPS = ["IPC_LOCK", "SYS_NICE"]  # hugepage locking, set_mempolicy

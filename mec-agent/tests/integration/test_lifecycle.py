@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
 from wislice_mec_agent.errors import AgentError
@@ -31,6 +33,11 @@ def test_kernel_vnf_answers_on_its_vnf_id_and_delete_leaves_nothing(real_node: R
     vs = StatsCollector(stats).collect(state["vnf_id"])["vnfs"][0]
     assert vs["ports"][0]["rx_packets"] >= 3 and vs["ports"][0]["tx_packets"] >= 3
     assert vs["memory_mib"] > 0
+    # A forwarder that sends out of the interface it received on must not ICMP-redirect the sender.
+    pid = real_node.runtime.inspect(real_node.manager.store.get(state["vnf_id"]).container_id).pid
+    redirects = subprocess.run(["nsenter", "-t", str(pid), "-n", "cat", "/proc/sys/net/ipv4/conf/in/send_redirects"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+    assert redirects == "0"
     real_node.manager.delete(state["vnf_id"])
     assert not any(real_node.holdings().values()), real_node.holdings()
 
