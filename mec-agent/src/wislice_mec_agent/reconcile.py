@@ -38,6 +38,8 @@ def reconcile(m: VnfManager) -> dict[str, Any]:
                 info = m.runtime.inspect(c.id)
                 running[c.name] = info.pid if info else 0
         switch_ports = set(m.switch.ports()) if m.switch.present else set()
+        if m.pool is not None:  # dead idle containers (dockerd restart): removed here, replaced by the next fill
+            report["removed_containers"] += m.pool.prune()
         for rec in m.store.all():
             if rec.state == "creating":
                 errors = m.teardown(rec)
@@ -70,10 +72,13 @@ def _rebuild(m: VnfManager, rec: VnfRecord, report: dict[str, Any]) -> None:
 
 def _remove_orphans(m: VnfManager, report: dict[str, Any]) -> None:
     records = m.store.all()
-    pooled = m.pool.owned_names() if m.pool is not None else set()  # pool container name == its dir name
+    containers = m.runtime.list(m.config.agent_id)
+    # The pool is asked after listing: a container its refill thread creates meanwhile is in the making before it
+    # exists, so it is never taken for an orphan (the same for its dir below).
+    pooled = m.pool.owned_names() if m.pool is not None else set()
     names = {r.container_name for r in records} | pooled
     ids = {r.container_id for r in records if r.container_id}
-    for c in m.runtime.list(m.config.agent_id):
+    for c in containers:
         if c.name not in names and c.id not in ids:
             m.runtime.remove(c.id)
             report["removed_containers"].append(c.name)
@@ -86,10 +91,9 @@ def _remove_orphans(m: VnfManager, report: dict[str, Any]) -> None:
         for name in m.switch.ports():
             if name.startswith(m.config.veth_prefix) and name not in ports and m.switch.remove(name):
                 report["removed_ports"].append(name)
-    dirs = {str(Path(r.config_dir)) for r in records} | {str(m.config.pool_dir / n) for n in pooled}
-    for parent in (m.config.vnf_dir, m.config.pool_dir):
-        if parent.is_dir():
-            for d in parent.iterdir():
-                if str(d) not in dirs:
-                    shutil.rmtree(d, ignore_errors=True)
-                    report["removed_dirs"].append(d.name)
+    found = [d for parent in (m.config.vnf_dir, m.config.pool_dir) if parent.is_dir() for d in parent.iterdir()]
+    dirs = {str(Path(r.config_dir)) for r in records} | (m.pool.owned_dirs() if m.pool is not None else set())
+    for d in found:
+        if str(d) not in dirs:
+            shutil.rmtree(d, ignore_errors=True)
+            report["removed_dirs"].append(d.name)
