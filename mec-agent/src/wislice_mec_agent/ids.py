@@ -49,6 +49,13 @@ def address_of(vnf_id: int) -> str:
     return str(ipaddress.IPv4Address(check_vnf_id(vnf_id)))
 
 
+def mac_of(vnf_id: int) -> str:
+    """The MAC of the vNF's ``in``: locally administered 02:00 + the 32 bits of vnf_id, so a vNF rebuilt after a
+    restart answers with the MAC its peers have cached."""
+    b = check_vnf_id(vnf_id).to_bytes(4, "big")
+    return "02:00:" + ":".join(f"{x:02x}" for x in b)
+
+
 def check_assignable(vnf_id: int) -> None:
     """Refuse vnf_ids whose dotted quad cannot be a unicast interface address (see the module docstring)."""
     addr = ipaddress.IPv4Address(vnf_id)

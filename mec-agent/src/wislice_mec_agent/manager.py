@@ -17,7 +17,7 @@ from typing import Any
 from .catalog import Catalog, CatalogImage
 from .config import AgentConfig
 from .errors import AgentError
-from .ids import address_of, check_vnf_id, container_name, host_ifname
+from .ids import address_of, check_vnf_id, container_name, host_ifname, mac_of
 from .runtime import LABEL_AGENT, LABEL_IMAGE, LABEL_VNF_ID, ContainerConfig, ContainerRuntime
 from .spec import VnfSpec, parse_vnf_spec
 from .store import Store, VnfRecord
@@ -208,7 +208,7 @@ class VnfManager:
             pid = self.runtime.start(container_id)
         self._pause("container")
         if image.vnf_class == "kernel":
-            self.wiring.create_veth(rec.host_ifname, pid, address_of(vnf_id))
+            self.wiring.create_veth(rec.host_ifname, pid, address_of(vnf_id), mac_of(vnf_id))
             undo.push("veth", lambda: self.wiring.delete_link(rec.host_ifname))
             pof_port = self.switch.add_veth(name, rec.host_ifname)
             if self.switch.present:

@@ -126,9 +126,8 @@ class SteeredSwitch:
         self.ctl.echo()
         self.ctl.expect_no("ERROR", wait=0.1)
         self.client.exec(["ip", "route", "replace", f"{address}/32", "dev", self.client_if])
-        # A vNF rebuilt after a dockerd restart has a new interface, so a new MAC: the client's cached one would
-        # keep missing it until the neighbour entry expires (up to a minute).
-        self.client.exec(["ip", "neigh", "flush", "to", address, "dev", self.client_if])
+        # No neighbour flush: a vNF rebuilt after a dockerd restart keeps its MAC (ids.mac_of), so the client's
+        # cached entry stays right; the recovery tests depend on that.
 
     def ping_kernel(self, address: str, timeout: float = 10.0) -> int:
         """A kernel vNF answers pings on its address through the switch (ARP floods, ICMP is steered); returns

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 
 import pytest
@@ -38,6 +39,9 @@ def test_kernel_vnf_answers_on_its_vnf_id_and_delete_leaves_nothing(real_node: R
     redirects = subprocess.run(["nsenter", "-t", str(pid), "-n", "cat", "/proc/sys/net/ipv4/conf/in/send_redirects"],
                                capture_output=True, text=True, check=True).stdout.strip()
     assert redirects == "0"
+    link = subprocess.run(["nsenter", "-t", str(pid), "-n", "ip", "-j", "link", "show", "in"], capture_output=True,
+                          text=True, check=True).stdout
+    assert json.loads(link)[0]["address"] == "02:00:00:01:00:02"  # fixed per vnf_id: survives a rebuild
     real_node.manager.delete(state["vnf_id"])
     assert not any(real_node.holdings().values()), real_node.holdings()
 

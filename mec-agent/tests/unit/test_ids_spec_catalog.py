@@ -4,7 +4,7 @@ import pytest
 
 from wislice_mec_agent.catalog import Catalog
 from wislice_mec_agent.errors import AgentError
-from wislice_mec_agent.ids import address_of, host_ifname, vnf_id_from_ifname, vnf_id_of
+from wislice_mec_agent.ids import address_of, host_ifname, mac_of, vnf_id_from_ifname, vnf_id_of
 from wislice_mec_agent.manager import params_env
 from wislice_mec_agent.spec import parse_vnf_spec
 
@@ -14,6 +14,7 @@ from .conftest import spec
 def test_vnf_id_and_address_mapping() -> None:
     assert vnf_id_of(1, 2) == 65538
     assert address_of(65538) == "0.1.0.2"
+    assert mac_of(65538) == "02:00:00:01:00:02" and mac_of(0xABCD1234) == "02:00:ab:cd:12:34"
     assert address_of(vnf_id_of(0xABCD, 0x1234)) == "171.205.18.52"
     assert host_ifname("wm", 65538) == "wm00010002"
     assert vnf_id_from_ifname("wm", "wm00010002") == 65538
