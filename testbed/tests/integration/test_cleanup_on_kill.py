@@ -48,11 +48,15 @@ def test_half_failed_setup(netns, veth):
 def run_scratch(tmp_path: Path, mode: str, kill: signal.Signals | None) -> tuple[dict, str]:
     (tmp_path / "test_scratch.py").write_text(SCRATCH.format(mode=mode))
     out = tmp_path / "created.json"
+    log_path = tmp_path / "scratch.log"
     env = {**os.environ, "WS_OUT": str(out)}
     nr_before = read_counter("nr_hugepages")
-    proc = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                             str(tmp_path / "test_scratch.py")], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    # Output to a file, and wait for the process rather than for EOF: a pipe would also wait for every process
+    # that inherited it (what leaks is for assert_all_gone to find, not for a hang to hide).
+    with open(log_path, "wb") as log_file:
+        proc = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                                 str(tmp_path / "test_scratch.py")], cwd=tmp_path, env=env, stdout=log_file,
+                                stderr=subprocess.STDOUT, start_new_session=True)
     try:
         if kill is not None:
             deadline = time.monotonic() + 60
@@ -61,14 +65,17 @@ def run_scratch(tmp_path: Path, mode: str, kill: signal.Signals | None) -> tuple
             assert out.exists(), "scratch session never created its resources"
             time.sleep(0.3)
             os.kill(proc.pid, kill)
-        log, _ = proc.communicate(timeout=120)
+        try:
+            proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"scratch session still running 120 s later:\n{log_path.read_text(errors='replace')[-4000:]}")
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     created = json.loads(out.read_text())
     created["nr_before"] = nr_before
-    return created, log
+    return created, log_path.read_text(errors="replace")
 
 
 def assert_all_gone(created: dict) -> None:
