@@ -45,6 +45,13 @@ def test_half_failed_setup(netns, veth):
 '''
 
 
+def default_signals() -> None:
+    """The scratch session gets the signals' default dispositions: a run under nohup (SIGHUP ignored) or from a
+    background job (SIGINT ignored) would otherwise pass that on, and the session would rightly not react."""
+    for sig in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def run_scratch(tmp_path: Path, mode: str, kill: signal.Signals | None) -> tuple[dict, str]:
     (tmp_path / "test_scratch.py").write_text(SCRATCH.format(mode=mode))
     out = tmp_path / "created.json"
@@ -56,7 +63,7 @@ def run_scratch(tmp_path: Path, mode: str, kill: signal.Signals | None) -> tuple
     with open(log_path, "wb") as log_file:
         proc = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                                  str(tmp_path / "test_scratch.py")], cwd=tmp_path, env=env, stdout=log_file,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+                                stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=default_signals)
     try:
         if kill is not None:
             deadline = time.monotonic() + 60
