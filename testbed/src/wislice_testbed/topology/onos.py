@@ -174,9 +174,7 @@ def onos_runtime(say: Any = print, keep_log_in: Path | None = None, heap: str = 
         # (The network controller keeps its .cfg value; it does not register with that service.)
         for name, props in (("wifi", {"agentPort": wifi, "sharedSecret": secret}),
                             ("nfv", {"agentPort": nfv, "sharedSecret": secret})):
-            wait_for(f"{name} component configuration", lambda c=COMPONENTS[name], p=props: onos.request(
-                "POST", f"/onos/v1/configuration/{c}", {k: str(v) for k, v in p.items()})[0] == 200,
-                timeout=60, period=0.5)
+            onos.configure(COMPONENTS[name], props, timeout=60)
         wait_for("agent and switch listeners on the private ports", lambda: all(
             _listening(port) for port in (wifi, nfv, pof)), timeout=60, period=0.5)
         for name, path in READY_PATHS.items():

@@ -41,24 +41,7 @@ public class AgentServerTlsTest {
     }
 
     private void start(AgentServerConfig cfg) throws Exception {
-        server = new AgentServer(cfg, new AgentListener() {
-            @Override
-            public String onHello(AgentSession session, JsonNode hello) {
-                return null;
-            }
-
-            @Override
-            public void onWelcomed(AgentSession session) {
-            }
-
-            @Override
-            public void onEvent(AgentSession session, JsonNode event) {
-            }
-
-            @Override
-            public void onClosed(AgentSession session, String reason) {
-            }
-        });
+        server = new AgentServer(cfg, new NoopAgentListener());
         server.start();
     }
 

@@ -1,6 +1,5 @@
 package org.wislice.onos.agent;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.After;
 import org.junit.Test;
 
@@ -18,24 +17,7 @@ public class ConfiguredAgentServerTest {
 
     private static final AgentServerConfig DEFAULTS =
             new AgentServerConfig("ap", "127.0.0.1", 0, "onos-test", "", 500, 5, 30);
-    private final ConfiguredAgentServer server = new ConfiguredAgentServer("test-agents", new AgentListener() {
-        @Override
-        public String onHello(AgentSession session, JsonNode hello) {
-            return null;
-        }
-
-        @Override
-        public void onWelcomed(AgentSession session) {
-        }
-
-        @Override
-        public void onEvent(AgentSession session, JsonNode event) {
-        }
-
-        @Override
-        public void onClosed(AgentSession session, String reason) {
-        }
-    });
+    private final ConfiguredAgentServer server = new ConfiguredAgentServer("test-agents", new NoopAgentListener());
 
     @After
     public void tearDown() {
