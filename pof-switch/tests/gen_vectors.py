@@ -98,6 +98,14 @@ VALID = {
         "instructions": []}},
     "meter_mod_add": {"type": "METER_MOD", "xid": 16,
                       "body": {"command": 0, "slot_id": 0, "meter_id": 1, "rate": 10000}},
+    # A slice's two-rate meter: guarantee 8 Mbit/s (committed_rate, green), cap 20 Mbit/s (rate, the peak).
+    "meter_mod_two_rate": {"type": "METER_MOD", "xid": 22,
+                           "body": {"command": 0, "slot_id": 0, "meter_id": 2, "rate": 20000,
+                                    "committed_rate": 8000}},
+    # A guarantee without a cap: the peak is the largest rate (100 Gbit/s); MODIFY of a live meter.
+    "meter_mod_guarantee_uncapped": {"type": "METER_MOD", "xid": 23,
+                                     "body": {"command": 1, "slot_id": 0, "meter_id": 3, "rate": 100000000,
+                                              "committed_rate": 1000}},
     "counter_request": {"type": "COUNTER_REQUEST", "xid": 17,
                         "body": {"command": 0, "slot_id": 0, "counter_id": 3, "packets": 0, "bytes": 0}},
     "counter_reply": {"type": "COUNTER_REPLY", "xid": 17,
@@ -134,6 +142,15 @@ INVALID = {
     "multipart_short_body": (bytes.fromhex("0413001000000068" "0004000000000000"), (1, 6)),
 }
 
+# Well-formed messages (they decode to "message") that the switch refuses to apply, with its ERROR (type, code).
+REFUSED = {
+    "meter_mod_committed_over_rate": ({"type": "METER_MOD", "xid": 24, "body": {
+        "command": 0, "slot_id": 0, "meter_id": 4, "rate": 5000, "committed_rate": 8000}}, (12, 6)),
+    # rate 0 is no "uncapped" peak: a meter needs a peak rate, so a guarantee alone is refused as well.
+    "meter_mod_committed_without_rate": ({"type": "METER_MOD", "xid": 25, "body": {
+        "command": 0, "slot_id": 0, "meter_id": 4, "rate": 0, "committed_rate": 1000}}, (12, 6)),
+}
+
 
 def _with_defaults(msg: dict) -> dict:
     """Canonical form = what decode() returns, so files hold every field, including len defaults."""
@@ -150,7 +167,13 @@ def main() -> None:
     for name, (raw, (etype, ecode)) in INVALID.items():
         doc = {"name": name, "hex": raw.hex(), "error": {"type": etype, "code": ecode}}
         (OUT / "invalid" / f"{name}.json").write_text(json.dumps(doc, indent=1) + "\n")
-    print(f"wrote {len(VALID)} valid and {len(INVALID)} invalid vectors to {OUT}")
+    (OUT / "refused").mkdir(exist_ok=True)
+    for name, (msg, (etype, ecode)) in REFUSED.items():
+        canon = _with_defaults(msg)
+        doc = {"name": name, "message": canon, "hex": pofwire.encode(canon).hex(),
+               "error": {"type": etype, "code": ecode}}
+        (OUT / "refused" / f"{name}.json").write_text(json.dumps(doc, indent=1) + "\n")
+    print(f"wrote {len(VALID)} valid, {len(INVALID)} invalid and {len(REFUSED)} refused vectors to {OUT}")
 
 
 if __name__ == "__main__":

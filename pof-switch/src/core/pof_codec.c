@@ -557,6 +557,7 @@ int pof_decode(const uint8_t *buf, size_t len, struct pof_msg *msg, struct pof_s
         msg->u.meter_mod.slot_id = get16(b + 2);
         msg->u.meter_mod.meter_id = get32(b + 4);
         msg->u.meter_mod.rate = get32(b + 8);
+        msg->u.meter_mod.committed_rate = get32(b + 12);
         break;
     case POFT_COUNTER_MOD: case POFT_COUNTER_REQUEST: case POFT_COUNTER_REPLY:
         msg->u.counter.command = b[0];
@@ -704,6 +705,7 @@ int pof_encode(const struct pof_msg *msg, uint8_t *out, size_t cap)
         put16(b + 2, msg->u.meter_mod.slot_id);
         put32(b + 4, msg->u.meter_mod.meter_id);
         put32(b + 8, msg->u.meter_mod.rate);
+        put32(b + 12, msg->u.meter_mod.committed_rate);
         break;
     case POFT_COUNTER_MOD: case POFT_COUNTER_REQUEST: case POFT_COUNTER_REPLY:
         b[0] = msg->u.counter.command;

@@ -5,26 +5,16 @@
 #include <string.h>
 
 #include "bits.h"
+#include "pof_meter.h"
 #include "pof_table.h"
 
 #define MAX_TABLE_HOPS 64 /* a GOTO loop cannot spin a packet forever */
-#define METER_QUEUE_LIMIT_BYTES (192 * 1024)
-
-struct meter {
-    bool in_use;
-    uint32_t rate_kbps;
-    uint64_t bytes_per_s;
-    uint64_t burst;      /* bytes */
-    uint64_t tokens_nb;  /* bytes * 1e9, to keep integer arithmetic exact */
-    uint64_t last_ns;
-    uint64_t queued_bytes_hint;
-};
 
 struct counter { bool in_use; uint64_t packets, bytes; };
 
 struct pof_dp {
     struct pof_table tables[POF_TABLES_TOTAL];
-    struct meter meters[POF_METERS];
+    struct pof_meter meters[POF_METERS];
     struct counter counters[POF_COUNTERS];
     struct pof_dp_stats stats;
 };
@@ -316,85 +306,17 @@ int pof_dp_flow_mod(struct pof_dp *dp, const struct pof_flow_mod *fm, struct pof
 
 int pof_dp_meter_mod(struct pof_dp *dp, const struct pof_meter_mod *mm, struct pof_status *err)
 {
-    if (mm->meter_id == 0 || mm->meter_id >= POF_METERS)
-        return fail(err, POFET_METER_MOD_FAILED, POFMMFC_INVALID_METER, "meter id out of range");
-    struct meter *m = &dp->meters[mm->meter_id];
-    switch (mm->command) {
-    case 0: case 1: /* ADD, MODIFY */
-        if (mm->command == 0 && m->in_use)
-            return fail(err, POFET_METER_MOD_FAILED, POFMMFC_METER_EXISTS, "meter exists");
-        if (mm->command == 1 && !m->in_use)
-            return fail(err, POFET_METER_MOD_FAILED, POFMMFC_UNKNOWN_METER, "no such meter");
-        if (mm->rate == 0 || mm->rate > 100000000)
-            return fail(err, POFET_METER_MOD_FAILED, POFMMFC_BAD_RATE, "rate must be 1 kbps-100 Gbps");
-        m->in_use = true;
-        m->rate_kbps = mm->rate;
-        m->bytes_per_s = (uint64_t)mm->rate * 125;
-        /* 20 ms of rate (at least two full frames): a busy host may run the loop late, and tokens beyond the
-         * bucket are lost, so a tiny bucket undershoots the rate; 20 ms keeps bursts short for TCP. */
-        m->burst = m->bytes_per_s / 50 > 3028 ? m->bytes_per_s / 50 : 3028;
-        m->tokens_nb = m->burst * 1000000000ull;
-        m->last_ns = 0;
-        return 0;
-    case 2:
-        if (!m->in_use)
-            return fail(err, POFET_METER_MOD_FAILED, POFMMFC_UNKNOWN_METER, "no such meter");
-        memset(m, 0, sizeof(*m));
-        return 0;
-    default:
-        return fail(err, POFET_METER_MOD_FAILED, POFMMFC_BAD_COMMAND, "meter command unsupported");
-    }
+    return pof_meter_mod(dp->meters, POF_METERS, mm, err);
 }
 
-static void meter_refill(struct meter *m, uint64_t now_ns)
+enum pof_color pof_dp_meter_color(struct pof_dp *dp, uint32_t meter_id, uint32_t bytes, uint64_t now_ns)
 {
-    if (now_ns == m->last_ns)
-        return; /* the rest of a burst: same timestamp, nothing to add */
-    if (m->last_ns == 0 || now_ns < m->last_ns) {
-        m->last_ns = now_ns;
-        return;
-    }
-    uint64_t dt = now_ns - m->last_ns;
-    if (dt > 100000000ull)
-        dt = 100000000ull; /* 100 ms is more than a full bucket at any rate; keeps the product in 64 bits */
-    m->tokens_nb += dt * m->bytes_per_s;
-    uint64_t cap = m->burst * 1000000000ull;
-    if (m->tokens_nb > cap)
-        m->tokens_nb = cap;
-    m->last_ns = now_ns;
-}
-
-bool pof_dp_meter_take(struct pof_dp *dp, uint32_t meter_id, uint32_t bytes, uint64_t now_ns)
-{
-    if (meter_id >= POF_METERS || !dp->meters[meter_id].in_use)
-        return true; /* a deleted meter no longer limits */
-    struct meter *m = &dp->meters[meter_id];
-    meter_refill(m, now_ns);
-    uint64_t need = (uint64_t)bytes * 1000000000ull;
-    if (m->tokens_nb < need)
-        return false;
-    m->tokens_nb -= need;
-    return true;
-}
-
-enum pof_meter_result pof_dp_meter_admit(struct pof_dp *dp, uint32_t meter_id, uint32_t bytes, uint64_t now_ns,
-                                         bool queue_empty)
-{
-    if (queue_empty && pof_dp_meter_take(dp, meter_id, bytes, now_ns))
-        return POF_METER_PASS;
-    return POF_METER_QUEUE;
+    return meter_id < POF_METERS ? pof_meter_color(&dp->meters[meter_id], bytes, now_ns) : POF_COLOR_YELLOW;
 }
 
 uint64_t pof_dp_meter_wait_ns(struct pof_dp *dp, uint32_t meter_id, uint32_t bytes, uint64_t now_ns)
 {
-    if (meter_id >= POF_METERS || !dp->meters[meter_id].in_use)
-        return 0;
-    struct meter *m = &dp->meters[meter_id];
-    meter_refill(m, now_ns);
-    uint64_t need = (uint64_t)bytes * 1000000000ull;
-    if (m->tokens_nb >= need)
-        return 0;
-    return (need - m->tokens_nb) / m->bytes_per_s + 1;
+    return meter_id < POF_METERS ? pof_meter_wait_ns(&dp->meters[meter_id], bytes, now_ns) : 0;
 }
 
 int pof_dp_counter(struct pof_dp *dp, struct pof_counter *c, bool is_request, struct pof_status *err)
@@ -728,7 +650,8 @@ void pof_dp_dump(const struct pof_dp *dp, const struct pof_dp_dump_ops *ops, voi
                 ops->flow(arg, dp->tables[g].by_index[i]->source);
     for (uint32_t m = 1; m < POF_METERS; m++)
         if (dp->meters[m].in_use) {
-            struct pof_meter_mod mm = {.command = 0, .meter_id = m, .rate = dp->meters[m].rate_kbps};
+            struct pof_meter_mod mm = {.command = 0, .meter_id = m, .rate = dp->meters[m].rate_kbps,
+                                       .committed_rate = dp->meters[m].committed_kbps};
             ops->meter(arg, &mm);
         }
 }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pof_meter.h"
 #include "pof_wire.h"
 
 /* Table resources per type, as announced in RESOURCE_REPORT (reference defaults). */
@@ -63,14 +64,12 @@ void pof_dp_process(struct pof_dp *dp, struct pof_pkt *pkt, struct pof_verdict *
 void pof_dp_apply_actions(struct pof_dp *dp, struct pof_pkt *pkt, const struct pof_action *acts, int n,
                           struct pof_verdict *v);
 
-/* Meter admission with shaping: POF_METER_PASS = send now; QUEUE = hold it and retry later
- * (pof_dp_meter_ready); DROP = over the queue limit. */
-enum pof_meter_result { POF_METER_PASS, POF_METER_QUEUE, POF_METER_DROP };
-enum pof_meter_result pof_dp_meter_admit(struct pof_dp *dp, uint32_t meter_id, uint32_t bytes, uint64_t now_ns,
-                                         bool queue_empty);
-/* Takes `bytes` of tokens if available now (used to release the head of a meter's shaping queue). */
-bool pof_dp_meter_take(struct pof_dp *dp, uint32_t meter_id, uint32_t bytes, uint64_t now_ns);
-/* Nanoseconds until `bytes` of tokens are there (0 if now). */
+/* Meters (pof_meter.h): colours a packet of `bytes` through meter meter_id and takes its tokens. GREEN =
+ * within the committed rate, YELLOW = within the peak rate only (or a single-rate meter, or no such meter),
+ * RED = beyond the peak: nothing taken; the caller holds it in the meter's shaping queue and retries once
+ * pof_dp_meter_wait_ns says the peak bucket has room. */
+enum pof_color pof_dp_meter_color(struct pof_dp *dp, uint32_t meter_id, uint32_t bytes, uint64_t now_ns);
+/* Nanoseconds until `bytes` fit the meter's peak bucket (0 if now). */
 uint64_t pof_dp_meter_wait_ns(struct pof_dp *dp, uint32_t meter_id, uint32_t bytes, uint64_t now_ns);
 
 /* Walks the installed state in the form it was given (QUERYALL): tables, then flows, then meters. */

@@ -167,7 +167,8 @@ struct pof_resource_report {
     struct pof_table_resource tables[POF_TABLE_TYPES];
 };
 struct pof_error { uint16_t type, code; uint32_t dev_id; uint16_t slot_id; char string[POF_ERR_STR_LEN]; };
-struct pof_meter_mod { uint8_t command; uint16_t slot_id; uint32_t meter_id, rate; };
+/* rate = the peak rate (kbit/s). committed_rate (WiSlice, in the reference's pad bytes): 0 = single-rate. */
+struct pof_meter_mod { uint8_t command; uint16_t slot_id; uint32_t meter_id, rate, committed_rate; };
 struct pof_counter { uint8_t command; uint16_t slot_id; uint32_t counter_id; uint64_t packets, bytes; };
 struct pof_packet_in {
     uint32_t buffer_id; uint16_t total_len; uint8_t reason, table_id; uint64_t cookie;

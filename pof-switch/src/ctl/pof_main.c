@@ -24,7 +24,8 @@ static void usage(const char *prog)
             "usage: %s [--controller HOST:PORT|none] [--mgmt PATH] [--port NAME[=ARGS]]... [--dev-id N]\n"
             "          [--busy-poll] [--max-sleep-us N] [--enable-ports] [--latency-port NAME]...\n"
             "  --controller   POF controller to dial (default 127.0.0.1:6643)\n"
-            "  --port         a port; ARGS are DPDK devargs (pofswitch) or the netdev (pofswitch-afp)\n"
+            "  --port         a port; ARGS are DPDK devargs (pofswitch) or the netdev (pofswitch-afp), plus an\n"
+            "                 optional item rate=KBPS: the port sends at that rate, green first (e.g. eth1,rate=20000)\n"
             "  --busy-poll    never sleep when idle (reference for adaptive polling)\n"
             "  --enable-ports start ports enabled instead of waiting for PORT_MOD\n",
             prog);

@@ -9,6 +9,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "pof_sched.h"
 #include "pof_switch.h"
 
 #define MAX_CLIENTS 8
@@ -118,6 +119,47 @@ static void cmd_latency(struct pof_sw *sw, int argc, char **argv, char *out, siz
     snprintf(out, outlen, "OK");
 }
 
+static void cmd_port_rate(struct pof_sw *sw, int argc, char **argv, char *out, size_t outlen)
+{
+    (void)argc;
+    struct sw_port *p = pof_sw_port_by_name(sw, argv[1]);
+    if (!p) {
+        snprintf(out, outlen, "ERROR no port %s", argv[1]);
+        return;
+    }
+    char *end, err[200];
+    errno = 0;
+    unsigned long long v = strtoull(argv[2], &end, 10);
+    if (errno || *end || argv[2][0] < '0' || argv[2][0] > '9' || v > POF_METER_MAX_KBPS) {
+        snprintf(out, outlen, "ERROR rate must be 0-%u kbit/s", POF_METER_MAX_KBPS);
+        return;
+    }
+    if (pof_sw_port_rate(sw, p, (uint32_t)v, err, sizeof(err)) < 0)
+        snprintf(out, outlen, "ERROR %s", err);
+    else
+        snprintf(out, outlen, "OK");
+}
+
+static void cmd_port_stats(struct pof_sw *sw, int argc, char **argv, char *out, size_t outlen)
+{
+    (void)argc;
+    const struct sw_port *p = pof_sw_port_by_name(sw, argv[1]);
+    if (!p) {
+        snprintf(out, outlen, "ERROR no port %s", argv[1]);
+        return;
+    }
+    static const struct pof_sched_queue none;
+    const struct pof_sched_queue *g = p->sched ? &p->sched->q[POF_SCHED_GREEN] : &none;
+    const struct pof_sched_queue *e = p->sched ? &p->sched->q[POF_SCHED_BE] : &none;
+    snprintf(out, outlen,
+             "OK rate=%u green_pkts=%llu green_bytes=%llu green_drops=%llu green_queued=%u"
+             " be_pkts=%llu be_bytes=%llu be_drops=%llu be_queued=%u tx_dropped=%llu",
+             p->sched ? p->sched->rate_kbps : 0, (unsigned long long)g->sent_pkts,
+             (unsigned long long)g->sent_bytes, (unsigned long long)g->drop_pkts, g->bytes,
+             (unsigned long long)e->sent_pkts, (unsigned long long)e->sent_bytes, (unsigned long long)e->drop_pkts,
+             e->bytes, (unsigned long long)p->tx_dropped);
+}
+
 static void cmd_ports(struct pof_sw *sw, int argc, char **argv, char *out, size_t outlen)
 {
     (void)argc;
@@ -154,6 +196,8 @@ static const struct { const char *name; int min_args; cmd_fn fn; const char *usa
     {"port-add", 2, cmd_port_add, "port-add NAME [ARGS]"},
     {"port-del", 2, cmd_port_del, "port-del NAME"},
     {"latency", 2, cmd_latency, "latency NAME on|off"},
+    {"port-rate", 3, cmd_port_rate, "port-rate NAME KBPS"},
+    {"port-stats", 2, cmd_port_stats, "port-stats NAME"},
     {"ports", 1, cmd_ports, "ports"},
     {"stats", 1, cmd_stats, "stats"},
 };

@@ -1,7 +1,14 @@
 /* Local management socket (unix stream, one text command per line, one reply line each):
- *   port-add NAME [ARGS]   -> "OK <port id>"      (ARGS: DPDK devargs, or the netdev for AF_PACKET)
+ *   port-add NAME [ARGS]   -> "OK <port id>"      (ARGS: DPDK devargs, or the netdev for AF_PACKET, with an
+ *                                                  optional item rate=KBPS: "eth1,rate=20000")
  *   port-del NAME          -> "OK"
  *   latency NAME on|off    -> "OK"                (burst size 1 on that port, the loop never sleeps)
+ *   port-rate NAME KBPS    -> "OK"                (the port sends at KBPS kbit/s, green first; 0 = line rate)
+ *   port-stats NAME        -> "OK rate=<kbps> green_pkts=N green_bytes=N green_drops=N green_queued=<bytes>
+ *                              be_pkts=N be_bytes=N be_drops=N be_queued=<bytes> tx_dropped=N"
+ *                             (per class of a rated port since it was rated, all 0 on a line-rate port;
+ *                              tx_dropped = the port's MULTIPART port stats count: full queues of a rated
+ *                              port plus frames the backend refused)
  *   ports                  -> "OK <id>:<name>:<enabled>:<rx_packets>:<tx_packets>:<rx_bytes>:<tx_bytes> ..."
  *   stats                  -> "OK processed=N miss=N dropped=N short=N tables=N flows=N packet_in=N"
  * Errors reply "ERROR <reason>". Used by the mec-agent and ap-agent to hot-add vNF and vAP ports. */

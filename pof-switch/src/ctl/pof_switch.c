@@ -1,4 +1,4 @@
-/* Ports, forwarding of bursts through the core, shaping queues, and the run loop. */
+/* Ports, forwarding of bursts through the core, and the run loop (shaping: pof_shape.c). */
 #include "pof_switch.h"
 
 #include <errno.h>
@@ -10,6 +10,7 @@
 
 #include "pof_conn.h"
 #include "pof_mgmt.h"
+#include "pof_shape.h"
 
 #define SPIN_ROUNDS_BEFORE_SLEEP 256
 
@@ -62,19 +63,9 @@ static void flush_port(struct pof_sw *sw, struct sw_port *p)
     p->tx_pending_bytes = 0;
 }
 
-static void drop_queue(struct pof_sw *sw, struct sw_meter_queue *q)
-{
-    for (; q->n; q->n--, q->head = (q->head + 1) % SW_QUEUE_SLOTS)
-        sw->io->free(q->slot[q->head].buf);
-}
-
 void pof_sw_fini(struct pof_sw *sw)
 {
-    for (int i = 0; i < POF_METERS; i++)
-        if (sw->queues[i]) {
-            drop_queue(sw, sw->queues[i]);
-            free(sw->queues[i]);
-        }
+    sw_shape_fini(sw);
     for (int i = 1; i <= POF_MAX_PORTS; i++)
         if (sw->ports[i].in_use) {
             flush_port(sw, &sw->ports[i]);
@@ -119,13 +110,22 @@ int pof_sw_port_add(struct pof_sw *sw, const char *name, const char *args, char 
         snprintf(err, errlen, "no free port id");
         return -1;
     }
+    char dev[512];
+    uint32_t kbps;
+    if (sw_split_rate(args, dev, sizeof(dev), &kbps, err, errlen) < 0)
+        return -1;
     struct sw_port *p = &sw->ports[id];
     memset(p, 0, sizeof(*p));
-    p->io = sw->io->port_open(name, args, p->mac, err, errlen);
+    p->io = sw->io->port_open(name, dev, p->mac, err, errlen);
     if (!p->io)
         return -1;
-    p->in_use = true;
     p->id = (uint16_t)id;
+    if (kbps && pof_sw_port_rate(sw, p, kbps, err, errlen) < 0) {
+        sw->io->port_close(p->io);
+        memset(p, 0, sizeof(*p));
+        return -1;
+    }
+    p->in_use = true;
     p->enabled = sw->cfg.all_ports_enabled;
     p->added_ns = pof_now_ns();
     snprintf(p->name, sizeof(p->name), "%s", name);
@@ -143,14 +143,7 @@ int pof_sw_port_del(struct pof_sw *sw, const char *name, char *err, size_t errle
         return -1;
     }
     /* Queued packets for this port would be sent to a closed port: drop them first. */
-    for (int k = 0; k < sw->n_queues; k++) {
-        struct sw_meter_queue *q = sw->queues[sw->queue_ids[k]];
-        for (uint32_t i = 0; i < q->n; i++) {
-            struct sw_queued *s = &q->slot[(q->head + i) % SW_QUEUE_SLOTS];
-            if (s->port == p->id)
-                s->port = 0; /* freed when it reaches the head */
-        }
-    }
+    sw_shape_port_gone(sw, p);
     flush_port(sw, p);
     if (sw->conn)
         pof_conn_port_status(sw->conn, p, POF_PORT_REASON_DELETE);
@@ -160,14 +153,8 @@ int pof_sw_port_del(struct pof_sw *sw, const char *name, char *err, size_t errle
     return 0;
 }
 
-/* Queues b (len bytes, known to every caller) for the port's next tx burst. */
-static void enqueue_tx(struct pof_sw *sw, uint16_t port, struct pof_io_buf *b, uint32_t len)
+static inline void push_tx(struct pof_sw *sw, struct sw_port *p, struct pof_io_buf *b, uint32_t len)
 {
-    struct sw_port *p = port <= POF_MAX_PORTS ? &sw->ports[port] : NULL;
-    if (!p || !p->in_use || !p->enabled) {
-        sw->io->free(b);
-        return;
-    }
     p->tx_len[p->tx_n] = len;
     p->tx_pending_bytes += len;
     p->tx_buf[p->tx_n++] = b;
@@ -175,82 +162,58 @@ static void enqueue_tx(struct pof_sw *sw, uint16_t port, struct pof_io_buf *b, u
         flush_port(sw, p);
 }
 
-/* Copies b to every enabled port but the input. */
-static void flood(struct pof_sw *sw, uint16_t in_port, struct pof_io_buf *b)
+void sw_push_tx(struct pof_sw *sw, struct sw_port *p, struct pof_io_buf *b, uint32_t len)
+{
+    if (p->in_use && p->enabled)
+        push_tx(sw, p, b, len);
+    else
+        sw->io->free(b);
+}
+
+/* Queues b (len bytes, known to every caller) for the port's next tx burst, or its scheduler if rated. */
+static inline void enqueue_tx(struct pof_sw *sw, uint16_t port, struct pof_io_buf *b, uint32_t len,
+                              enum pof_color c, uint64_t now)
+{
+    struct sw_port *p = port <= POF_MAX_PORTS ? &sw->ports[port] : NULL;
+    if (!p || !p->in_use || !p->enabled)
+        sw->io->free(b);
+    else if (p->sched)
+        sw_shape_rated(sw, p, b, len, c, now);
+    else
+        push_tx(sw, p, b, len);
+}
+
+void sw_enqueue_tx(struct pof_sw *sw, uint16_t port, struct pof_io_buf *b, uint32_t len, enum pof_color c,
+                   uint64_t now)
+{
+    enqueue_tx(sw, port, b, len, c, now);
+}
+
+/* Copies b to every enabled port but the input (best effort on rated ports). */
+static void flood(struct pof_sw *sw, uint16_t in_port, struct pof_io_buf *b, enum pof_color c, uint64_t now)
 {
     struct pof_io_view v = sw->io->view(b);
     for (int i = 1; i <= POF_MAX_PORTS; i++) {
         if (i == in_port || !sw->ports[i].in_use || !sw->ports[i].enabled)
             continue;
-        struct pof_io_buf *c = sw->io->copy(v.data, v.len);
-        if (c)
-            enqueue_tx(sw, (uint16_t)i, c, v.len);
+        struct pof_io_buf *copy = sw->io->copy(v.data, v.len);
+        if (copy)
+            enqueue_tx(sw, (uint16_t)i, copy, v.len, c, now);
     }
     sw->io->free(b);
 }
 
-/* Sends through a meter: now if tokens allow, else into its shaping queue, else dropped. */
-static void metered_tx(struct pof_sw *sw, uint32_t meter_id, uint16_t port, struct pof_io_buf *b, uint32_t len,
-                       uint64_t now)
+/* Sends through a meter: now, with the colour it gives, if its peak rate allows and none of its packets wait;
+ * else into its shaping queue. */
+static inline void metered_tx(struct pof_sw *sw, uint32_t meter_id, uint16_t port, struct pof_io_buf *b,
+                              uint32_t len, uint64_t now)
 {
-    struct sw_meter_queue *q = sw->queues[meter_id];
-    if (pof_dp_meter_admit(sw->dp, meter_id, len, now, !q || q->n == 0) == POF_METER_PASS) {
-        enqueue_tx(sw, port, b, len);
-        return;
-    }
-    if (!q) {
-        if (!(q = sw->queues[meter_id] = calloc(1, sizeof(*q)))) {
-            sw->io->free(b);
-            return;
-        }
-        sw->queue_ids[sw->n_queues++] = (uint16_t)meter_id;
-    }
-    if (q->n == SW_QUEUE_SLOTS) {
-        sw->io->free(b);
-        return;
-    }
-    q->slot[(q->head + q->n) % SW_QUEUE_SLOTS] = (struct sw_queued){b, port, len};
-    q->n++;
-    q->bytes += len;
-}
-
-static uint32_t release_queues(struct pof_sw *sw, uint64_t now)
-{
-    uint32_t sent = 0;
-    for (int k = 0; k < sw->n_queues; k++) {
-        uint16_t m = sw->queue_ids[k];
-        struct sw_meter_queue *q = sw->queues[m];
-        while (q->n) {
-            struct sw_queued *s = &q->slot[q->head];
-            if (s->port && !pof_dp_meter_take(sw->dp, m, s->len, now))
-                break;
-            if (s->port)
-                enqueue_tx(sw, s->port, s->buf, s->len);
-            else
-                sw->io->free(s->buf);
-            q->bytes -= s->len;
-            q->head = (q->head + 1) % SW_QUEUE_SLOTS;
-            q->n--;
-            sent++;
-        }
-    }
-    return sent;
-}
-
-/* Nanoseconds until the next queued packet may leave, or UINT64_MAX if nothing is queued. */
-static uint64_t next_release_ns(struct pof_sw *sw, uint64_t now)
-{
-    uint64_t best = UINT64_MAX;
-    for (int k = 0; k < sw->n_queues; k++) {
-        uint16_t m = sw->queue_ids[k];
-        struct sw_meter_queue *q = sw->queues[m];
-        if (q->n) {
-            uint64_t w = pof_dp_meter_wait_ns(sw->dp, m, q->slot[q->head].len, now);
-            if (w < best)
-                best = w;
-        }
-    }
-    return best;
+    const struct sw_meter_queue *q = sw->queues[meter_id];
+    enum pof_color c = q && q->n ? POF_COLOR_RED : pof_dp_meter_color(sw->dp, meter_id, len, now);
+    if (c != POF_COLOR_RED)
+        enqueue_tx(sw, port, b, len, c, now);
+    else
+        sw_shape_hold(sw, meter_id, port, b, len);
 }
 
 static void forward(struct pof_sw *sw, struct sw_port *in, struct pof_io_buf *b, struct pof_io_view v,
@@ -271,11 +234,11 @@ static void forward(struct pof_sw *sw, struct sw_port *in, struct pof_io_buf *b,
         sw->io->commit(b, vd.out_offset, pkt.len - vd.out_offset);
     uint32_t len = pkt.len - vd.out_offset;
     if (vd.kind == POF_V_FLOOD)
-        flood(sw, in->id, b);
+        flood(sw, in->id, b, POF_COLOR_YELLOW, now);
     else if (vd.meter_id)
         metered_tx(sw, vd.meter_id, vd.out_port, b, len, now);
     else
-        enqueue_tx(sw, vd.out_port, b, len);
+        enqueue_tx(sw, vd.out_port, b, len, POF_COLOR_YELLOW, now);
 }
 
 /* Runs a received burst through the pipeline; returns its bytes. */
@@ -308,20 +271,36 @@ static uint64_t drop_burst(struct pof_sw *sw, struct sw_port *p, struct pof_io_b
     return bytes;
 }
 
-uint32_t pof_sw_poll_once(struct pof_sw *sw, uint64_t now)
+static inline uint32_t poll_port(struct pof_sw *sw, struct sw_port *p, struct pof_io_buf **bufs, uint64_t now)
 {
-    uint32_t total = release_queues(sw, now);
-    struct pof_io_buf *bufs[SW_BURST];
-    for (int i = 0; i < sw->n_active; i++) {
-        struct sw_port *p = &sw->ports[sw->active[i]];
-        uint16_t n = sw->io->rx(p->io, bufs, p->latency_mode ? 1 : SW_BURST);
-        if (!n)
-            continue;
-        total += n;
+    uint16_t n = sw->io->rx(p->io, bufs, p->latency_mode ? 1 : SW_BURST);
+    if (n) {
         p->rx_packets += n;
         p->rx_bytes += p->enabled ? forward_burst(sw, p, bufs, n, now) : drop_burst(sw, p, bufs, n);
     }
-    for (int i = 0; i < sw->n_active; i++)
+    return n;
+}
+
+uint32_t pof_sw_poll_once(struct pof_sw *sw, uint64_t now)
+{
+    uint32_t total = sw_shape_release(sw, now);
+    struct pof_io_buf *bufs[SW_BURST];
+    int n = sw->n_active;
+    if (!sw->n_rated) {
+        for (int i = 0; i < n; i++)
+            total += poll_port(sw, &sw->ports[sw->active[i]], bufs, now);
+    } else {
+        /* A full queue of a rated port takes whatever arrives first after it sent: the input polled first in
+         * a round would win all of its room. So the order rotates, and runs backwards every other round:
+         * over rounds, every input comes before every other one half of the time. */
+        uint32_t r = sw->poll_rounds++;
+        int start = n ? (int)((r >> 1) % (uint32_t)n) : 0;
+        for (int j = 0; j < n; j++) {
+            int i = r & 1 ? (start - j + n) % n : (start + j) % n;
+            total += poll_port(sw, &sw->ports[sw->active[i]], bufs, now);
+        }
+    }
+    for (int i = 0; i < n; i++)
         flush_port(sw, &sw->ports[sw->active[i]]);
     return total;
 }
@@ -333,7 +312,7 @@ bool pof_sw_send(struct pof_sw *sw, uint16_t port, const uint8_t *data, uint32_t
     struct pof_io_buf *b = sw->io->copy(data, len);
     if (!b)
         return false;
-    enqueue_tx(sw, port, b, len);
+    enqueue_tx(sw, port, b, len, POF_COLOR_GREEN, pof_now_ns());
     flush_port(sw, &sw->ports[port]);
     return true;
 }
@@ -352,10 +331,13 @@ void pof_sw_packet_out(struct pof_sw *sw, const struct pof_packet_out *po)
         return;
     }
     sw->io->commit(b, vd.out_offset, pkt.len - vd.out_offset);
+    /* The controller's own packets (LLDP probes, ARP answers) are few: on a rated port they take the priority
+     * queue, so a saturated best-effort queue cannot make the controller lose a link. */
+    uint64_t now = pof_now_ns();
     if (vd.kind == POF_V_FLOOD)
-        flood(sw, (uint16_t)po->in_port, b);
+        flood(sw, (uint16_t)po->in_port, b, POF_COLOR_GREEN, now);
     else
-        enqueue_tx(sw, vd.out_port, b, pkt.len - vd.out_offset);
+        enqueue_tx(sw, vd.out_port, b, pkt.len - vd.out_offset, POF_COLOR_GREEN, now);
     for (int i = 1; i <= POF_MAX_PORTS; i++)
         if (sw->ports[i].in_use)
             flush_port(sw, &sw->ports[i]);
@@ -436,7 +418,7 @@ void pof_sw_run(struct pof_sw *sw)
                                     sw->idle_rounds - SPIN_ROUNDS_BEFORE_SLEEP : 10);
         uint64_t sleep_us = all_ports_have_fds(sw) ? 100000 : (backoff < sw->cfg.max_sleep_us ? backoff
                                                                                                : sw->cfg.max_sleep_us);
-        uint64_t q = next_release_ns(sw, now);
+        uint64_t q = sw_shape_next_ns(sw, now);
         if (q != UINT64_MAX && q / 1000 + 1 < sleep_us)
             sleep_us = q / 1000 + 1;
         service_control(sw, 0, sleep_us);

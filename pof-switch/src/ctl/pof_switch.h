@@ -15,6 +15,7 @@
 
 struct pof_conn;
 struct pof_mgmt;
+struct pof_sched;
 
 struct sw_port {
     bool in_use;
@@ -24,9 +25,11 @@ struct sw_port {
     char name[64];
     uint8_t mac[6];
     struct pof_io_port *io;
+    struct pof_sched *sched; /* a rated port (pof_sched.h: green first, at its rate); NULL = line rate */
     /* Counters since the port was added (MULTIPART port stats, the management socket's `ports`). rx counts
      * every frame taken from the port, rx_dropped those of them discarded because the port is disabled;
-     * tx counts frames the backend accepted, tx_dropped those it refused. Bytes are frame lengths as seen by
+     * tx counts frames the backend accepted, tx_dropped those it refused (and, on a rated port, those its
+     * green or best-effort queue had no room for). Bytes are frame lengths as seen by
      * the switch (Ethernet header on, no FCS), after the pipeline's edits for tx. */
     uint64_t rx_packets, tx_packets, rx_bytes, tx_bytes, rx_dropped, tx_dropped;
     uint64_t added_ns;  /* pof_now_ns() when the port was added */
@@ -59,6 +62,9 @@ struct pof_sw {
     uint16_t n_queues;
     uint16_t active[POF_MAX_PORTS];          /* ids of ports in use, in id order */
     uint16_t n_active;
+    uint16_t rated[POF_MAX_PORTS];           /* ids of rated ports (sched set), so rounds skip the rest */
+    uint16_t n_rated;
+    uint32_t poll_rounds;                    /* with rated ports: the rx order of a round rotates by it */
     struct pof_conn *conn;
     struct pof_mgmt *mgmt;
     uint32_t idle_rounds;
@@ -69,10 +75,15 @@ struct pof_sw {
 int pof_sw_init(struct pof_sw *sw, const struct sw_config *cfg, const struct pof_io_ops *io);
 void pof_sw_fini(struct pof_sw *sw);
 
-/* Adds a port (reported to the controller by PORT_STATUS ADD). Returns the port id, or -1 with err. */
+/* Adds a port (reported to the controller by PORT_STATUS ADD). args are the backend's, plus an optional
+ * comma-separated item rate=KBPS (taken out before the backend sees them): "eth1,rate=20000", "rate=20000"
+ * (AF_PACKET: the netdev is then the name), "net_af_packet0,iface=eth0,rate=20000". Returns the port id, or -1
+ * with err. */
 int pof_sw_port_add(struct pof_sw *sw, const char *name, const char *args, char *err, size_t errlen);
 int pof_sw_port_del(struct pof_sw *sw, const char *name, char *err, size_t errlen);
 struct sw_port *pof_sw_port_by_name(struct pof_sw *sw, const char *name);
+/* Sets port p's rate in kbit/s (0 = line rate: what it holds is sent at once). Returns 0, or -1 with err. */
+int pof_sw_port_rate(struct pof_sw *sw, struct sw_port *p, uint32_t kbps, char *err, size_t errlen);
 
 /* Fills out with the counters of port id (in use), in the wire's terms; now_ns gives the duration. */
 void pof_sw_port_stats(const struct pof_sw *sw, uint16_t id, uint64_t now_ns, struct pof_port_stats *out);

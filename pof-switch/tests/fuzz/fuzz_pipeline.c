@@ -1,11 +1,13 @@
 /* libFuzzer target: the packet pipeline under arbitrary tables, flows and meters.
  * The input is a script of records: 'T' + TABLE_MOD body, 'F' + FLOW_MOD body, 'M' + METER_MOD body,
- * 'P' + u8 room + u16 len + packet bytes (run through the pipeline in an exact-size heap buffer). */
+ * 'P' + u8 room + u16 len + packet bytes (run through the pipeline in an exact-size heap buffer, then with the
+ * colour its meter gives into a rated port's scheduler at 1 Mbit/s). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pof_dp.h"
+#include "pof_sched.h"
 #include "pof_wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -23,11 +25,19 @@ static int decode_body(uint8_t type, const uint8_t *body, size_t len, struct pof
     return pof_decode(buf, len + POF_HEADER_LEN, m, &st);
 }
 
+static void drop_item(void *arg, void *pkt, uint32_t len)
+{
+    (void)arg;
+    (void)pkt;
+    (void)len;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static struct pof_msg m;
     struct pof_status st;
     struct pof_dp *dp = pof_dp_create();
+    struct pof_sched *port = pof_sched_create(1000);
     size_t at = 0;
     while (at < size) {
         uint8_t kind = data[at++];
@@ -54,14 +64,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             pof_dp_process(dp, &p, &v);
             if (p.len + p.room != len + room)
                 abort(); /* the pipeline may move bytes between len and room, never invent them */
-            if (v.meter_id)
-                pof_dp_meter_admit(dp, v.meter_id, p.len, 1000000000ull + at, true);
+            uint64_t now = 1000000000ull + at * 1000;
+            enum pof_color c = v.meter_id ? pof_dp_meter_color(dp, v.meter_id, p.len, now) : POF_COLOR_YELLOW;
+            if (c != POF_COLOR_RED && port) {
+                uint32_t out_len;
+                static char token; /* the scheduler holds pointers it never dereferences */
+                pof_sched_offer(port, &token, p.len, c, now);
+                while (pof_sched_next(port, now, &out_len))
+                    ;
+            }
             free(pkt);
             at += len;
             continue;
         }
         at += need;
     }
+    if (port)
+        pof_sched_drain(port, drop_item, NULL);
+    pof_sched_destroy(port);
     pof_dp_destroy(dp);
     return 0;
 }

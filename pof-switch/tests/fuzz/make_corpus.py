@@ -56,7 +56,8 @@ def main() -> None:
     dec.mkdir(parents=True, exist_ok=True)
     pipe.mkdir(parents=True, exist_ok=True)
     raw = {}
-    for p in sorted(VECTORS.glob("*.json")) + sorted((VECTORS / "invalid").glob("*.json")):
+    for p in (sorted(VECTORS.glob("*.json")) + sorted((VECTORS / "invalid").glob("*.json"))
+              + sorted((VECTORS / "refused").glob("*.json"))):
         raw[p.stem] = bytes.fromhex(json.loads(p.read_text())["hex"])
         (dec / p.stem).write_bytes(raw[p.stem])
     frame = (bytes.fromhex("020000000002020000000001080045000032000100004011") + bytes(2)
@@ -67,12 +68,19 @@ def main() -> None:
     for room in (0, 64):
         pkt = b"P" + bytes([room]) + len(frame).to_bytes(2, "big") + frame
         (pipe / f"two_tables_room{room}").write_bytes(script + pkt + pkt[:20])
+    # The same pipeline through a two-rate meter (meter 1: committed 8 of 20 Mbit/s), packets enough to colour
+    # green, yellow and red.
+    two_rate = raw["meter_mod_two_rate"][8:]
+    two_rate = two_rate[:4] + (1).to_bytes(4, "big") + two_rate[8:]
+    script2 = script.replace(b"M" + raw["meter_mod_add"][8:], b"M" + two_rate)
+    pkt = b"P" + bytes([0]) + len(frame).to_bytes(2, "big") + frame
+    (pipe / "two_rate_meter").write_bytes(script2 + pkt * 8)
     pkts = b""
     for dst in ("10.0.0.2", "10.0.0.1", "10.0.1.1", "10.1.2.3", "11.0.0.1"):
         f = frame[:30] + socket.inet_aton(dst) + frame[34:]
         pkts += b"P" + bytes([0]) + len(f).to_bytes(2, "big") + f
     (pipe / "lpm_routes").write_bytes(lpm_script() + pkts + b"P\0\0\x21" + frame[:33])
-    print(f"wrote {len(raw)} decode seeds and 3 pipeline seeds")
+    print(f"wrote {len(raw)} decode seeds and 4 pipeline seeds")
 
 
 if __name__ == "__main__":

@@ -86,11 +86,12 @@ class Switch:
 
 
 def start_switch(processes: Any, controller: Controller, hosts: list[Host], tmp_path: Path,
-                 binary: Path, log_name: str = "pofswitch") -> Switch:
+                 binary: Path, log_name: str = "pofswitch", port_extra: dict[str, str] | None = None) -> Switch:
+    """port_extra: more items for a port's ARGS by port name, e.g. {"s3": ",rate=20000"}."""
     mgmt = tmp_path / "mgmt.sock"
     argv = [str(binary), "--controller", f"127.0.0.1:{controller.port}", "--mgmt", str(mgmt)]
     for i, h in enumerate(hosts, 1):
-        argv += ["--port", f"s{i}={h.switch_if}"]
+        argv += ["--port", f"s{i}={h.switch_if}{(port_extra or {}).get(f's{i}', '')}"]
     proc = processes.start(argv, log_name=log_name, env={**os.environ, "ASAN_OPTIONS": "detect_leaks=1"})
     controller.accept()
     ports = controller.handshake()

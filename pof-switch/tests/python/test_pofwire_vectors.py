@@ -14,10 +14,29 @@ import pofwire  # noqa: E402
 VECTORS = Path(__file__).resolve().parents[3] / "spec" / "pof" / "vectors"
 VALID = sorted(VECTORS.glob("*.json"))
 INVALID = sorted((VECTORS / "invalid").glob("*.json"))
+REFUSED = sorted((VECTORS / "refused").glob("*.json"))
 
 
 def test_vectors_exist() -> None:
-    assert len(VALID) >= 20 and len(INVALID) >= 4
+    assert len(VALID) >= 20 and len(INVALID) >= 4 and len(REFUSED) >= 2
+
+
+@pytest.mark.parametrize("path", REFUSED, ids=lambda p: p.stem)
+def test_refused_vectors_are_well_formed(path: Path) -> None:
+    """Refused = the switch answers ERROR when applying it; the codec decodes and encodes it as any other."""
+    doc = json.loads(path.read_text())
+    assert pofwire.decode(bytes.fromhex(doc["hex"])) == doc["message"]
+    assert pofwire.encode(doc["message"]).hex() == doc["hex"]
+    assert doc["error"]["type"] == 12 and doc["error"]["code"] == 6  # METER_MOD_FAILED / BAD_RATE
+
+
+def test_meter_mod_committed_rate_is_in_the_pad_bytes() -> None:
+    """committed_rate at body offset 12; a reference controller's message (zeros there, or no field) is 0."""
+    doc = json.loads((VECTORS / "meter_mod_two_rate.json").read_text())
+    body = bytes.fromhex(doc["hex"])[8:]
+    assert int.from_bytes(body[8:12], "big") == 20000 and int.from_bytes(body[12:16], "big") == 8000
+    legacy = {"type": "METER_MOD", "body": {"command": 0, "slot_id": 0, "meter_id": 1, "rate": 10000}}
+    assert pofwire.decode(pofwire.encode(legacy))["body"]["committed_rate"] == 0
 
 
 @pytest.mark.parametrize("path", VALID, ids=lambda p: p.stem)
@@ -35,7 +54,7 @@ def test_encode_gives_the_listed_bytes(path: Path) -> None:
 def test_fixed_sizes_match_the_reference() -> None:
     sizes = {"flow_mod_goto": 8 + 2184, "table_mod_mm": 8 + 144, "port_status_add": 8 + 128,
              "features_reply": 8 + 208, "resource_report": 8 + 80, "error_bad_type": 8 + 272,
-             "meter_mod_add": 8 + 16, "counter_reply": 8 + 24, "hello": 8,
+             "meter_mod_add": 8 + 16, "meter_mod_two_rate": 8 + 16, "counter_reply": 8 + 24, "hello": 8,
              "multipart_request_port_stats": 8 + 16, "multipart_reply_port_stats": 8 + 8 + 2 * 112}
     for name, size in sizes.items():
         assert len(json.loads((VECTORS / f"{name}.json").read_text())["hex"]) // 2 == size, name

@@ -10,7 +10,7 @@
 
 struct pof_io_buf { uint32_t head, len; uint8_t mem[2048 + 128]; };
 struct q { uint32_t head, n; struct pof_io_buf *b[QLEN]; };
-struct pof_io_port { char name[64]; struct q rx, tx; int tx_budget; /* < 0: unlimited */ };
+struct pof_io_port { char name[64], args[256]; struct q rx, tx; int tx_budget; /* < 0: unlimited */ };
 
 static struct pof_io_port *ports[MAXP];
 static int live;
@@ -64,7 +64,6 @@ static void d_free(struct pof_io_buf *b)
 
 static struct pof_io_port *d_open(const char *name, const char *args, uint8_t mac[6], char *err, size_t errlen)
 {
-    (void)args;
     if (strcmp(name, "fail") == 0) {
         snprintf(err, errlen, "dummy port refused");
         return NULL;
@@ -74,6 +73,7 @@ static struct pof_io_port *d_open(const char *name, const char *args, uint8_t ma
             ports[i] = calloc(1, sizeof(struct pof_io_port));
             ports[i]->tx_budget = -1;
             snprintf(ports[i]->name, sizeof(ports[i]->name), "%s", name);
+            snprintf(ports[i]->args, sizeof(ports[i]->args), "%s", args ? args : "");
             memset(mac, 0, 6);
             mac[5] = (uint8_t)(i + 1);
             return ports[i];
@@ -176,4 +176,10 @@ void dummy_tx_limit(const char *name, int n)
 int dummy_live_buffers(void)
 {
     return live;
+}
+
+const char *dummy_args(const char *name)
+{
+    struct pof_io_port *p = find(name);
+    return p ? p->args : NULL;
 }

@@ -16,5 +16,7 @@ int dummy_sent_count(const char *name);
 /* Port name's tx accepts at most n more frames (the rest of a burst is refused); n < 0 = no limit again. */
 void dummy_tx_limit(const char *name, int n);
 int dummy_live_buffers(void);
+/* The ARGS the backend was given when port name was opened (after the switch took its own items out). */
+const char *dummy_args(const char *name);
 
 #endif

@@ -1,5 +1,6 @@
 /* The C codec against spec/pof/vectors: every valid vector decodes to the fields it lists and re-encodes to
- * the same bytes; every invalid vector is rejected with the ERROR type/code it names. */
+ * the same bytes; every invalid vector is rejected with the ERROR type/code it names; every refused vector
+ * decodes and re-encodes like a valid one and the core refuses to apply it with the ERROR it names. */
 #include <dirent.h>
 #include <jansson.h>
 #include <stdbool.h>
@@ -7,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pof_dp.h"
 #include "pof_wire.h"
 #include "unit.h"
 
@@ -227,7 +229,7 @@ static int check_fields(json_t *b, const struct pof_msg *m)
                streq(b, "string", m->u.error.string);
     case POFT_METER_MOD:
         return ival(b, "command") == m->u.meter_mod.command && ival(b, "meter_id") == m->u.meter_mod.meter_id &&
-               ival(b, "rate") == m->u.meter_mod.rate;
+               ival(b, "rate") == m->u.meter_mod.rate && ival(b, "committed_rate") == m->u.meter_mod.committed_rate;
     case POFT_COUNTER_MOD: case POFT_COUNTER_REQUEST: case POFT_COUNTER_REPLY:
         return ival(b, "counter_id") == m->u.counter.counter_id && ival(b, "packets") == (json_int_t)m->u.counter.packets &&
                ival(b, "bytes") == (json_int_t)m->u.counter.bytes;
@@ -253,7 +255,21 @@ static int check_fields(json_t *b, const struct pof_msg *m)
     }
 }
 
-static void run_vector(const char *path, bool invalid)
+enum kind { VALID, INVALID, REFUSED };
+
+/* A refused vector decodes to its message and re-encodes to its bytes like a valid one; the core then refuses
+ * to apply it with the ERROR the vector names. */
+static void check_refused(json_t *doc, const struct pof_msg *msg, const char *path)
+{
+    struct pof_dp *dp = pof_dp_create();
+    struct pof_status st = {0};
+    int rc = msg->hdr.type == POFT_METER_MOD ? pof_dp_meter_mod(dp, &msg->u.meter_mod, &st) : 0;
+    json_t *e = json_object_get(doc, "error");
+    CHECK_MSG(rc < 0 && st.type == ival(e, "type") && st.code == ival(e, "code"), path);
+    pof_dp_destroy(dp);
+}
+
+static void run_vector(const char *path, enum kind kind)
 {
     json_error_t jerr;
     json_t *doc = json_load_file(path, 0, &jerr);
@@ -265,7 +281,7 @@ static void run_vector(const char *path, bool invalid)
     size_t n = unhex(json_string_value(json_object_get(doc, "hex")), raw, sizeof(raw));
     struct pof_status st;
     int rc = pof_decode(raw, n, &msg, &st);
-    if (invalid) {
+    if (kind == INVALID) {
         json_t *e = json_object_get(doc, "error");
         CHECK_MSG(rc < 0 && st.type == ival(e, "type") && st.code == ival(e, "code"), path);
     } else {
@@ -276,12 +292,14 @@ static void run_vector(const char *path, bool invalid)
             CHECK_MSG(check_fields(json_object_get(m, "body"), &msg), path);
             int len = pof_encode(&msg, again, sizeof(again));
             CHECK_MSG(len == (int)n && memcmp(raw, again, n) == 0, path);
+            if (kind == REFUSED)
+                check_refused(doc, &msg, path);
         }
     }
     json_decref(doc);
 }
 
-static int run_dir(const char *dir, bool invalid)
+static int run_dir(const char *dir, enum kind kind)
 {
     DIR *d = opendir(dir);
     int count = 0;
@@ -294,7 +312,7 @@ static int run_dir(const char *dir, bool invalid)
             continue;
         char path[1024];
         snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        run_vector(path, invalid);
+        run_vector(path, kind);
         count++;
     }
     closedir(d);
@@ -303,10 +321,12 @@ static int run_dir(const char *dir, bool invalid)
 
 static void test_all_vectors(void)
 {
-    char inv[1024];
+    char inv[1024], ref[1024];
     snprintf(inv, sizeof(inv), "%s/invalid", vector_dir);
-    CHECK(run_dir(vector_dir, false) >= 23);
-    CHECK(run_dir(inv, true) >= 6);
+    snprintf(ref, sizeof(ref), "%s/refused", vector_dir);
+    CHECK(run_dir(vector_dir, VALID) >= 25);
+    CHECK(run_dir(inv, INVALID) >= 6);
+    CHECK(run_dir(ref, REFUSED) >= 2);
 }
 
 static void test_truncated_prefixes_never_decode_past_end(void)
@@ -429,6 +449,25 @@ static void test_port_stats_bounds(void)
     }
 }
 
+/* committed_rate lives in the reference's pad bytes 12-15 of the METER_MOD body: a reference controller's
+ * message (zeros there) decodes as a single-rate meter, and the field round-trips at its offset. */
+static void test_meter_mod_committed_rate_offset(void)
+{
+    static struct pof_msg msg, back;
+    uint8_t out[64];
+    struct pof_status st;
+    msg.hdr.type = POFT_METER_MOD;
+    msg.u.meter_mod = (struct pof_meter_mod){.command = 1, .slot_id = 0, .meter_id = 0x01020304,
+                                             .rate = 0x0A0B0C0D, .committed_rate = 0xA1B2C3D4};
+    CHECK(pof_encode(&msg, out, sizeof(out)) == 24);
+    static const uint8_t body[16] = {1, 0, 0, 0, 1, 2, 3, 4, 0x0A, 0x0B, 0x0C, 0x0D, 0xA1, 0xB2, 0xC3, 0xD4};
+    CHECK(memcmp(out + 8, body, 16) == 0);
+    CHECK(pof_decode(out, 24, &back, &st) == 0 && back.u.meter_mod.committed_rate == 0xA1B2C3D4 &&
+          back.u.meter_mod.rate == 0x0A0B0C0D && back.u.meter_mod.meter_id == 0x01020304);
+    memset(out + 20, 0, 4); /* what a reference controller sends */
+    CHECK(pof_decode(out, 24, &back, &st) == 0 && back.u.meter_mod.committed_rate == 0);
+}
+
 int main(int argc, char **argv)
 {
     vector_dir = argc > 1 ? argv[1] : "../../spec/pof/vectors";
@@ -437,5 +476,6 @@ int main(int argc, char **argv)
     RUN(test_bad_counts_rejected);
     RUN(test_port_stats_vectors_and_host_encode);
     RUN(test_port_stats_bounds);
+    RUN(test_meter_mod_committed_rate_offset);
     return unit_summary();
 }

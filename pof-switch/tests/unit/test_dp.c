@@ -374,7 +374,7 @@ static void test_meter_rate(void)
     uint64_t t0 = 1000000000ull, sent = 0;
     /* offer 1500-byte packets every 100 us (120 Mbit/s) for one simulated second */
     for (uint64_t t = t0; t < t0 + 1000000000ull; t += 100000)
-        if (pof_dp_meter_take(dp, 3, 1500, t))
+        if (pof_dp_meter_color(dp, 3, 1500, t) != POF_COLOR_RED)
             sent += 1500;
     CHECK(sent >= 1200000 && sent <= 1250000 + 25000 + 1500);
     CHECK(pof_dp_meter_wait_ns(dp, 3, 1500, t0 + 1000000000ull) <= 1200000);

@@ -1,0 +1,119 @@
+/* Rated output ports: strict priority of green over best effort, a token bucket at the port's rate. */
+#include "pof_sched.h"
+
+#include <stdlib.h>
+
+static uint64_t port_burst(uint32_t kbps)
+{
+    uint64_t ten_ms = (uint64_t)kbps * 125 / 100;
+    return ten_ms > POF_SCHED_BURST_MIN ? ten_ms : POF_SCHED_BURST_MIN;
+}
+
+struct pof_sched *pof_sched_create(uint32_t rate_kbps)
+{
+    struct pof_sched *s = calloc(1, sizeof(*s));
+    if (!s)
+        return NULL;
+    s->q[POF_SCHED_GREEN] = (struct pof_sched_queue){.slots = POF_SCHED_GREEN_SLOTS,
+                                                     .limit_bytes = POF_SCHED_GREEN_BYTES};
+    s->q[POF_SCHED_BE] = (struct pof_sched_queue){.slots = POF_SCHED_BE_SLOTS, .limit_bytes = POF_SCHED_BE_BYTES};
+    for (int i = 0; i < 2; i++) {
+        s->q[i].slot = calloc(s->q[i].slots, sizeof(struct pof_sched_item));
+        if (!s->q[i].slot) {
+            pof_sched_destroy(s);
+            return NULL;
+        }
+    }
+    s->rate_kbps = rate_kbps;
+    pof_bucket_init(&s->bucket, rate_kbps, port_burst(rate_kbps));
+    return s;
+}
+
+void pof_sched_destroy(struct pof_sched *s)
+{
+    if (!s)
+        return;
+    free(s->q[0].slot);
+    free(s->q[1].slot);
+    free(s);
+}
+
+void pof_sched_set_rate(struct pof_sched *s, uint32_t rate_kbps)
+{
+    s->rate_kbps = rate_kbps;
+    pof_bucket_set(&s->bucket, rate_kbps, port_burst(rate_kbps));
+}
+
+static int class_of(enum pof_color c)
+{
+    return c == POF_COLOR_GREEN ? POF_SCHED_GREEN : POF_SCHED_BE;
+}
+
+enum pof_sched_result pof_sched_offer(struct pof_sched *s, void *pkt, uint32_t len, enum pof_color c,
+                                      uint64_t now_ns)
+{
+    int k = class_of(c);
+    struct pof_sched_queue *q = &s->q[k];
+    /* Nothing of its class or above waits: it may go at once if the tokens are there (FIFO within a class,
+     * and a best-effort packet never overtakes a waiting green one). */
+    bool ahead = q->n || (k == POF_SCHED_BE && s->q[POF_SCHED_GREEN].n);
+    if (!ahead && pof_bucket_take(&s->bucket, len, now_ns)) {
+        q->sent_pkts++;
+        q->sent_bytes += len;
+        return POF_SCHED_SEND;
+    }
+    if (q->n == q->slots || q->bytes + len > q->limit_bytes) {
+        q->drop_pkts++;
+        q->drop_bytes += len;
+        return POF_SCHED_DROP;
+    }
+    q->slot[(q->head + q->n) % q->slots] = (struct pof_sched_item){pkt, len};
+    q->n++;
+    q->bytes += len;
+    return POF_SCHED_QUEUED;
+}
+
+static void *pop(struct pof_sched_queue *q, uint32_t *len)
+{
+    struct pof_sched_item it = q->slot[q->head];
+    q->head = (q->head + 1) % q->slots;
+    q->n--;
+    q->bytes -= it.len;
+    *len = it.len;
+    return it.pkt;
+}
+
+void *pof_sched_next(struct pof_sched *s, uint64_t now_ns, uint32_t *len)
+{
+    /* Strict priority: while green waits, best effort does not go, even if a smaller packet would fit. */
+    struct pof_sched_queue *q = s->q[POF_SCHED_GREEN].n ? &s->q[POF_SCHED_GREEN] : &s->q[POF_SCHED_BE];
+    if (!q->n || !pof_bucket_take(&s->bucket, q->slot[q->head].len, now_ns))
+        return NULL;
+    void *pkt = pop(q, len);
+    q->sent_pkts++;
+    q->sent_bytes += *len;
+    return pkt;
+}
+
+uint64_t pof_sched_wait_ns(struct pof_sched *s, uint64_t now_ns)
+{
+    struct pof_sched_queue *q = s->q[POF_SCHED_GREEN].n ? &s->q[POF_SCHED_GREEN] : &s->q[POF_SCHED_BE];
+    if (!q->n)
+        return UINT64_MAX;
+    return pof_bucket_wait_ns(&s->bucket, q->slot[q->head].len, now_ns);
+}
+
+void pof_sched_drain(struct pof_sched *s, void (*fn)(void *arg, void *pkt, uint32_t len), void *arg)
+{
+    for (int k = 0; k < 2; k++)
+        while (s->q[k].n) {
+            uint32_t len;
+            void *pkt = pop(&s->q[k], &len);
+            fn(arg, pkt, len);
+        }
+}
+
+uint32_t pof_sched_queued(const struct pof_sched *s)
+{
+    return s->q[0].n + s->q[1].n;
+}

@@ -1,0 +1,69 @@
+/* A rated output port's scheduler: a token bucket at the port's rate decides when the next packet may leave,
+ * and two bounded FIFOs hold what waits: green packets (within a meter's committed rate) in the priority queue,
+ * served strictly first, yellow and unmetered ones in the best-effort queue. No I/O: packets are opaque
+ * pointers that the owner sends or frees; the caller passes the time, so tests drive it with a fake clock. */
+#ifndef POF_SCHED_H
+#define POF_SCHED_H
+
+#include <stdint.h>
+
+#include "pof_meter.h"
+
+/* Queue bounds. The green queue only absorbs bursts: green traffic is already held to the committed rates by
+ * the meters (each with a 20 ms bucket), and the admission keeps the sum of committed rates within the port's
+ * rate, so 64 KiB (26 ms at 20 Mbit/s, 5 ms at 100 Mbit/s) is ample and bounds the delay of guaranteed
+ * traffic. The best-effort queue takes the excess of every slice: 192 KiB, as a meter's shaping queue, is about
+ * one bandwidth-delay product of a TCP flow at tens of Mbit/s (78 ms at 20 Mbit/s), so TCP keeps its window
+ * without the queue turning into seconds of delay. Packet counts bound both too (1024 / 2048 slots), so a flood
+ * of small frames holds at most 3072 buffers of the backend's pool (AF_PACKET 8192, DPDK 16383). */
+#define POF_SCHED_GREEN_BYTES (64u * 1024u)
+#define POF_SCHED_BE_BYTES (192u * 1024u)
+#define POF_SCHED_GREEN_SLOTS 1024u
+#define POF_SCHED_BE_SLOTS 2048u
+/* The port's bucket holds 10 ms of its rate, at least four 1514-byte frames (so a slow port still sends whole
+ * frames back to back, and a late loop round loses no rate). */
+#define POF_SCHED_BURST_MIN (4u * 1514u)
+
+enum { POF_SCHED_GREEN = 0, POF_SCHED_BE = 1 }; /* queue index */
+
+struct pof_sched_item { void *pkt; uint32_t len; };
+
+struct pof_sched_queue {
+    struct pof_sched_item *slot;
+    uint32_t slots, head, n;
+    uint32_t bytes, limit_bytes;
+    /* since the port was rated: packets and bytes that left through this queue's class (sent at once or
+     * after waiting), and those dropped because the queue was full */
+    uint64_t sent_pkts, sent_bytes, drop_pkts, drop_bytes;
+};
+
+struct pof_sched {
+    uint32_t rate_kbps;
+    struct pof_bucket bucket;
+    struct pof_sched_queue q[2];
+};
+
+enum pof_sched_result { POF_SCHED_SEND, POF_SCHED_QUEUED, POF_SCHED_DROP };
+
+/* A scheduler at rate_kbps (1 .. POF_METER_MAX_KBPS), queues empty, bucket full; NULL when out of memory. */
+struct pof_sched *pof_sched_create(uint32_t rate_kbps);
+/* Frees the scheduler; the queues must have been drained (pof_sched_drain) first. */
+void pof_sched_destroy(struct pof_sched *s);
+/* Changes the rate (1 .. POF_METER_MAX_KBPS); queued packets stay. */
+void pof_sched_set_rate(struct pof_sched *s, uint32_t rate_kbps);
+
+/* Offers a packet of colour c (GREEN -> priority queue, anything else -> best effort). SEND: it may leave now
+ * (tokens taken, nothing of its class or above waits); QUEUED: the scheduler holds it; DROP: its queue is full
+ * (counted), the caller frees it. */
+enum pof_sched_result pof_sched_offer(struct pof_sched *s, void *pkt, uint32_t len, enum pof_color c,
+                                      uint64_t now_ns);
+/* The next packet that may leave now, green first (tokens taken), or NULL. *len gets its length. */
+void *pof_sched_next(struct pof_sched *s, uint64_t now_ns, uint32_t *len);
+/* Nanoseconds until the next queued packet may leave: 0 = now, UINT64_MAX = nothing queued. */
+uint64_t pof_sched_wait_ns(struct pof_sched *s, uint64_t now_ns);
+/* Hands every queued packet, green first, to fn and empties the queues (not counted as sent or dropped). */
+void pof_sched_drain(struct pof_sched *s, void (*fn)(void *arg, void *pkt, uint32_t len), void *arg);
+/* Packets queued in both queues. */
+uint32_t pof_sched_queued(const struct pof_sched *s);
+
+#endif

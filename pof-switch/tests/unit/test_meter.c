@@ -1,0 +1,243 @@
+/* Two-rate three-colour meters and the rated-port scheduler, on a fake clock (no I/O, no real time). */
+#include <string.h>
+
+#include "pof_dp.h"
+#include "pof_meter.h"
+#include "pof_sched.h"
+#include "unit.h"
+
+#define MS 1000000ull
+#define T0 (1000 * MS) /* any non-zero start: a bucket's first use starts its clock */
+
+static int meter_add(struct pof_dp *dp, uint32_t id, uint32_t rate, uint32_t committed, uint8_t command)
+{
+    struct pof_status st;
+    struct pof_meter_mod mm = {.command = command, .meter_id = id, .rate = rate, .committed_rate = committed};
+    return pof_dp_meter_mod(dp, &mm, &st) < 0 ? -(int)st.code : 0;
+}
+
+static void test_meter_mod_checks_committed_rate(void)
+{
+    struct pof_dp *dp = pof_dp_create();
+    CHECK(meter_add(dp, 1, 5000, 8000, 0) == -POFMMFC_BAD_RATE);  /* committed above the peak */
+    CHECK(meter_add(dp, 1, 0, 1000, 0) == -POFMMFC_BAD_RATE);     /* no peak is no "uncapped" */
+    CHECK(meter_add(dp, 1, 8000, 8000, 0) == 0);                  /* guarantee = cap */
+    CHECK(meter_add(dp, 1, 8000, 9000, 1) == -POFMMFC_BAD_RATE);  /* MODIFY is checked the same */
+    CHECK(meter_add(dp, 1, 20000, 8000, 1) == 0);
+    CHECK(meter_add(dp, 2, POF_METER_MAX_KBPS, 1000, 0) == 0);    /* a guarantee without a cap */
+    CHECK(meter_add(dp, 3, POF_METER_MAX_KBPS + 1, 0, 0) == -POFMMFC_BAD_RATE);
+    CHECK(meter_add(dp, 1, 0, 0, 2) == 0);                        /* DELETE ignores the rates */
+    CHECK(meter_add(dp, 1, 0, 0, 2) == -POFMMFC_UNKNOWN_METER);
+    pof_dp_destroy(dp);
+}
+
+/* 20 Mbit/s peak (2.5 MB/s, a 50000-byte bucket), 8 Mbit/s committed (1 MB/s, 20000 bytes): at one instant
+ * 20 packets of 1000 bytes are green, the next 30 yellow, the rest red; red takes no tokens. */
+static void test_two_rate_colours(void)
+{
+    struct pof_dp *dp = pof_dp_create();
+    CHECK(meter_add(dp, 5, 20000, 8000, 0) == 0);
+    int n[3] = {0};
+    enum pof_color first_red_at = POF_COLOR_YELLOW;
+    for (int i = 0; i < 60; i++) {
+        enum pof_color c = pof_dp_meter_color(dp, 5, 1000, T0);
+        if (i == 50)
+            first_red_at = c;
+        n[c]++;
+    }
+    CHECK_MSG(n[POF_COLOR_GREEN] == 20 && n[POF_COLOR_YELLOW] == 30 && n[POF_COLOR_RED] == 10, "20/30/10");
+    CHECK(first_red_at == POF_COLOR_RED);
+    /* 1 ms later: 2500 peak bytes and 1000 committed bytes came back */
+    CHECK(pof_dp_meter_color(dp, 5, 1000, T0 + MS) == POF_COLOR_GREEN);
+    CHECK(pof_dp_meter_color(dp, 5, 1000, T0 + MS) == POF_COLOR_YELLOW);
+    CHECK(pof_dp_meter_color(dp, 5, 1000, T0 + MS) == POF_COLOR_RED);
+    uint64_t w = pof_dp_meter_wait_ns(dp, 5, 1000, T0 + MS);
+    CHECK(w > 0 && w <= 200000 + 1); /* 500 bytes missing at 2.5 MB/s */
+    CHECK(pof_dp_meter_color(dp, 5, 1000, T0 + MS + w) != POF_COLOR_RED);
+    pof_dp_destroy(dp);
+}
+
+/* Offered 120 Mbit/s for a simulated second: green = the committed rate, green + yellow = the peak. */
+static void test_two_rate_long_run(void)
+{
+    struct pof_dp *dp = pof_dp_create();
+    CHECK(meter_add(dp, 7, 20000, 8000, 0) == 0);
+    uint64_t bytes[3] = {0};
+    for (uint64_t t = T0; t < T0 + 1000 * MS; t += 100000)
+        bytes[pof_dp_meter_color(dp, 7, 1500, t)] += 1500;
+    CHECK(bytes[POF_COLOR_GREEN] >= 1000000 - 1500 && bytes[POF_COLOR_GREEN] <= 1000000 + 20000 + 1500);
+    uint64_t passed = bytes[POF_COLOR_GREEN] + bytes[POF_COLOR_YELLOW];
+    CHECK(passed >= 2500000 - 1500 && passed <= 2500000 + 50000 + 1500);
+    CHECK(bytes[POF_COLOR_RED] > 9000000);
+    pof_dp_destroy(dp);
+}
+
+/* A cap without a guarantee gives no priority: a single-rate meter is yellow within its rate, never green;
+ * unmetered traffic (no meter, a deleted one, an id out of range) is yellow too. */
+static void test_single_rate_and_unmetered_are_yellow(void)
+{
+    struct pof_dp *dp = pof_dp_create();
+    CHECK(meter_add(dp, 9, 10000, 0, 0) == 0);
+    int n[3] = {0};
+    for (uint64_t t = T0; t < T0 + 100 * MS; t += 100000)
+        n[pof_dp_meter_color(dp, 9, 1500, t)]++;
+    CHECK(n[POF_COLOR_GREEN] == 0 && n[POF_COLOR_YELLOW] > 0 && n[POF_COLOR_RED] > 0);
+    CHECK(pof_dp_meter_color(dp, 10, 1500, T0) == POF_COLOR_YELLOW);
+    CHECK(pof_dp_meter_color(dp, POF_METERS + 5, 1500, T0) == POF_COLOR_YELLOW);
+    CHECK(pof_dp_meter_wait_ns(dp, 10, 1500, T0) == 0);
+    CHECK(meter_add(dp, 9, 0, 0, 2) == 0);
+    CHECK(pof_dp_meter_color(dp, 9, 1500, T0 + 100 * MS) == POF_COLOR_YELLOW);
+    pof_dp_destroy(dp);
+}
+
+/* QUERYALL replays a meter with its committed rate. */
+static void dump_meter(void *arg, const struct pof_meter_mod *mm) { *(struct pof_meter_mod *)arg = *mm; }
+static void dump_none_t(void *arg, const struct pof_table_mod *tm) { (void)arg; (void)tm; }
+static void dump_none_f(void *arg, const struct pof_flow_mod *fm) { (void)arg; (void)fm; }
+
+static void test_dump_carries_committed_rate(void)
+{
+    struct pof_dp *dp = pof_dp_create();
+    CHECK(meter_add(dp, 4, 30000, 12000, 0) == 0);
+    struct pof_meter_mod got = {0};
+    struct pof_dp_dump_ops ops = {dump_none_t, dump_none_f, dump_meter};
+    pof_dp_dump(dp, &ops, &got);
+    CHECK(got.meter_id == 4 && got.rate == 30000 && got.committed_rate == 12000 && got.command == 0);
+    pof_dp_destroy(dp);
+}
+
+/* ---- the rated-port scheduler ------------------------------------------------------------------------- */
+
+static char pkts[8192]; /* packet identities: &pkts[i] */
+
+/* 8 Mbit/s = 1 MB/s, a 10000-byte bucket (10 ms). */
+static void test_sched_green_served_before_yellow(void)
+{
+    struct pof_sched *s = pof_sched_create(8000);
+    CHECK(s != NULL);
+    int sent_at_once = 0;
+    for (int i = 0; i < 30; i++) /* yellow first: 10 fit the bucket, 20 wait */
+        sent_at_once += pof_sched_offer(s, &pkts[i], 1000, POF_COLOR_YELLOW, T0) == POF_SCHED_SEND;
+    CHECK(sent_at_once == 10);
+    for (int i = 100; i < 110; i++) /* then green: the bucket is empty, they wait too */
+        CHECK(pof_sched_offer(s, &pkts[i], 1000, POF_COLOR_GREEN, T0) == POF_SCHED_QUEUED);
+    CHECK(pof_sched_queued(s) == 30);
+    /* a yellow packet that would fit does not overtake waiting green ones */
+    CHECK(pof_sched_offer(s, &pkts[200], 10, POF_COLOR_YELLOW, T0 + MS) == POF_SCHED_QUEUED);
+    char *order[64];
+    int n = 0;
+    uint32_t len;
+    for (uint64_t t = T0 + MS; t <= T0 + 40 * MS && n < 64; t += 100000) {
+        void *p;
+        while ((p = pof_sched_next(s, t, &len)) != NULL && n < 64)
+            order[n++] = p;
+    }
+    CHECK(n == 31 && pof_sched_queued(s) == 0);
+    for (int i = 0; i < 10 && i < n; i++)
+        CHECK_MSG(order[i] == &pkts[100 + i], "green first, in order");
+    for (int i = 10; i < 30 && i < n; i++)
+        CHECK_MSG(order[i] == &pkts[i], "then yellow, in order");
+    CHECK(s->q[POF_SCHED_GREEN].sent_pkts == 10 && s->q[POF_SCHED_BE].sent_pkts == 31);
+    CHECK(pof_sched_wait_ns(s, T0 + 40 * MS) == UINT64_MAX);
+    pof_sched_destroy(s);
+}
+
+static void collect(void *arg, void *pkt, uint32_t len)
+{
+    (void)len;
+    void ***at = arg;
+    *(*at)++ = pkt;
+}
+
+/* Offered three times its rate (a sixth of it green, half the port's rate) for two simulated seconds, serviced
+ * every 100 us: the port sends its rate within 1 % and every green packet gets through. */
+static void test_sched_long_run_rate(void)
+{
+    struct pof_sched *s = pof_sched_create(20000); /* 2.5 MB/s, a 25000-byte bucket */
+    uint64_t measured = 0, offered_green = 0;
+    uint32_t len;
+    int k = 0;
+    for (uint64_t t = T0; t < T0 + 2000 * MS; t += 100000) {
+        if ((t - T0) % 200000 == 0) { /* 1500 bytes per 200 us = 7.5 MB/s */
+            enum pof_color c = k % 6 == 0 ? POF_COLOR_GREEN : POF_COLOR_YELLOW;
+            offered_green += c == POF_COLOR_GREEN ? 1500 : 0;
+            if (pof_sched_offer(s, &pkts[k % 8192], 1500, c, t) == POF_SCHED_SEND && t >= T0 + 500 * MS)
+                measured += 1500;
+            k++;
+        }
+        while (pof_sched_next(s, t, &len) != NULL)
+            measured += t >= T0 + 500 * MS ? len : 0;
+    }
+    /* 1.5 s at 2.5 MB/s */
+    CHECK_MSG(measured >= 3750000 * 99 / 100 && measured <= 3750000 * 101 / 100, "port rate within 1 %");
+    CHECK(s->q[POF_SCHED_GREEN].drop_pkts == 0);
+    CHECK(s->q[POF_SCHED_GREEN].sent_bytes + s->q[POF_SCHED_GREEN].bytes == offered_green);
+    CHECK(s->q[POF_SCHED_BE].drop_pkts > 0 && pof_sched_queued(s) > 0);
+    void *all[4096], **at = all;
+    pof_sched_drain(s, collect, &at); /* the pointers are not owned: nothing to free */
+    pof_sched_destroy(s);
+}
+
+/* Each queue is bounded in bytes (and slots); what does not fit is dropped and counted per class. */
+static void test_sched_bounded_queues_drop(void)
+{
+    struct pof_sched *s = pof_sched_create(1000); /* 125 kB/s, a 6056-byte bucket */
+    int q[2] = {0}, d[2] = {0};
+    for (int i = 0; i < 400; i++) {
+        enum pof_color c = i % 2 ? POF_COLOR_GREEN : POF_COLOR_YELLOW;
+        enum pof_sched_result r = pof_sched_offer(s, &pkts[i], 1500, c, T0);
+        q[c == POF_COLOR_GREEN] += r == POF_SCHED_QUEUED;
+        d[c == POF_COLOR_GREEN] += r == POF_SCHED_DROP;
+    }
+    /* the bucket (6056 bytes) sent the first two of each colour at once */
+    CHECK(q[1] == (int)(POF_SCHED_GREEN_BYTES / 1500) && q[0] == (int)(POF_SCHED_BE_BYTES / 1500));
+    CHECK(s->q[POF_SCHED_GREEN].bytes <= POF_SCHED_GREEN_BYTES && s->q[POF_SCHED_BE].bytes <= POF_SCHED_BE_BYTES);
+    CHECK((uint64_t)d[1] == s->q[POF_SCHED_GREEN].drop_pkts && (uint64_t)d[0] == s->q[POF_SCHED_BE].drop_pkts);
+    CHECK(s->q[POF_SCHED_GREEN].drop_bytes == 1500ull * (uint64_t)d[1]);
+    /* small frames: the slot count bounds the queue first */
+    struct pof_sched *t = pof_sched_create(1000);
+    int queued = 0;
+    for (int i = 0; i < 3000; i++)
+        queued += pof_sched_offer(t, &pkts[i], 60, POF_COLOR_GREEN, T0) == POF_SCHED_QUEUED;
+    CHECK(queued == (int)POF_SCHED_GREEN_SLOTS);
+    /* draining hands back everything, green first */
+    void *all[8192], **at = all;
+    pof_sched_drain(s, collect, &at);
+    CHECK(at - all == q[0] + q[1] && pof_sched_queued(s) == 0 && all[0] == &pkts[5]);
+    at = all;
+    pof_sched_drain(t, collect, &at);
+    CHECK(at - all == queued);
+    pof_sched_destroy(s);
+    pof_sched_destroy(t);
+}
+
+/* A new rate applies to what waits; wait_ns says when the head may go. */
+static void test_sched_rate_change_and_wait(void)
+{
+    struct pof_sched *s = pof_sched_create(1000);
+    while (pof_sched_offer(s, &pkts[0], 1500, POF_COLOR_YELLOW, T0) == POF_SCHED_SEND)
+        ;
+    CHECK(pof_sched_queued(s) == 1);
+    uint64_t w = pof_sched_wait_ns(s, T0);
+    CHECK(w > 0 && w <= 12 * MS + 1); /* at most 1500 bytes at 125 kB/s */
+    pof_sched_set_rate(s, 100000); /* 12.5 MB/s */
+    w = pof_sched_wait_ns(s, T0 + 1);
+    CHECK(w > 0 && w <= 120000 + 1);
+    uint32_t len = 0;
+    CHECK(pof_sched_next(s, T0 + 1 + w, &len) == &pkts[0] && len == 1500);
+    pof_sched_destroy(s);
+}
+
+int main(void)
+{
+    RUN(test_meter_mod_checks_committed_rate);
+    RUN(test_two_rate_colours);
+    RUN(test_two_rate_long_run);
+    RUN(test_single_rate_and_unmetered_are_yellow);
+    RUN(test_dump_carries_committed_rate);
+    RUN(test_sched_green_served_before_yellow);
+    RUN(test_sched_long_run_rate);
+    RUN(test_sched_bounded_queues_drop);
+    RUN(test_sched_rate_change_and_wait);
+    return unit_summary();
+}
