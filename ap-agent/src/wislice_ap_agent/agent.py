@@ -105,10 +105,13 @@ class Agent:
         shaper = shaper or make_shaper(cfg.shaping)
         attacher = attacher or make_attacher(cfg.pof_switch_socket, cfg.pof_switch_port_args)
         self.vaps = VapManager(self.hostapd, radios, cfg.conf_dir, cfg.hostapd_ctrl_dir, shaper, attacher,
-                               emit=self.emit)
+                               emit=self.emit, default_capacity_kbps=cfg.default_capacity_kbps,
+                               uplink_port=cfg.pof_switch_uplink)
+        self.vaps.setup_radios()
         adopted = self.vaps.adopt_existing()
         if adopted:
             log.info("took over running vAPs %s", ", ".join(adopted))
+        self.vaps.refresh_capacity()
         self.handlers = Handlers(cfg.agent_id, self.vaps)
 
     # ---- hostapd events --------------------------------------------------------------------------------------
@@ -248,7 +251,9 @@ class Agent:
                 self._send({"type": "ping", "id": next(self.ids)})
                 next_ping = now + self.cfg.keepalive_s
             if now >= next_stats:
-                self._send(protocol.event("stats", {"interval_s": self.stats_interval, "vaps": self.vaps.stats()}))
+                self.vaps.refresh_capacity()
+                self._send(protocol.event("stats", {"interval_s": self.stats_interval, "vaps": self.vaps.stats(),
+                                                    "radios": self.vaps.radio_capacities()}))
                 next_stats = now + self.stats_interval
 
     def _handle(self, m: Any) -> None:

@@ -23,6 +23,7 @@ class RadioConfig:
     hw_mode: str
     max_vaps: int
     driver: str = "nl80211"
+    capacity_kbps: int | None = None  # set by the operator in the config; None = measured (capacity.py)
 
 
 def derive_bssid(radio_mac: str, slot: int) -> str:

@@ -25,9 +25,9 @@ AGENT_KEYS = {
     "agent_id", "controller", "secret", "secret_file", "tls", "tls_ca_file", "tls_cert_file", "tls_key_file",
     "tls_server_name", "hostapd_global", "hostapd_ctrl_dir", "conf_dir", "client_dir", "shaping",
     "pof_switch_socket", "pof_switch_port_args", "stats_interval_s", "keepalive_s", "remove_vaps_on_exit",
-    "log_level", "radios",
+    "log_level", "radios", "default_capacity_kbps", "pof_switch_uplink",
 }
-RADIO_KEYS = {"name", "iface", "max_vaps", "driver", "mac", "channel", "hw_mode"}
+RADIO_KEYS = {"name", "iface", "max_vaps", "driver", "mac", "channel", "hw_mode", "capacity_kbps"}
 
 
 class ConfigError(ValueError):
@@ -53,6 +53,8 @@ class AgentConfig:
     shaping: str = "auto"
     pof_switch_socket: str | None = None
     pof_switch_port_args: str = "{ifname}"
+    pof_switch_uplink: str = "up"  # the switch's port towards the wire: its rate is the radios' capacity
+    default_capacity_kbps: int = 20000  # a radio's capacity while it has no operator value and no stations
     stats_interval_s: float = 5.0
     keepalive_s: float = 10.0
     remove_vaps_on_exit: bool = False
@@ -101,6 +103,8 @@ def _radio(r: Any, i: int) -> dict[str, Any]:
             out["channel"] = V.integer(int(r["channel"]), "channel", 1, 233)
         if "hw_mode" in r:
             out["hw_mode"] = V.enum(r["hw_mode"], "hw_mode", ("a", "b", "g"))
+        if "capacity_kbps" in r:  # set by the operator; otherwise measured from the stations' PHY rates
+            out["capacity_kbps"] = int(_num(r["capacity_kbps"], "capacity_kbps", 1, V.MAX_KBPS))
     except (V.ValidationError, ValueError) as e:
         raise ConfigError(f"radios[{i}].{e}") from None
     if len(out["iface"]) > 12:
@@ -157,6 +161,13 @@ def from_dict(d: dict[str, Any], base_dir: str = "/") -> AgentConfig:
         from .pofswitch import ARGS_TEMPLATE
 
         cfg.pof_switch_port_args = V.string(d["pof_switch_port_args"], "pof_switch_port_args", ARGS_TEMPLATE)
+    if "pof_switch_uplink" in d:
+        try:
+            cfg.pof_switch_uplink = V.string(d["pof_switch_uplink"], "pof_switch_uplink", V.IFNAME)
+        except V.ValidationError as e:
+            raise ConfigError(str(e)) from None
+    cfg.default_capacity_kbps = int(_num(d.get("default_capacity_kbps", 20000), "default_capacity_kbps", 1,
+                                         V.MAX_KBPS))
     cfg.shaping = d.get("shaping", "auto")
     if cfg.shaping not in SHAPING:
         raise ConfigError(f"shaping: one of {', '.join(SHAPING)}")

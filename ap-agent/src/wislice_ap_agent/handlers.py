@@ -1,4 +1,4 @@
-"""Table II of ADE2WiNFV (plus syncVaps): controller requests -> VapManager calls -> result objects."""
+"""Table II of ADE2WiNFV (plus syncVaps and updateVap): controller requests -> VapManager calls -> result objects."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 from .errors import AgentError
 from .vaps import VapManager
 
-AP_METHODS = ("createVap", "delVap", "getVaps", "syncVaps", "getStatus", "changeChannel", "getClient",
-              "removeClient", "getTxRate", "getRxRate")
+AP_METHODS = ("createVap", "delVap", "updateVap", "getVaps", "syncVaps", "getStatus", "changeChannel",
+              "getClient", "removeClient", "getTxRate", "getRxRate")
 
 
 class Handlers:
@@ -22,6 +22,7 @@ class Handlers:
         self.table: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
             "createVap": self.create_vap,
             "delVap": self.del_vap,
+            "updateVap": self.update_vap,
             "getVaps": self.get_vaps,
             "syncVaps": self.sync_vaps,
             "getStatus": self.get_status,
@@ -45,6 +46,9 @@ class Handlers:
     def del_vap(self, p: dict[str, Any]) -> dict[str, Any]:
         self.vaps.delete(p["vap_id"])
         return {}
+
+    def update_vap(self, p: dict[str, Any]) -> dict[str, Any]:
+        return {"vap": self.vaps.update(p["vap_id"], p["rate_limit"]).public()}
 
     def get_vaps(self, p: dict[str, Any]) -> dict[str, Any]:
         return {"vaps": [v.public() for v in self.vaps.vaps.values()]}

@@ -2,16 +2,20 @@
 
 The switch is optional: without one, ``NoSwitch`` reports pof_port null. ``PofSwitchMgmt`` speaks pof-switch's
 local management socket (pof-switch/src/ctl/pof_mgmt.h: unix stream, one text command per line, one reply line):
-``port-add NAME ARGS`` -> ``OK <port id>``, ``port-del NAME`` -> ``OK``, errors ``ERROR <reason>``.
+``port-add NAME ARGS`` -> ``OK <port id>``, ``port-del NAME`` -> ``OK``, ``port-rate NAME KBPS`` -> ``OK`` (the
+port sends at KBPS, green first: the agent sets its uplink port to the radios' capacity), errors ``ERROR <reason>``.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 import socket
 from typing import Protocol
 
 from . import validate as V
+
+log = logging.getLogger(__name__)
 
 # ARGS of port-add: the netdev for the AF_PACKET build (pofswitch-afp, the AP case), DPDK devargs otherwise.
 ARGS_TEMPLATE = re.compile(r"^[A-Za-z0-9_.,=:{}/-]{1,200}\Z")
@@ -30,6 +34,9 @@ class PortAttacher(Protocol):
     def detach(self, ifname: str) -> None:
         """Remove the port of ifname; quiet if it is not attached."""
 
+    def set_port_rate(self, name: str, kbps: int) -> None:
+        """Make the switch's port NAME send at kbps (0 = line rate); SwitchError if the switch refuses."""
+
 
 class NoSwitch:
     present = False
@@ -38,6 +45,9 @@ class NoSwitch:
         return None
 
     def detach(self, ifname: str) -> None:
+        return None
+
+    def set_port_rate(self, name: str, kbps: int) -> None:
         return None
 
 
@@ -103,6 +113,41 @@ class PofSwitchMgmt:
         except SwitchError as e:
             if f"no port {ifname}" not in str(e):
                 raise
+
+    def set_port_rate(self, name: str, kbps: int) -> None:
+        V.string(name, "port", V.IFNAME)
+        self.command(f"port-rate {name} {V.integer(kbps, 'kbps', 0, 4294967295)}")
+
+
+class UplinkRate:
+    """Keeps the switch's port towards the wire (config ``pof_switch_uplink``) at a rate: the uplink of the radios
+    is scheduled there (docs/guaranteed-slices.md). Quiet without a switch or without that port (retried on the
+    next call); one warning if the switch is too old for port-rate, then no more attempts."""
+
+    def __init__(self, attacher: PortAttacher, port: str) -> None:
+        self.attacher = attacher
+        self.port = port
+        self.rate: int | None = None  # as last set on the switch
+        self.problem: str | None = None
+
+    def set(self, kbps: int) -> None:
+        if not self.attacher.present or kbps == self.rate or self.problem == "unsupported":
+            return
+        try:
+            self.attacher.set_port_rate(self.port, kbps)
+        except SwitchError as e:
+            text = str(e)
+            if "unknown command" in text:
+                self.problem = "unsupported"
+                log.warning("the pof-switch has no port-rate command: its uplink port is not rated (%s)", text)
+            elif f"no port {self.port}" in text:
+                self.problem = "no port"
+            elif text != self.problem:
+                self.problem = text
+                log.warning("pof-switch uplink port %s not rated: %s", self.port, text)
+            return
+        self.rate, self.problem = kbps, None
+        log.info("pof-switch uplink port %s rated at %d kbit/s", self.port, kbps)
 
 
 def make_attacher(mgmt_socket: str | None, args_template: str = "{ifname}") -> PortAttacher:

@@ -48,11 +48,13 @@ def discover(cfg: dict[str, Any], ctrl: HostapdControl | None) -> RadioConfig:
         hw = hw_ap_limit(cfg["name"])
         if hw is not None:
             max_vaps = max(1, min(max_vaps, hw - 1))
-    radio = RadioConfig(cfg["name"], cfg["iface"], mac, channel, hw_mode, max_vaps, cfg.get("driver", "nl80211"))
+    radio = RadioConfig(cfg["name"], cfg["iface"], mac, channel, hw_mode, max_vaps, cfg.get("driver", "nl80211"),
+                        cfg.get("capacity_kbps"))
     V.radio(radio_dict(radio, 0), f"radio {cfg['name']}")
     return radio
 
 
-def radio_dict(r: RadioConfig, vaps_used: int) -> dict[str, Any]:
+def radio_dict(r: RadioConfig, vaps_used: int, capacity: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Radio of the protocol; ``capacity`` adds capacity_kbps and capacity_source."""
     return {"name": r.name, "mac": r.mac, "channel": r.channel, "hw_mode": r.hw_mode, "max_vaps": r.max_vaps,
-            "vaps_used": vaps_used}
+            "vaps_used": vaps_used, **(capacity or {})}

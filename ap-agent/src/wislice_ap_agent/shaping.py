@@ -1,167 +1,193 @@
-"""Per-vAP access bandwidth caps, enforced in the AP's kernel.
+"""Bandwidth scheduling in the AP's kernel: the backends that carry out what radio_qos.py plans.
 
-Downlink (AP -> station) leaves through the vAP netdev: an HTB root with one class at the cap.
-Uplink (station -> AP) arrives on the vAP netdev: ingress policing undershoots badly for TCP (testbed facts:
-police 3 Mbit/s -> 1.5), so the ingress traffic is redirected (u32 match-all + mirred) to a per-vAP IFB device and
-shaped there by the same HTB as downlink.
+radio_qos.RadioScheduler decides the hierarchy (one HTB per radio on an IFB for the downlink, per-vAP uplink caps)
+as a list of operations; a backend runs them:
 
-Two backends with one interface, picked at startup: pyroute2 (netlink, no fork per call) when it is importable,
-else the ``tc``/``ip`` commands (OpenWrt has them, not pyroute2). ``NullShaper`` when caps are disabled.
+- ``TcShaper``: the iproute2 commands, fed to ``tc -batch`` / ``ip -batch`` so that a change costs one or two
+  process starts however many lines it has (each start takes ~100 ms on a slow AP CPU, and in the testbed's emulated
+  one). Lines that may fail (an object that exists already, or is gone) run under ``-force`` and are told apart by
+  the line number tc reports.
+- ``Pyroute2Shaper``: the same operations over netlink (no process at all), when pyroute2 is importable. Every
+  operation has both renderings side by side in radio_qos.py, so the backends cannot drift apart.
+- ``NullShaper``: shaping disabled in the config; any rate is refused.
+
+The nftables fallback classifier (kernels without act_skbedit) runs ``nft -f -`` in both backends.
 """
 
 from __future__ import annotations
 
-import contextlib
+import itertools
 import logging
+import re
 import shutil
 import subprocess
-import zlib
-from typing import Protocol
+from typing import Any, Protocol
+
+from .radio_qos import (  # noqa: F401 - re-exported: the names the rest of the agent and the tests use
+    Op,
+    RadioScheduler,
+    ShapingError,
+    htb_burst_bytes,
+    radio_ifb,
+    uplink_ifb,
+)
 
 log = logging.getLogger(__name__)
 
-ROOT_HANDLE = "1:"
-CLASS_ID = "1:10"
-
-
-class ShapingError(Exception):
-    pass
+_FAILED = re.compile(r"^Command failed \S*:(\d+)\s*$")
 
 
 class Shaper(Protocol):
     name: str
 
-    def apply(self, ifname: str, down_kbps: int, up_kbps: int) -> None:
-        """Install (or replace) the caps on ifname; 0 = uncapped in that direction."""
+    def add_radio(self, name: str, iface: str, capacity_kbps: int) -> None:
+        """Build (or take over) the radio's downlink hierarchy, fed by its primary netdev iface."""
 
-    def remove(self, ifname: str) -> None:
-        """Remove every qdisc and the IFB this shaper installed for ifname; quiet if there is nothing."""
+    def set_capacity(self, name: str, capacity_kbps: int) -> None:
+        """Re-rate the radio's hierarchy (its root, default class and the classes that follow the capacity)."""
+
+    def remove_radio(self, name: str) -> None:
+        """Remove the radio's hierarchy and everything of its vAPs."""
+
+    def apply(self, radio: str, ifname: str, slot: int, rate_limit: dict[str, Any]) -> None:
+        """Install or update the vAP's downlink class and uplink cap (rate_limit as in the protocol)."""
+
+    def remove(self, radio: str, ifname: str, slot: int) -> None:
+        """Remove what apply() installed for the vAP; quiet if there is nothing."""
 
 
-def ifb_name(ifname: str) -> str:
-    """IFB device for a vAP: a stable 11-character name (IFNAMSIZ is 16) that cannot collide between vAPs."""
-    return f"ifb{zlib.crc32(ifname.encode()):08x}"
-
-
-def htb_burst_bytes(kbps: int) -> int:
-    # 10 ms of traffic, at least a few MTU-sized (GSO) frames: small bursts keep TCP's rate close to the cap.
-    return max(kbps * 1000 // 8 // 100, 16 * 1514)
+def wants_shaping(rate_limit: dict[str, Any]) -> bool:
+    return any(rate_limit.get(k, 0) for k in ("down_kbps", "up_kbps", "down_guaranteed_kbps", "up_guaranteed_kbps"))
 
 
 class NullShaper:
     name = "none"
 
-    def apply(self, ifname: str, down_kbps: int, up_kbps: int) -> None:
-        if down_kbps or up_kbps:
-            raise ShapingError("bandwidth caps requested but shaping is disabled in the agent config")
+    def add_radio(self, name: str, iface: str, capacity_kbps: int) -> None:
+        return None
 
-    def remove(self, ifname: str) -> None:
+    def set_capacity(self, name: str, capacity_kbps: int) -> None:
+        return None
+
+    def remove_radio(self, name: str) -> None:
+        return None
+
+    def apply(self, radio: str, ifname: str, slot: int, rate_limit: dict[str, Any]) -> None:
+        if wants_shaping(rate_limit):
+            raise ShapingError("bandwidth caps or guarantees requested but shaping is disabled in the agent config")
+
+    def remove(self, radio: str, ifname: str, slot: int) -> None:
         return None
 
 
-class TcShaper:
-    """Shaping through the iproute2 commands, fed to `tc -batch` so that a vAP costs a few process starts instead
-    of one per command (each start takes ~100 ms on a slow AP CPU, and on the testbed's emulated one)."""
-
-    name = "tc"
-
-    def __init__(self, tc: str = "tc", ip: str = "ip") -> None:
-        self.tc = tc
-        self.ip = ip
-
-    def _run(self, argv: list[str], batch: list[str] | None = None,
-             check: bool = True) -> subprocess.CompletedProcess[str]:
-        stdin = "".join(f"{line}\n" for line in batch) if batch else None
-        proc = subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=10)
-        if check and proc.returncode != 0:
-            what = " ".join(argv) + (f" [{'; '.join(batch)}]" if batch else "")
-            raise ShapingError(f"{what}: {proc.stderr.strip() or proc.returncode}")
-        return proc
-
-    @staticmethod
-    def _htb(dev: str, kbps: int) -> list[str]:
-        burst = htb_burst_bytes(kbps)
-        return [f"qdisc replace dev {dev} root handle {ROOT_HANDLE} htb default 10",
-                f"class replace dev {dev} parent {ROOT_HANDLE} classid {CLASS_ID} htb rate {kbps}kbit "
-                f"ceil {kbps}kbit burst {burst} cburst {burst}"]
-
-    def apply(self, ifname: str, down_kbps: int, up_kbps: int) -> None:
-        self.remove(ifname)
-        commands = self._htb(ifname, down_kbps) if down_kbps else []
-        try:
-            if up_kbps:
-                ifb = ifb_name(ifname)
-                self._run([self.ip, "link", "add", ifb, "up", "type", "ifb"])
-                commands += [*self._htb(ifb, up_kbps), f"qdisc add dev {ifname} handle ffff: ingress",
-                             f"filter add dev {ifname} parent ffff: protocol all u32 match u32 0 0 "
-                             f"action mirred egress redirect dev {ifb}"]
-            if commands:
-                self._run([self.tc, "-batch", "-"], commands)
-        except ShapingError:
-            self.remove(ifname)
-            raise
-
-    def remove(self, ifname: str) -> None:
-        # -force: go on past a qdisc that is not there; nothing to remove is fine.
-        self._run([self.tc, "-force", "-batch", "-"],
-                  [f"qdisc del dev {ifname} root", f"qdisc del dev {ifname} ingress"], check=False)
-        self._run([self.ip, "link", "del", ifb_name(ifname)], check=False)
+def failed_lines(stderr: str) -> dict[int, str]:
+    """``tc``/``ip`` -batch stderr -> {line number: its error text} (each failure ends with "Command failed -:N")."""
+    out: dict[int, str] = {}
+    pending: list[str] = []
+    for text in stderr.splitlines():
+        m = _FAILED.match(text.strip())
+        if m:
+            out[int(m.group(1))] = " ".join(pending).strip() or "failed"
+            pending = []
+        elif text.strip():
+            pending.append(text.strip())
+    return out
 
 
-class Pyroute2Shaper:
-    """The same qdiscs over netlink with pyroute2 (imported lazily: the core stays stdlib-only)."""
+def run_nft(op: Op, failed: set[str], nft: str = "nft") -> None:
+    proc = subprocess.run([nft, "-f", "-"], input=op.line() + "\n", capture_output=True, text=True, timeout=10)
+    if proc.returncode != 0:
+        if op.feature:
+            failed.add(op.feature)
+        if not op.tolerant:
+            raise ShapingError(f"nft [{op.line()!r}]: {proc.stderr.strip() or proc.returncode}")
 
-    name = "pyroute2"
 
-    def __init__(self) -> None:
+class TcExecutor:
+    def __init__(self, tc: str = "tc", ip: str = "ip", nft: str = "nft") -> None:
+        self.programs = {"tc": tc, "ip": ip}
+        self.nft = nft
+
+    def __call__(self, ops: list[Op]) -> set[str]:
+        failed: set[str] = set()
+        for program, group in itertools.groupby(ops, key=lambda o: o.program):
+            if program == "nft":
+                for op in group:
+                    run_nft(op, failed, self.nft)
+            else:
+                self._batch(program, list(group), failed)
+        return failed
+
+    def _batch(self, program: str, ops: list[Op], failed: set[str]) -> None:
+        lenient = any(o.tolerant for o in ops)
+        argv = [self.programs[program], *(["-force"] if lenient else []), "-batch", "-"]
+        stdin = "".join(f"{o.line()}\n" for o in ops)
+        proc = subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=20)
+        if proc.returncode == 0:
+            return
+        errors = failed_lines(proc.stderr)
+        if not errors:
+            raise ShapingError(f"{' '.join(argv)} [{'; '.join(o.line() for o in ops)}]: "
+                               f"{proc.stderr.strip() or proc.returncode}")
+        for n, message in sorted(errors.items()):
+            op = ops[n - 1] if 1 <= n <= len(ops) else None
+            if op is None or not op.tolerant:
+                what = op.line() if op else f"line {n}"
+                raise ShapingError(f"{program} {what}: {message}")
+            if op.feature:
+                failed.add(op.feature)
+
+
+class Netlink:
+    """Operations over netlink; pyroute2 is imported here only (the core stays stdlib-only)."""
+
+    def __init__(self, nft: str = "nft") -> None:
         from pyroute2 import IPRoute
 
         self.ipr = IPRoute()
+        self.nft = nft
 
     def close(self) -> None:
         self.ipr.close()
 
-    def _index(self, ifname: str) -> int | None:
-        found = self.ipr.link_lookup(ifname=ifname)
-        return found[0] if found else None
+    def index(self, name: str) -> int:
+        found = self.ipr.link_lookup(ifname=name)
+        if not found:
+            raise ShapingError(f"no interface {name}")
+        return found[0]
 
-    def _htb(self, index: int, kbps: int) -> None:
-        burst = htb_burst_bytes(kbps)
-        self.ipr.tc("replace", "htb", index, 0x10000, default=0x10)
-        self.ipr.tc("add-class", "htb", index, 0x10010, parent=0x10000, rate=f"{kbps}kbit", ceil=f"{kbps}kbit",
-                    burst=burst, cburst=burst)
+    def __call__(self, ops: list[Op]) -> set[str]:
+        failed: set[str] = set()
+        for op in ops:
+            if op.program == "nft":
+                run_nft(op, failed, self.nft)
+                continue
+            try:
+                op.netlink(self)
+            except Exception as e:  # pyroute2 raises NetlinkError and ValueError alike
+                if op.feature:
+                    failed.add(op.feature)
+                if not op.tolerant:
+                    raise ShapingError(f"{op.line()} (netlink): {e}") from e
+        return failed
 
-    def apply(self, ifname: str, down_kbps: int, up_kbps: int) -> None:
-        self.remove(ifname)
-        index = self._index(ifname)
-        if index is None:
-            raise ShapingError(f"no interface {ifname}")
-        try:
-            if down_kbps:
-                self._htb(index, down_kbps)
-            if up_kbps:
-                ifb = ifb_name(ifname)
-                self.ipr.link("add", ifname=ifb, kind="ifb")
-                ifb_index = self._index(ifb)
-                self.ipr.link("set", index=ifb_index, state="up")
-                self._htb(ifb_index, up_kbps)
-                self.ipr.tc("add", "ingress", index, 0xFFFF0000)
-                action = {"kind": "mirred", "direction": "egress", "action": "redirect", "ifindex": ifb_index}
-                self.ipr.tc("add-filter", "u32", index, parent=0xFFFF0000, protocol=0x0003, prio=1, target=0x10010,
-                            keys=["0x0/0x0+0"], action=[action])
-        except Exception as e:  # pyroute2 raises NetlinkError and ValueError alike
-            self.remove(ifname)
-            raise ShapingError(f"shaping {ifname} over netlink failed: {e}") from e
 
-    def remove(self, ifname: str) -> None:
-        index = self._index(ifname)
-        if index is not None:
-            for kind, handle in (("htb", 0x10000), ("ingress", 0xFFFF0000)):
-                with contextlib.suppress(Exception):
-                    self.ipr.tc("del", kind, index, handle)
-        ifb_index = self._index(ifb_name(ifname))
-        if ifb_index is not None:
-            self.ipr.link("del", index=ifb_index)
+class TcShaper(RadioScheduler):
+    name = "tc"
+
+    def __init__(self, tc: str = "tc", ip: str = "ip", nft: str = "nft") -> None:
+        super().__init__(TcExecutor(tc, ip, nft), lambda: shutil.which(nft) is not None)
+
+
+class Pyroute2Shaper(RadioScheduler):
+    name = "pyroute2"
+
+    def __init__(self, nft: str = "nft") -> None:
+        self.netlink = Netlink(nft)
+        super().__init__(self.netlink, lambda: shutil.which(nft) is not None)
+
+    def close(self) -> None:
+        self.netlink.close()
 
 
 def make_shaper(kind: str) -> Shaper:

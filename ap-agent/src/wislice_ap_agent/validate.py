@@ -145,10 +145,26 @@ def security(v: Any, path: str = "security") -> dict[str, Any]:
     return v
 
 
+MAX_KBPS = 10_000_000
+RATE_KEYS = ("down_kbps", "up_kbps")
+GUARANTEE_KEYS = ("down_guaranteed_kbps", "up_guaranteed_kbps")
+CAPACITY_SOURCES = ("operator", "measured", "default")
+
+
 def rate_limit(v: Any, path: str = "rate_limit") -> dict[str, Any]:
-    obj(v, path, ("down_kbps", "up_kbps"))
-    integer(v["down_kbps"], f"{path}.down_kbps", 0, 10_000_000)
-    integer(v["up_kbps"], f"{path}.up_kbps", 0, 10_000_000)
+    obj(v, path, RATE_KEYS, GUARANTEE_KEYS)
+    for key in v:
+        integer(v[key], f"{path}.{key}", 0, MAX_KBPS)
+    return v
+
+
+def rate_semantics(v: dict[str, Any], path: str = "rate_limit") -> dict[str, Any]:
+    """The check the schema cannot express: a guarantee above a non-zero cap (agents answer bad_request)."""
+    for direction in ("down", "up"):
+        cap, guaranteed = v[f"{direction}_kbps"], v.get(f"{direction}_guaranteed_kbps", 0)
+        if cap and guaranteed > cap:
+            raise ValidationError(f"{path}.{direction}_guaranteed_kbps",
+                                  f"guarantee {guaranteed} kbit/s above the cap of {cap} kbit/s")
     return v
 
 
@@ -191,7 +207,12 @@ def vap_state(v: Any, path: str = "vap") -> dict[str, Any]:
 
 
 def radio(v: Any, path: str = "radio") -> dict[str, Any]:
-    obj(v, path, ("name", "mac", "channel", "hw_mode", "max_vaps", "vaps_used"))
+    obj(v, path, ("name", "mac", "channel", "hw_mode", "max_vaps", "vaps_used"), ("capacity_kbps", "capacity_source"))
+    if ("capacity_kbps" in v) != ("capacity_source" in v):
+        raise ValidationError(path, "capacity_kbps and capacity_source come together")
+    if "capacity_kbps" in v:
+        integer(v["capacity_kbps"], f"{path}.capacity_kbps", 0, MAX_ID)
+        enum(v["capacity_source"], f"{path}.capacity_source", CAPACITY_SOURCES)
     ident(v["name"], f"{path}.name")
     mac(v["mac"], f"{path}.mac")
     integer(v["channel"], f"{path}.channel", 1, 233)
@@ -243,6 +264,7 @@ def _vnf_id(v: Any, path: str) -> int:
 REQUEST_PARAMS: dict[str, Callable[[Any, str], None]] = {
     "createVap": _params(("vap",), (), vap=vap_spec),
     "delVap": _params(("vap_id",), (), vap_id=ident),
+    "updateVap": _params(("vap_id", "rate_limit"), (), vap_id=ident, rate_limit=rate_limit),
     "getVaps": _params((), ()),
     "syncVaps": _params(("vaps",), (), vaps=lambda v, p: array(v, p, vap_spec, 256)),
     "getStatus": _params((), ()),
@@ -372,11 +394,20 @@ def _stats_vnf(v: Any, path: str) -> None:
         boolean(v["throttled"], f"{path}.throttled")
 
 
+def _stats_radio(v: Any, path: str) -> None:
+    obj(v, path, ("name", "capacity_kbps", "capacity_source"))
+    ident(v["name"], f"{path}.name")
+    integer(v["capacity_kbps"], f"{path}.capacity_kbps", 0, MAX_ID)
+    enum(v["capacity_source"], f"{path}.capacity_source", CAPACITY_SOURCES)
+
+
 def _stats(d: Any, path: str) -> None:
-    obj(d, path, ("interval_s",), ("vaps", "vnfs", "node"))
+    obj(d, path, ("interval_s",), ("vaps", "radios", "vnfs", "node"))
     number(d["interval_s"], f"{path}.interval_s", 0, exclusive_lo=True)
     if "vaps" in d:
         array(d["vaps"], f"{path}.vaps", _stats_vap)
+    if "radios" in d:
+        array(d["radios"], f"{path}.radios", _stats_radio, 16)
     if "vnfs" in d:
         array(d["vnfs"], f"{path}.vnfs", _stats_vnf)
     if "node" in d:

@@ -20,12 +20,13 @@ from typing import Any
 from . import bssconf
 from . import validate as V
 from .bssconf import RadioConfig
+from .capacity import DEFAULT_CAPACITY_KBPS, RadioCapacity, phy_rates
 from .errors import AgentError
 from .events import BssDisabled, BssEnabled, ChannelSwitched, Event, StaConnected, StaDisconnected
 from .hostapd_ctrl import CtrlError, HostapdControl, channel_to_freq, freq_to_channel
-from .pofswitch import NoSwitch, PortAttacher, SwitchError
+from .pofswitch import NoSwitch, PortAttacher, SwitchError, UplinkRate
 from .radio import radio_dict
-from .shaping import NullShaper, Shaper, ShapingError
+from .shaping import NullShaper, Shaper, ShapingError, wants_shaping
 from .stats import RateMeter
 
 log = logging.getLogger(__name__)
@@ -61,7 +62,7 @@ def normalized(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def same_bss(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    """True when two specs give the same BSS (everything but the rate caps, which change in place)."""
+    """True when two specs give the same BSS (everything but the rates, which change in place)."""
     strip = ("rate_limit", "tenant_id", "slice_id")
     return {k: v for k, v in normalized(a).items() if k not in strip} == {
         k: v for k, v in normalized(b).items() if k not in strip
@@ -79,13 +80,17 @@ class VapManager:
         attacher: PortAttacher | None = None,
         emit: EmitFn | None = None,
         meter: RateMeter | None = None,
+        default_capacity_kbps: int = DEFAULT_CAPACITY_KBPS,
+        uplink_port: str = "up",
     ) -> None:
         self.hostapd = hostapd
         self.radios = {r.name: r for r in radios}
+        self.capacity = {r.name: RadioCapacity(r.capacity_kbps, default_capacity_kbps) for r in radios}
         self.conf_dir = Path(conf_dir)
         self.ctrl_dir = ctrl_dir
         self.shaper = shaper or NullShaper()
         self.attacher = attacher or NoSwitch()
+        self.uplink = UplinkRate(self.attacher, uplink_port)
         self.emit: EmitFn = emit or (lambda name, data: None)
         self.meter = meter or RateMeter()
         self.vaps: dict[str, Vap] = {}
@@ -103,7 +108,12 @@ class VapManager:
         return [v for v in self.vaps.values() if v.spec["radio"] == radio]
 
     def radio_list(self) -> list[dict[str, Any]]:
-        return [radio_dict(r, len(self.on_radio(r.name))) for r in self.radios.values()]
+        return [radio_dict(r, len(self.on_radio(r.name)), self.capacity[r.name].report())
+                for r in self.radios.values()]
+
+    def radio_capacities(self) -> list[dict[str, Any]]:
+        """The stats event's ``radios``."""
+        return [{"name": name, **c.report()} for name, c in self.capacity.items()]
 
     def get(self, vap_id: str) -> Vap:
         vap = self.vaps.get(vap_id)
@@ -122,6 +132,15 @@ class VapManager:
     def _paths(self, ifname: str) -> tuple[Path, Path]:
         return self.conf_dir / f"{ifname}.conf", self.conf_dir / f"{ifname}.json"
 
+    def _check_rates(self, rate_limit: dict[str, Any], path: str) -> None:
+        try:
+            V.rate_semantics(V.rate_limit(rate_limit, path), path)
+        except V.ValidationError as e:
+            raise AgentError("bad_request", str(e)) from e
+        if wants_shaping(rate_limit) and isinstance(self.shaper, NullShaper):
+            raise AgentError("unsupported", "bandwidth caps or guarantees requested but shaping is disabled on "
+                                            "this AP")
+
     def create(self, spec: dict[str, Any]) -> Vap:
         try:
             V.vap_spec(spec, "vap")
@@ -134,8 +153,7 @@ class VapManager:
         if radio is None:
             raise AgentError("not_found", f"no radio {spec['radio']} on this AP")
         rl = spec["rate_limit"]
-        if (rl["down_kbps"] or rl["up_kbps"]) and isinstance(self.shaper, NullShaper):
-            raise AgentError("unsupported", "bandwidth caps requested but shaping is disabled on this AP")
+        self._check_rates(rl, "vap.rate_limit")
         slot = self._free_slot(radio)
         ifname = bssconf.vap_ifname(radio.iface, slot)
         vap = Vap(normalized(spec), slot, ifname, bssconf.derive_bssid(radio.mac, slot))
@@ -150,7 +168,7 @@ class VapManager:
             raise AgentError("internal", f"hostapd could not add vAP {vap_id}: {e}") from e
         t_added = time.monotonic()
         try:
-            self.shaper.apply(ifname, rl["down_kbps"], rl["up_kbps"])
+            self.shaper.apply(radio.name, ifname, slot, rl)
             t_shaped = time.monotonic()
             vap.pof_port = self.attacher.attach(ifname)
             log.info("vAP %s (%s) up in %.0f ms: hostapd %.0f, shaping %.0f, switch port %.0f", vap_id, ifname,
@@ -187,7 +205,7 @@ class VapManager:
         errors = []
         steps = (
             ("pof-switch", lambda: self.attacher.detach(vap.ifname) if vap.pof_port is not None else None),
-            ("shaping", lambda: self.shaper.remove(vap.ifname)),
+            ("shaping", lambda: self.shaper.remove(vap.spec["radio"], vap.ifname, vap.slot)),
             ("hostapd", lambda: self.hostapd.remove(vap.ifname)),
         )
         for what, step in steps:
@@ -211,15 +229,22 @@ class VapManager:
             raise AgentError("internal", f"vAP {vap_id} removed with errors: {'; '.join(errors)}")
 
     def update_rate(self, vap: Vap, spec: dict[str, Any]) -> None:
-        """Apply new caps (and tenant/slice labels) without touching the BSS: its clients stay associated."""
+        """Apply new rates (and tenant/slice labels) without touching the BSS: its clients stay associated."""
         rl = spec["rate_limit"]
+        self._check_rates(rl, "rate_limit")
         if rl != vap.spec["rate_limit"]:  # labels-only changes leave the qdiscs alone
             try:
-                self.shaper.apply(vap.ifname, rl["down_kbps"], rl["up_kbps"])
+                self.shaper.apply(vap.spec["radio"], vap.ifname, vap.slot, rl)
             except ShapingError as e:
                 raise AgentError("internal", f"vAP {vap.spec['vap_id']}: {e}") from e
         vap.spec = normalized(spec)
-        _write_private(self._paths(vap.ifname)[1], json.dumps(vap.spec))
+        _write_private(self._paths(vap.ifname)[1], json.dumps(vap.spec))  # an agent restart re-applies them
+
+    def update(self, vap_id: str, rate_limit: dict[str, Any]) -> Vap:
+        """updateVap: new rates for a running vAP (hostapd untouched)."""
+        vap = self.get(vap_id)
+        self.update_rate(vap, {**vap.spec, "rate_limit": dict(rate_limit)})
+        return vap
 
     # ---- reconcile ------------------------------------------------------------------------------------------
 
@@ -276,6 +301,7 @@ class VapManager:
                 continue
             vap = Vap(normalized(spec), slot, ifname, bssconf.derive_bssid(radio.mac, slot))
             vap.state = "up" if status.get("state") == "ENABLED" else "down"
+            self._reshape(vap)
             vap.pof_port = self._reattach(ifname)
             for sta in self.hostapd.all_sta(ifname):
                 vap.clients[sta["mac"]] = time.monotonic() - _int(sta.get("connected_time"))
@@ -298,8 +324,9 @@ class VapManager:
             conf_path = self._paths(vap.ifname)[0]
             try:
                 self._hostapd_add(radio, vap.ifname, str(conf_path))
-                rl = vap.spec["rate_limit"]
-                self.shaper.apply(vap.ifname, rl["down_kbps"], rl["up_kbps"])
+                # a new netdev: its filters went with the old one
+                self.shaper.remove(radio.name, vap.ifname, vap.slot)
+                self.shaper.apply(radio.name, vap.ifname, vap.slot, vap.spec["rate_limit"])
                 vap.pof_port = self._reattach(vap.ifname)
                 state = self._bss_state(vap.ifname)
             except (CtrlError, ShapingError) as e:
@@ -311,6 +338,13 @@ class VapManager:
                 self.emit("vapState", {"vap_id": vap_id, "state": state})
             restored.append(vap_id)
         return restored
+
+    def _reshape(self, vap: Vap) -> None:
+        """After an agent restart: the vAP's class and filters again, as its state file says (idempotent)."""
+        try:
+            self.shaper.apply(vap.spec["radio"], vap.ifname, vap.slot, vap.spec["rate_limit"])
+        except ShapingError as e:
+            log.warning("vAP %s: rates not re-applied: %s", vap.spec["vap_id"], e)
 
     def _reattach(self, ifname: str) -> int | None:
         try:
@@ -418,13 +452,49 @@ class VapManager:
         return out
 
     def shutdown(self, remove_vaps: bool) -> None:
-        """On agent exit: by default leave the vAPs running (clients stay; adopt_existing() takes them back)."""
+        """On agent exit: by default leave the vAPs running (clients stay; adopt_existing() takes them back) and
+        their radios' hierarchies with them; otherwise remove both."""
         if remove_vaps:
             for vap_id in list(self.vaps):
                 try:
                     self.delete(vap_id)
                 except AgentError as e:
                     log.warning("%s", e.message)
+            for name in self.radios:
+                try:
+                    self.shaper.remove_radio(name)
+                except ShapingError as e:
+                    log.warning("radio %s: %s", name, e)
+
+    # ---- radio capacity -------------------------------------------------------------------------------------
+
+    def setup_radios(self) -> None:
+        """Each radio's downlink hierarchy at its current capacity (taken over if an earlier run left it)."""
+        for name, radio in self.radios.items():
+            self.shaper.add_radio(name, radio.iface, self.capacity[name].kbps)
+        self.update_uplink_rate()
+
+    def refresh_capacity(self) -> list[str]:
+        """Measure the radios without an operator capacity; re-rate the hierarchies (and the switch's uplink port)
+        whose capacity changed. Returns their names."""
+        changed = []
+        for name, radio in self.radios.items():
+            cap = self.capacity[name]
+            ifnames = [radio.iface, *(v.ifname for v in self.on_radio(name))]
+            if cap.operator or not cap.update(phy_rates(self.hostapd, ifnames, radio.driver == "nl80211")):
+                continue
+            changed.append(name)
+            log.info("radio %s: capacity %d kbit/s (%s)", name, cap.kbps, cap.source)
+            try:
+                self.shaper.set_capacity(name, cap.kbps)
+            except ShapingError as e:
+                log.warning("radio %s: hierarchy not re-rated: %s", name, e)
+        self.update_uplink_rate()
+        return changed
+
+    def update_uplink_rate(self) -> None:
+        """The pof-switch's uplink port sends at the sum of the radios' capacities (docs/guaranteed-slices.md)."""
+        self.uplink.set(sum(c.kbps for c in self.capacity.values()))
 
 
 def signal_of(sta: dict[str, str] | None) -> int | None:

@@ -13,10 +13,12 @@ from support.controller import TestController
 
 from wislice_ap_agent import events as E
 from wislice_ap_agent.hostapd_ctrl import CtrlConnection, HostapdControl
+from wislice_ap_agent.radio_qos import radio_ifb, uplink_ifb
 
 pytestmark = pytest.mark.integration
 
 VAP_IF = f"{PRIMARY}_1"  # the first vAP slot's netdev
+IFB = radio_ifb("phy0")  # the radio's downlink hierarchy
 
 
 def vap(vap_id="t1-cafe", **over):
@@ -47,10 +49,24 @@ def qdiscs(ns, dev):
     return ns.exec(["tc", "qdisc", "show", "dev", dev]).stdout
 
 
+def vap_class(ns, slot=1):
+    return ns.exec(["tc", "class", "show", "dev", IFB, "classid", f"1:{0x100 + slot:x}"]).stdout
+
+
+def redirected(ns, dev, hook="egress"):
+    """The IFB dev's traffic in that direction is redirected to, or None."""
+    out = ns.exec(["tc", "filter", "show", "dev", dev, hook], check=False).stdout
+    found = [w for w in out.split() if w.startswith("ifb")]
+    return found[0].rstrip(")") if found else None
+
+
 def test_agent_drives_real_hostapd_and_caps_bandwidth(setup, processes, sockdir):
     ap, sta, controller, agent, _ = setup
     s = controller.next_session(timeout=20)
-    assert s.hello["capabilities"]["radios"][0]["max_vaps"] == 2
+    radio = s.hello["capabilities"]["radios"][0]
+    assert radio["max_vaps"] == 2
+    assert radio["capacity_kbps"] == 20000 and radio["capacity_source"] == "default"  # wired: no PHY rates
+    assert redirected(ap.ns, PRIMARY) == IFB  # the primary BSS feeds the radio's default class
 
     # bad input: refused before anything reaches hostapd
     bad = s.request("createVap", {"vap": vap(ssid="x\nctrl_interface=/tmp")})
@@ -66,7 +82,9 @@ def test_agent_drives_real_hostapd_and_caps_bandwidth(setup, processes, sockdir)
     s.wait_event("vapState", vap_id="t1-cafe", state="up")
     h = HostapdControl(ap.global_path, str(sockdir))
     assert h.status(VAP_IF)["state"] == "ENABLED"
-    assert "htb" in qdiscs(ap.ns, VAP_IF) and "ingress" in qdiscs(ap.ns, VAP_IF)
+    assert "clsact" in qdiscs(ap.ns, VAP_IF)
+    assert redirected(ap.ns, VAP_IF) == IFB and redirected(ap.ns, VAP_IF, "ingress") == uplink_ifb(VAP_IF)
+    assert "rate 8Kbit ceil 5Mbit" in vap_class(ap.ns)
 
     down = iperf_mbps(ap.ns, sta, processes, "10.66.1.2", 5301)
     up = iperf_mbps(ap.ns, sta, processes, "10.66.1.2", 5302, reverse=True)
@@ -90,7 +108,19 @@ def test_agent_drives_real_hostapd_and_caps_bandwidth(setup, processes, sockdir)
     while (line := events.recv_event()) is not None:
         lines.append(line)
     assert not [ln for ln in lines if isinstance(E.parse_event(ln), E.BssDisabled)], lines
-    assert "htb" in qdiscs(ap.ns, VAP_IF)
+    assert "ceil 5Mbit" in vap_class(ap.ns)
+
+    # updateVap: new rates on the running vAP, hostapd untouched
+    new = {"down_kbps": 8000, "up_kbps": 0, "down_guaranteed_kbps": 2000}
+    r = s2.request("updateVap", {"vap_id": "t1-cafe", "rate_limit": new})
+    assert r["ok"] and r["result"]["vap"]["rate_limit"] == new, r
+    assert "rate 2Mbit ceil 8Mbit" in vap_class(ap.ns)
+    assert redirected(ap.ns, VAP_IF, "ingress") is None
+    assert uplink_ifb(VAP_IF) not in ap.ns.exec(["ip", "-o", "link", "show", "type", "ifb"]).stdout
+    time.sleep(0.3)
+    while (line := events.recv_event()) is not None:
+        assert not isinstance(E.parse_event(line), E.BssDisabled), line
+    spec = {**spec, "rate_limit": new}
 
     # a second vAP through syncVaps, then the hardware limit (max_vaps=2) is reported as capacity
     result = s2.request("syncVaps", {"vaps": [spec, vap("v2", ssid="guest")]})["result"]
@@ -100,12 +130,13 @@ def test_agent_drives_real_hostapd_and_caps_bandwidth(setup, processes, sockdir)
     status = s2.request("getStatus")["result"]
     assert status["vaps"] == 2 and status["radios"][0]["vaps_used"] == 2
 
-    # delete: hostapd drops the BSS, the qdiscs and the IFB go with it
+    # delete: hostapd drops the BSS, its class and filters go with it; the radio's hierarchy stays
     assert s2.request("delVap", {"vap_id": "t1-cafe"})["ok"]
     s2.wait_event("vapState", vap_id="t1-cafe", state="removed")
     assert VAP_IF not in h.raw("INTERFACES")
-    assert "htb" not in qdiscs(ap.ns, VAP_IF)
-    assert "ifb" not in ap.ns.exec(["ip", "-o", "link", "show", "type", "ifb"]).stdout
+    assert "clsact" not in qdiscs(ap.ns, VAP_IF) and vap_class(ap.ns).strip() == ""
+    assert [ln.split()[1].rstrip(":") for ln in ap.ns.exec(["ip", "-o", "link", "show", "type", "ifb"]
+                                                           ).stdout.splitlines()] == [IFB]
     assert s2.request("syncVaps", {"vaps": []})["result"]["removed"] == ["v2"]
     assert s.schema_errors == [] and s2.schema_errors == []
     events.close()
@@ -139,7 +170,7 @@ def test_hostapd_restart_is_healed(setup, processes, sockdir):
     s = controller.next_session(timeout=20)
     assert s.request("createVap", {"vap": vap(rate_limit={"down_kbps": 5000, "up_kbps": 0})}, timeout=20)["ok"]
     processes.stop(ap.proc)
-    ap.ns.exec(["tc", "qdisc", "del", "dev", VAP_IF, "root"])  # as if the netdev had gone with hostapd
+    ap.ns.exec(["tc", "qdisc", "del", "dev", VAP_IF, "clsact"])  # as if the netdev had gone with hostapd
     processes.start(["hostapd", "-g", ap.global_path, str(sockdir / "primary.conf")], netns=ap.ns,
                     log_name="hostapd-restarted")
     h = None
@@ -147,12 +178,12 @@ def test_hostapd_restart_is_healed(setup, processes, sockdir):
     while time.monotonic() < deadline:
         try:
             h = h or HostapdControl(ap.global_path, str(sockdir))
-            if VAP_IF in h.raw("INTERFACES") and "htb" in qdiscs(ap.ns, VAP_IF):
+            if VAP_IF in h.raw("INTERFACES") and redirected(ap.ns, VAP_IF) == IFB:
                 break
         except Exception:  # hostapd is still starting
             pass
         time.sleep(0.2)
     assert h is not None and h.status(VAP_IF)["state"] == "ENABLED"
-    assert "htb" in qdiscs(ap.ns, VAP_IF)
+    assert redirected(ap.ns, VAP_IF) == IFB and "ceil 5Mbit" in vap_class(ap.ns)
     assert s.request("getVaps")["result"]["vaps"][0]["state"] == "up"
     h.close()

@@ -10,21 +10,45 @@ from wislice_ap_agent.bssconf import RadioConfig
 
 
 class RecordingShaper:
+    """The Shaper interface, recording instead of shaping: caps[ifname] = (down_kbps, up_kbps), rates[ifname] = the
+    whole rate_limit, radios[name] = capacity."""
+
     name = "recording"
 
     def __init__(self) -> None:
         self.caps: dict[str, tuple[int, int]] = {}
+        self.rates: dict[str, dict] = {}
+        self.slots: dict[str, int] = {}
+        self.radios: dict[str, int] = {}
+        self.calls: list[tuple] = []
         self.fail = False
 
-    def apply(self, ifname: str, down_kbps: int, up_kbps: int) -> None:
+    def add_radio(self, name: str, iface: str, capacity_kbps: int) -> None:
+        self.calls.append(("add_radio", name, iface, capacity_kbps))
+        self.radios[name] = capacity_kbps
+
+    def set_capacity(self, name: str, capacity_kbps: int) -> None:
+        self.calls.append(("set_capacity", name, capacity_kbps))
+        self.radios[name] = capacity_kbps
+
+    def remove_radio(self, name: str) -> None:
+        self.calls.append(("remove_radio", name))
+        self.radios.pop(name, None)
+
+    def apply(self, radio: str, ifname: str, slot: int, rate_limit: dict) -> None:
         from wislice_ap_agent.shaping import ShapingError
 
+        self.calls.append(("apply", radio, ifname, slot, dict(rate_limit)))
         if self.fail:
             raise ShapingError("tc exploded")
-        self.caps[ifname] = (down_kbps, up_kbps)
+        self.caps[ifname] = (rate_limit["down_kbps"], rate_limit["up_kbps"])
+        self.rates[ifname] = dict(rate_limit)
+        self.slots[ifname] = slot
 
-    def remove(self, ifname: str) -> None:
+    def remove(self, radio: str, ifname: str, slot: int) -> None:
+        self.calls.append(("remove", radio, ifname, slot))
         self.caps.pop(ifname, None)
+        self.rates.pop(ifname, None)
 
 
 class FakeSwitch:
@@ -33,6 +57,8 @@ class FakeSwitch:
     def __init__(self) -> None:
         self.ports: dict[str, int] = {}
         self.next_port = 3
+        self.port_rates: list[tuple[str, int]] = []
+        self.port_rate_error: str | None = None
 
     def attach(self, ifname: str) -> int:
         self.ports[ifname] = self.next_port
@@ -41,6 +67,13 @@ class FakeSwitch:
 
     def detach(self, ifname: str) -> None:
         self.ports.pop(ifname, None)
+
+    def set_port_rate(self, name: str, kbps: int) -> None:
+        from wislice_ap_agent.pofswitch import SwitchError
+
+        if self.port_rate_error:
+            raise SwitchError(f"pof-switch refused port-rate: {self.port_rate_error}")
+        self.port_rates.append((name, kbps))
 
 
 @pytest.fixture

@@ -225,3 +225,49 @@ def test_cli_check_config(tmp_path, capsys):
                              "typo_key": 1}))
     assert main(["--config", str(p), "--check-config"]) == 2
     assert "typo_key" in capsys.readouterr().err
+
+
+def test_update_vap_capacity_in_hello_and_stats(run_agent, controller, fake_hostapd, shaper, switch):
+    run_agent(controller, default_capacity_kbps=18000, pof_switch_uplink="wan")
+    s = controller.next_session()
+    radio = s.hello["capabilities"]["radios"][0]
+    assert radio["capacity_kbps"] == 18000 and radio["capacity_source"] == "default"
+    assert switch.port_rates == [("wan", 18000)]
+    assert s.request("createVap", {"vap": vap_spec("v1")})["ok"]
+    fake_hostapd.associate("wlan0_1", "02:00:00:00:01:00")
+    rates = {"down_kbps": 0, "up_kbps": 3000, "down_guaranteed_kbps": 8000, "up_guaranteed_kbps": 1000}
+    r = s.request("updateVap", {"vap_id": "v1", "rate_limit": rates})
+    assert r["ok"], r
+    assert r["result"]["vap"]["rate_limit"] == rates and r["result"]["vap"]["clients"] == 1
+    assert shaper.rates["wlan0_1"] == rates
+    assert fake_hostapd.commands_named("REMOVE") == []  # hostapd untouched: the station stays
+    bad = s.request("updateVap", {"vap_id": "v1", "rate_limit": {"down_kbps": 1000, "up_kbps": 0,
+                                                                 "down_guaranteed_kbps": 2000}})
+    assert bad["error"]["code"] == "bad_request"
+    assert s.request("updateVap", {"vap_id": "nope", "rate_limit": rates})["error"]["code"] == "not_found"
+    assert s.request("updateVap", {"vap_id": "v1"})["error"]["code"] == "bad_request"
+    # a measured capacity reaches the controller in the next stats event, without a reconnect
+    fake_hostapd.bss["wlan0_1"].stations["02:00:00:00:01:00"].update(tx_rate_info="540", tx_packets="800")
+    s.discard("stats")
+    stats = s.wait_event("stats", timeout=5)
+    assert stats["data"]["radios"] == [{"name": "phy0", "capacity_kbps": 27000, "capacity_source": "measured"}]
+    assert s.request("getStatus")["result"]["radios"][0]["capacity_kbps"] == 27000
+    assert shaper.radios["phy0"] == 27000 and switch.port_rates[-1] == ("wan", 27000)
+    assert s.schema_errors == []
+
+
+def test_config_capacity_keys(tmp_path):
+    cfg = config_mod.from_dict({"agent_id": "a", "controller": "h:1", "hostapd_global": "/g",
+                                "default_capacity_kbps": 30000, "pof_switch_uplink": "eth0.2",
+                                "radios": [{"name": "phy0", "iface": "wlan0", "capacity_kbps": "54000"}]})
+    assert cfg.default_capacity_kbps == 30000 and cfg.pof_switch_uplink == "eth0.2"
+    assert cfg.radios[0]["capacity_kbps"] == 54000
+    defaults = config_mod.from_dict({"agent_id": "a", "controller": "h:1", "hostapd_global": "/g",
+                                     "radios": [{"name": "phy0", "iface": "wlan0"}]})
+    assert defaults.default_capacity_kbps == 20000 and defaults.pof_switch_uplink == "up"
+    assert "capacity_kbps" not in defaults.radios[0]
+    for bad in ({"default_capacity_kbps": 0}, {"pof_switch_uplink": "up 1"},
+                {"radios": [{"name": "phy0", "iface": "wlan0", "capacity_kbps": -5}]}):
+        with pytest.raises(config_mod.ConfigError):
+            config_mod.from_dict({"agent_id": "a", "controller": "h:1", "hostapd_global": "/g",
+                                  "radios": [{"name": "phy0", "iface": "wlan0"}], **bad})

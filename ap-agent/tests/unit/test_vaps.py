@@ -183,3 +183,107 @@ def test_rates_from_sysfs(manager, tmp_path):
     rx = manager.rate("v1", "rx")
     assert rx["bps"] == pytest.approx(tx["bps"] / 10, rel=1e-6)
     assert manager.stats()[0]["vap_id"] == "v1"
+
+
+# ---- guarantees, updateVap, radio capacity ------------------------------------------------------------------
+
+
+def test_guarantees_reach_the_shaper_and_survive_a_restart(manager, fake_hostapd, sockdir, radio, shaper, switch):
+    rates = {"down_kbps": 0, "up_kbps": 4000, "down_guaranteed_kbps": 8000, "up_guaranteed_kbps": 1000}
+    vap = manager.create(vap_spec("v1", rate_limit=rates))
+    assert shaper.calls[-1] == ("apply", "phy0", "wlan0_1", 1, rates)
+    assert vap.public()["rate_limit"] == rates
+    new = {"down_kbps": 20000, "up_kbps": 0, "down_guaranteed_kbps": 12000}
+    adds = len(fake_hostapd.commands_named("ADD"))
+    assert manager.update("v1", new).public()["rate_limit"] == new
+    assert shaper.rates["wlan0_1"] == new
+    assert len(fake_hostapd.commands_named("ADD")) == adds and fake_hostapd.commands_named("REMOVE") == []
+    # the agent restarts: the state file has the new rates, and they are applied again
+    again_shaper = type(shaper)()
+    again = VapManager(HostapdControl(fake_hostapd.path, str(sockdir)), [radio], str(manager.conf_dir),
+                       "/var/run/hostapd", again_shaper, switch)
+    again.setup_radios()
+    assert again.adopt_existing() == ["v1"]
+    assert again.vaps["v1"].spec["rate_limit"] == new
+    assert again_shaper.calls == [("add_radio", "phy0", "wlan0", 20000), ("apply", "phy0", "wlan0_1", 1, new)]
+    again.hostapd.close()
+
+
+@pytest.mark.parametrize("rates", [
+    {"down_kbps": 5000, "up_kbps": 0, "down_guaranteed_kbps": 5001},
+    {"down_kbps": 0, "up_kbps": 100, "up_guaranteed_kbps": 200},
+])
+def test_guarantee_above_cap_is_a_bad_request(manager, fake_hostapd, rates):
+    with pytest.raises(AgentError) as e:
+        manager.create(vap_spec("v1", rate_limit=rates))
+    assert e.value.code == "bad_request" and "guarantee" in e.value.message
+    assert fake_hostapd.commands_named("ADD") == []
+    manager.create(vap_spec("v1"))
+    with pytest.raises(AgentError) as e:
+        manager.update("v1", rates)
+    assert e.value.code == "bad_request"
+    result = manager.sync([vap_spec("v1", rate_limit=rates)])
+    assert result["failed"][0]["error"]["code"] == "bad_request" and result["kept"] == []
+    assert manager.vaps["v1"].spec["rate_limit"] == {"down_kbps": 0, "up_kbps": 0}
+    # equal to the cap, or any guarantee with no cap, is fine
+    manager.update("v1", {"down_kbps": 5000, "up_kbps": 0, "down_guaranteed_kbps": 5000})
+    manager.update("v1", {"down_kbps": 0, "up_kbps": 0, "up_guaranteed_kbps": 9000})
+
+
+def test_update_unknown_vap_and_disabled_shaping(manager, fake_hostapd, sockdir, radio):
+    with pytest.raises(AgentError) as e:
+        manager.update("nope", {"down_kbps": 0, "up_kbps": 0})
+    assert e.value.code == "not_found"
+    plain = VapManager(HostapdControl(fake_hostapd.path, str(sockdir)), [radio], str(sockdir / "c2"),
+                       "/var/run/hostapd")
+    plain.create(vap_spec("p1"))
+    with pytest.raises(AgentError) as e:
+        plain.update("p1", {"down_kbps": 0, "up_kbps": 0, "down_guaranteed_kbps": 100})
+    assert e.value.code == "unsupported"
+    plain.hostapd.close()
+
+
+def test_radio_capacity_default_operator_measured(fake_hostapd, sockdir, radio, shaper, switch):
+    import dataclasses
+
+    h = HostapdControl(fake_hostapd.path, str(sockdir))
+    m = VapManager(h, [radio], str(sockdir / "conf"), "/var/run/hostapd", shaper, switch, default_capacity_kbps=15000)
+    m.setup_radios()
+    assert shaper.radios == {"phy0": 15000} and switch.port_rates == [("up", 15000)]
+    assert m.radio_list()[0]["capacity_kbps"] == 15000 and m.radio_list()[0]["capacity_source"] == "default"
+    m.create(vap_spec("v1"))
+    fake_hostapd.associate("wlan0_1", "02:00:00:00:01:00")
+    fake_hostapd.associate("wlan0", "02:00:00:00:02:00")
+    fake_hostapd.bss["wlan0_1"].stations["02:00:00:00:01:00"].update(tx_rate_info="540 mcs 7", tx_packets="800")
+    fake_hostapd.bss["wlan0"].stations["02:00:00:00:02:00"].update(tx_rate_info="650", tx_packets="800")
+    assert m.refresh_capacity() == ["phy0"]  # median 59.5 Mbit/s, half of it usable
+    assert m.radio_capacities() == [{"name": "phy0", "capacity_kbps": 29750, "capacity_source": "measured"}]
+    assert shaper.calls[-1] == ("set_capacity", "phy0", 29750) and switch.port_rates[-1] == ("up", 29750)
+    assert m.refresh_capacity() == []  # steady: nothing re-rated
+    fake_hostapd.bss["wlan0_1"].stations.clear()
+    fake_hostapd.bss["wlan0"].stations.clear()
+    assert m.refresh_capacity() == ["phy0"] and m.radio_capacities()[0]["capacity_source"] == "default"
+    h.close()
+    op = VapManager(HostapdControl(fake_hostapd.path, str(sockdir)), [dataclasses.replace(radio, capacity_kbps=9000)],
+                    str(sockdir / "conf2"), "/var/run/hostapd", shaper, switch)
+    op.setup_radios()
+    assert op.radio_list()[0]["capacity_kbps"] == 9000 and op.radio_list()[0]["capacity_source"] == "operator"
+    assert op.refresh_capacity() == []
+    op.hostapd.close()
+
+
+def test_switch_uplink_rate_problems(fake_hostapd, sockdir, radio, shaper, switch, caplog):
+    h = HostapdControl(fake_hostapd.path, str(sockdir))
+    m = VapManager(h, [radio], str(sockdir / "conf"), "/var/run/hostapd", shaper, switch, uplink_port="wan")
+    switch.port_rate_error = "ERROR no port wan"
+    m.setup_radios()
+    assert switch.port_rates == [] and "wan" not in caplog.text  # quiet: the switch has no such port (yet)
+    switch.port_rate_error = None
+    m.update_uplink_rate()  # retried: the port came
+    assert switch.port_rates == [("wan", 20000)]
+    m.uplink.rate = None
+    switch.port_rate_error = "ERROR unknown command port-rate"
+    m.update_uplink_rate()
+    m.update_uplink_rate()
+    assert caplog.text.count("no port-rate command") == 1  # one warning, then no more attempts
+    h.close()

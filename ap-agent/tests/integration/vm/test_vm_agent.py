@@ -1,11 +1,13 @@
 """The ap-agent inside the AP VM, driven by a controller on the host over spec/agent: vAPs on real hostapd,
-stations associating over mac80211_hwsim, events back to the controller, channel switch, client kick, and a
-downlink cap measured with TCP."""
+stations associating over mac80211_hwsim, events back to the controller, channel switch, client kick, the radio's
+downlink hierarchy (skbedit + fq_codel, which the host kernel lacks) with a capacity measured from the stations' PHY
+rates, updateVap, and caps measured with TCP."""
 
 from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,17 +16,24 @@ from apvm import ApVm
 from conftest import AgentRun
 from wifi import Station
 
+from wislice_ap_agent.radio_qos import radio_ifb
+
+IFB = radio_ifb("phy0")
+
 PASS_WPA2 = "vm agent wpa2 pass"
 PASS_SAE = "vm agent sae pass"
 
 
 def vap(vap_id: str, ssid: str, mode: str = "open", passphrase: str | None = None, down_kbps: int = 0,
-        **extra: Any) -> dict[str, Any]:
+        down_guaranteed_kbps: int = 0, **extra: Any) -> dict[str, Any]:
     security: dict[str, Any] = {"mode": mode}
     if passphrase is not None:
         security["passphrase"] = passphrase
+    rates = {"down_kbps": down_kbps, "up_kbps": 0}
+    if down_guaranteed_kbps:
+        rates["down_guaranteed_kbps"] = down_guaranteed_kbps
     return {"vap_id": vap_id, "radio": "phy0", "ssid": ssid, "security": security, "tenant_id": 1,
-            "slice_id": "s-1", "rate_limit": {"down_kbps": down_kbps, "up_kbps": 0}, **extra}
+            "slice_id": "s-1", "rate_limit": rates, **extra}
 
 
 @pytest.fixture
@@ -48,6 +57,7 @@ def test_hello_and_status(vm: ApVm, agent: AgentRun) -> None:
     assert hello is not None and hello["role"] == "ap" and hello["agent_id"] == "ap-vm-1"
     radio = hello["capabilities"]["radios"][0]
     assert radio["name"] == "phy0" and radio["channel"] == 1 and radio["hw_mode"] == "g"
+    assert radio["capacity_source"] in ("default", "measured") and radio["capacity_kbps"] > 0
     status = agent.ctl.call("getStatus")
     assert status["agent_id"] == "ap-vm-1" and status["vaps"] == 0
     assert agent.ctl.schema_errors == []
@@ -126,7 +136,7 @@ def test_downlink_cap_holds_for_tcp(agent: AgentRun, vaps: list[str], clean_stat
     assert result["kept"] == ["v-cap"] and result["created"] == []
     assert sta.state()["wpa_state"] == "COMPLETED"
     capped = iperf_mbps(agent, sta, "192.168.50.1")
-    qdisc = agent.vm.run(f"tc -s class show dev {ifname}").out
+    qdisc = agent.vm.run(f"tc -s class show dev {IFB}").out
     print(f"downlink TCP: uncapped {uncapped:.2f} Mbit/s, 5 Mbit/s cap {capped:.2f} Mbit/s")
     if uncapped < 10.0:  # 2x the cap
         # The emulated CPU, not the shaper, limits the flow: on a host this loaded the vCPUs are descheduled for
@@ -135,6 +145,59 @@ def test_downlink_cap_holds_for_tcp(agent: AgentRun, vaps: list[str], clean_stat
         pytest.skip(f"AP VM too CPU-starved to test a 5 Mbit/s cap: uncapped TCP only {uncapped:.2f} Mbit/s "
                     f"(host load average {os.getloadavg()[0]:.1f})")
     assert 4.5 <= capped <= 5.25, f"5 Mbit/s cap gave {capped:.2f} Mbit/s (uncapped {uncapped:.2f})\n{qdisc}"
+
+
+def tc_kbit(rate: str) -> float:
+    """A rate as tc prints it (8Kbit, 2500Kbit, 24Mbit, 1200bit) in kbit/s."""
+    for unit, scale in (("Gbit", 1e6), ("Mbit", 1e3), ("Kbit", 1.0), ("bit", 1e-3)):
+        if rate.endswith(unit):
+            return float(rate[: -len(unit)]) * scale
+    raise ValueError(rate)
+
+
+def test_radio_hierarchy_measured_capacity_and_update(agent: AgentRun, vaps: list[str],
+                                                     clean_stations: list[Station]) -> None:
+    """The production path: every netdev of the radio redirected (skbedit priority + mirred) into one HTB on the
+    radio's IFB with fq_codel leaves; the capacity measured from the station's PHY rate reaches the controller in
+    a stats event and re-rates the root; updateVap changes the vAP's class while its station stays associated."""
+    state = create(agent, vaps, vap("v-qos", "agent-qos", "wpa2-psk", PASS_WPA2, down_guaranteed_kbps=4000))
+    ifname, slot = state["ifname"], int(state["ifname"].rsplit("_", 1)[1])
+    classid = f"1:{0x100 + slot:x}"
+    qdiscs = agent.vm.run(f"tc qdisc show dev {IFB}").out
+    assert "htb 1: root" in qdiscs and qdiscs.count("fq_codel") >= 2, qdiscs
+    for dev, cls in (("wlan0", "1:100"), (ifname, classid)):
+        flt = agent.vm.run(f"tc filter show dev {dev} egress").out
+        assert f"priority {cls}" in flt and f"Redirect to device {IFB}" in flt, flt
+    assert "rate 4Mbit" in agent.vm.run(f"tc class show dev {IFB} classid {classid}").out
+
+    sta = clean_stations[0]
+    agent.vm.run(f"ip addr replace 192.168.52.1/24 dev {ifname}")
+    sta.connect("agent-qos", "wpa2-psk", PASS_WPA2, address="192.168.52.2/24")
+    sta.wait_associated()
+    agent.ctl.wait_event("clientAssociated", vap_id="v-qos", mac=sta.mac())
+    # rate control finds the station's PHY rate once frames flow; until then the capacity does not move
+    mbps = iperf_mbps(agent, sta, "192.168.52.1")
+    agent.ctl.drain_events()
+    deadline = time.monotonic() + 30
+    while True:
+        radio = agent.ctl.wait_event("stats", timeout=30)["data"]["radios"][0]
+        if radio["capacity_source"] == "measured" or time.monotonic() > deadline:
+            break
+    capacity = radio["capacity_kbps"]
+    root = agent.vm.run(f"tc class show dev {IFB} classid 1:1").out
+    phy = agent.vm.run(f"iw dev {ifname} station dump | grep 'tx bitrate'", check=False).out.strip()
+    print(f"downlink {mbps:.1f} Mbit/s (guarantee 4, uncapped); measured capacity {capacity} kbit/s; station {phy}; "
+          f"{root.strip()}")
+    assert radio["capacity_source"] == "measured", (radio, phy)
+    assert 1000 <= capacity <= 300000
+    assert 0.75 * capacity <= tc_kbit(root.split(" rate ")[1].split()[0]) <= 1.25 * capacity
+
+    rates = {"down_kbps": 6000, "up_kbps": 0, "down_guaranteed_kbps": 2000}
+    assert agent.ctl.call("updateVap", {"vap_id": "v-qos", "rate_limit": rates})["vap"]["rate_limit"] == rates
+    assert "rate 2Mbit ceil 6Mbit" in agent.vm.run(f"tc class show dev {IFB} classid {classid}").out
+    assert sta.state()["wpa_state"] == "COMPLETED"
+    assert [e for e in agent.ctl.drain_events() if e["event"] == "clientDisassociated"] == []
+    assert agent.ctl.schema_errors == []
 
 
 def test_uplink_cap_holds_for_tcp(agent: AgentRun, vaps: list[str], clean_stations: list[Station]) -> None:
