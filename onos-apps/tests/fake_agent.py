@@ -156,6 +156,11 @@ class FakeAgent:
         self.vaps[spec["vap_id"]] = spec
         return {"vap": self._vap_state(spec)}
 
+    def _m_updateVap(self, p: dict[str, Any]) -> dict[str, Any]:
+        spec = self.vaps[p["vap_id"]]  # KeyError -> not_found
+        spec["rate_limit"] = p["rate_limit"]
+        return {"vap": self._vap_state(spec)}
+
     def _m_delVap(self, p: dict[str, Any]) -> dict[str, Any]:
         del self.vaps[p["vap_id"]]
         return {}

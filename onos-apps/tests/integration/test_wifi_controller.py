@@ -109,11 +109,31 @@ def test_vap_lifecycle_through_rest(wifi: tuple[Onos, int]) -> None:
         code, rates = await asyncio.to_thread(onos.request, "GET", "/onos/wifi/agents/ap-1/vaps/t1-cafe/rates")
         assert code == 200 and rates["tx_bps"] == 1_000_000
 
+        # Rate limit of the running vAP: updateVap, the new VapState, and the desired spec carries it.
+        new_rate = {"down_kbps": 8000, "up_kbps": 0, "down_guaranteed_kbps": 3000, "up_guaranteed_kbps": 500}
+        code, upd = await asyncio.to_thread(onos.request, "PUT", "/onos/wifi/vaps/t1-cafe/rate_limit", new_rate)
+        assert code == 200, upd
+        assert upd["vap"]["rate_limit"] == new_rate and upd["vap"]["agent_id"] == "ap-1"
+        assert agent.vaps["t1-cafe"]["rate_limit"] == new_rate and agent.requests_seen[-1] == "updateVap"
+        code, err = await asyncio.to_thread(onos.request, "PUT", "/onos/wifi/vaps/t1-cafe/rate_limit",
+                                            {"down_kbps": 100, "up_kbps": 0, "down_guaranteed_kbps": 101})
+        assert code == 400 and err["code"] == "bad_request", err
+        code, err = await asyncio.to_thread(onos.request, "PUT", "/onos/wifi/vaps/nope/rate_limit", new_rate)
+        assert code == 404 and err["code"] == "not_found", err
+
+        # A stats event's radios update the agent's radio capacity.
+        await agent.event("stats", {"interval_s": 5, "radios": [{"name": "phy0", "capacity_kbps": 27000,
+                                                                  "capacity_source": "measured"}]})
+        body = await asyncio.to_thread(rest_until, onos, "/onos/wifi/agents/ap-1",
+                                       lambda b: b["radios"][0].get("capacity_kbps") == 27000)
+        assert body["radios"][0]["capacity_source"] == "measured" and body["radios"][0]["channel"] == 11
+
         # Reconnect: the desired vAP is pushed again with syncVaps.
         await agent.close()
         await asyncio.to_thread(rest_until, onos, "/onos/wifi/agents/ap-1", lambda b: not b["connected"])
         again = await connected_agent(port, "ap-1")
         assert "t1-cafe" in again.vaps and again.requests_seen[0] == "syncVaps"
+        assert again.vaps["t1-cafe"]["rate_limit"] == new_rate
 
         code, _ = await asyncio.to_thread(onos.request, "DELETE", "/onos/wifi/agents/ap-1/vaps/t1-cafe")
         assert code == 204 and "t1-cafe" not in again.vaps

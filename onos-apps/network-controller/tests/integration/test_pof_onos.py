@@ -113,6 +113,34 @@ def test_switches_ports_flows_meters_and_slice_forwarding(onos: Any, two_switche
         mbps = tcp_mbps(processes, h1, h2, "10.77.0.2")
         assert 0.3 * RATE_KBPS / 1000 < mbps < 1.3 * RATE_KBPS / 1000, f"{mbps:.1f} Mbit/s through the slice"
 
+    # The up rates change on the live path: new two-rate meters, the forward flows re-pointed in place (still
+    # ADDED, same flow ids), the old forward meters removed; down keeps its meters.
+    flow_ids = {f["id"] for d in (SW1, SW2) for f in flows_of(onos, d) if f["appId"] == "org.wislice.pof"}
+    up_rates = {"guaranteed_kbps": 5000, "cap_kbps": RATE_KBPS // 2}
+    code, sl = onos.request("PUT", "/onos/pof/slices/it-slice/rates", {"up": up_rates})
+    assert code == 200, sl
+    assert sl["up"] == up_rates and sl["down"] == {"guaranteed_kbps": 0, "cap_kbps": RATE_KBPS}, sl
+    forward = {(m["device_id"], m["meter_id"]) for m in sl["meters"] if m["direction"] == "forward"}
+    old_forward = slice_meters - {(m["device_id"], m["meter_id"]) for m in sl["meters"]}
+    assert len(sl["meters"]) == 4 and len(forward) == 2 and len(old_forward) == 2, sl
+    for dev in (SW1, SW2):
+        meters = {int(m["id"], 16): m for m in onos.get(f"/onos/v1/meters/{dev}")["meters"]}
+        for d, mid in forward:
+            if d == dev:
+                assert meters[mid]["state"] == "ADDED", meters[mid]
+                bands = {b["type"]: b["rate"] for b in meters[mid]["bands"]}
+                assert bands == {"DROP": RATE_KBPS // 2, "MARK_YELLOW": 5000}, meters[mid]
+    ours = [f for d in (SW1, SW2) for f in flows_of(onos, d) if f["appId"] == "org.wislice.pof"]
+    assert {f["id"] for f in ours} == flow_ids and all(f["state"] == "ADDED" for f in ours), ours
+    onos.wait_for("old forward meters gone", lambda: not [
+        m for d in (SW1, SW2) for m in onos.get(f"/onos/v1/meters/{d}")["meters"]
+        if (d, int(m["id"], 16)) in old_forward])
+    assert ping(h1, "10.77.0.2"), "slice path does not forward after its rates changed"
+    if shutil.which("iperf3"):
+        mbps = tcp_mbps(processes, h1, h2, "10.77.0.2")
+        assert mbps < 1.3 * RATE_KBPS / 2 / 1000, f"{mbps:.1f} Mbit/s through the slice after halving its up cap"
+    slice_meters = {(m["device_id"], m["meter_id"]) for m in sl["meters"]}
+
     # A bad request changes nothing.
     code, err = onos.request("POST", "/onos/pof/slices", {"slice_id": "bad", "tenant_id": 7, "hops": [
         {"device_id": SW1, "in_port": 1, "out_port": 9}]})

@@ -43,6 +43,11 @@ public final class MessageValidator {
                 Schema.vapSpec(p.get("vap"), at + ".vap");
             }),
             Map.entry("delVap", MessageValidator::vapIdOnly),
+            Map.entry("updateVap", (p, at) -> {
+                Fields.object(p, at, Set.of("vap_id", "rate_limit"), Set.of("vap_id", "rate_limit"));
+                Fields.string(p, "vap_id", at, IDENT);
+                Schema.rateLimit(p.get("rate_limit"), at + ".rate_limit");
+            }),
             Map.entry("getVaps", MessageValidator::empty),
             Map.entry("syncVaps", (p, at) -> {
                 Fields.object(p, at, Set.of("vaps"), Set.of("vaps"));
@@ -245,7 +250,7 @@ public final class MessageValidator {
     }
 
     private static void stats(JsonNode d, String at) throws ProtocolException {
-        Fields.object(d, at, Set.of("interval_s", "vaps", "vnfs", "node"), Set.of("interval_s"));
+        Fields.object(d, at, Set.of("interval_s", "vaps", "vnfs", "node", "radios"), Set.of("interval_s"));
         Fields.number(d, "interval_s", at, 0, true, Double.MAX_VALUE);
         JsonNode vaps = Fields.array(d, "vaps", at, Integer.MAX_VALUE);
         Set<String> vapFields = Set.of("vap_id", "tx_bps", "rx_bps", "clients");
@@ -263,6 +268,10 @@ public final class MessageValidator {
         }
         if (d.has("node")) {
             Schema.nodeStats(d.get("node"), at + ".node");
+        }
+        JsonNode radios = Fields.array(d, "radios", at, 16);
+        for (int i = 0; radios != null && i < radios.size(); i++) {
+            Schema.radioCapacityEntry(radios.get(i), at + ".radios[" + i + "]");
         }
     }
 

@@ -22,6 +22,11 @@ public final class Schema {
 
     static final Set<String> SECURITY_MODES = Set.of("open", "wpa2-psk", "wpa3-sae", "wpa2-wpa3");
     static final long U32 = 4294967295L;
+    /** Rates of a rate_limit (kbit/s). */
+    public static final long MAX_RATE_KBPS = 10_000_000L;
+    static final Set<String> CAPACITY_SOURCES = Set.of("operator", "measured", "default");
+    private static final Set<String> RATE_LIMIT_FIELDS = Set.of("down_kbps", "up_kbps", "down_guaranteed_kbps",
+            "up_guaranteed_kbps");
 
     private static final Set<String> VAP_SPEC_FIELDS = Set.of("vap_id", "radio", "ssid", "security", "hidden",
             "tenant_id", "slice_id", "rate_limit", "max_clients");
@@ -66,10 +71,25 @@ public final class Schema {
         Fields.integer(v, "tenant_id", path, 0, 65535);
         Fields.string(v, "slice_id", path, IDENT);
         Fields.integer(v, "max_clients", path, 1, 2007);
-        JsonNode rate = Fields.object(v.get("rate_limit"), path + ".rate_limit", Set.of("down_kbps", "up_kbps"),
-                                      Set.of("down_kbps", "up_kbps"));
-        Fields.integer(rate, "down_kbps", path + ".rate_limit", 0, 10_000_000);
-        Fields.integer(rate, "up_kbps", path + ".rate_limit", 0, 10_000_000);
+        rateLimit(v.get("rate_limit"), path + ".rate_limit");
+    }
+
+    /**
+     * RateLimit: caps down_kbps and up_kbps (0 = uncapped) and the optional guarantees down_guaranteed_kbps and
+     * up_guaranteed_kbps (default 0), all 0..10 000 000; a guarantee above a non-zero cap is bad_request.
+     */
+    public static void rateLimit(JsonNode rate, String path) throws ProtocolException {
+        Fields.object(rate, path, RATE_LIMIT_FIELDS, Set.of("down_kbps", "up_kbps"));
+        for (String field : RATE_LIMIT_FIELDS) {
+            Fields.integer(rate, field, path, 0, MAX_RATE_KBPS);
+        }
+        for (String dir : new String[] {"down", "up"}) {
+            long cap = rate.get(dir + "_kbps").asLong();
+            long guaranteed = rate.path(dir + "_guaranteed_kbps").asLong(0);
+            if (cap != 0 && guaranteed > cap) {
+                throw ProtocolException.badRequest(path + "." + dir + "_guaranteed_kbps: above " + dir + "_kbps");
+            }
+        }
     }
 
     /** A VapSpec's security carries the passphrase (required unless open); a VapState's never does. */
@@ -89,15 +109,33 @@ public final class Schema {
         Fields.string(s, "passphrase", path, PASSPHRASE);
     }
 
+    /** Radio: capacity_kbps (the radio's usable capacity) and capacity_source are optional, but come together. */
     public static void radio(JsonNode r, String path) throws ProtocolException {
-        Set<String> fields = Set.of("name", "mac", "channel", "hw_mode", "max_vaps", "vaps_used");
-        Fields.object(r, path, fields, fields);
+        Set<String> required = Set.of("name", "mac", "channel", "hw_mode", "max_vaps", "vaps_used");
+        Fields.object(r, path, union(required, Set.of("capacity_kbps", "capacity_source")), required);
         Fields.string(r, "name", path, IDENT);
         Fields.string(r, "mac", path, MAC);
         Fields.integer(r, "channel", path, 1, 233);
         Fields.oneOf(r, "hw_mode", path, Set.of("a", "b", "g"));
         Fields.integer(r, "max_vaps", path, 1, 64);
         Fields.integer(r, "vaps_used", path, 0, 64);
+        if (r.has("capacity_kbps") != r.has("capacity_source")) {
+            throw ProtocolException.badRequest(path + ": capacity_kbps and capacity_source come together");
+        }
+        radioCapacity(r, path);
+    }
+
+    /** A stats event's radio entry: {name, capacity_kbps, capacity_source}, all required. */
+    public static void radioCapacityEntry(JsonNode r, String path) throws ProtocolException {
+        Set<String> fields = Set.of("name", "capacity_kbps", "capacity_source");
+        Fields.object(r, path, fields, fields);
+        Fields.string(r, "name", path, IDENT);
+        radioCapacity(r, path);
+    }
+
+    private static void radioCapacity(JsonNode r, String path) throws ProtocolException {
+        Fields.integer(r, "capacity_kbps", path, 0, Fields.MAX_SAFE_INT);
+        Fields.oneOf(r, "capacity_source", path, CAPACITY_SOURCES);
     }
 
     public static void client(JsonNode c, String path) throws ProtocolException {

@@ -3,7 +3,10 @@ package org.wislice.onos.pof.api;
 import java.util.List;
 import java.util.Optional;
 
-/** Slice paths across POF switches: a tag on the wire, a meter per hop, flows installed and removed as one. */
+/**
+ * Slice paths across POF switches: a tag on the wire, a two-rate meter per hop and rated direction, flows installed
+ * and removed as one.
+ */
 public interface PofSliceService {
 
     List<SlicePath> slices();
@@ -18,4 +21,11 @@ public interface PofSliceService {
 
     /** Removes the slice's flows and meters; throws {@link SliceException} not_found if there is none. */
     void removeSlice(String sliceId);
+
+    /**
+     * Changes a live slice's rates (null = that direction unchanged) without interrupting it: new meters for each
+     * changed direction (none when it loses its rates), its flows re-pointed with a flow modify, then the old
+     * meters removed. Returns the stored path; on failure the path keeps its old rates and meters.
+     */
+    SlicePath updateRates(String sliceId, SliceRates down, SliceRates up);
 }

@@ -14,14 +14,19 @@ import java.util.regex.Pattern;
 
 /**
  * A slice's wired path (controller REST contract): slice_id, tenant_id, tag (16-bit, 0 = let the controller
- * pick), rate_kbps (meter on every hop, 0 = unmetered), bidirectional, and the forward hops. Once installed
- * it also lists its meters. Immutable; {@link #fromJson} validates everything a client sends.
+ * pick), the rates of each direction ({@code up} = forward = the hops as given, AP towards MEC; {@code down} =
+ * reverse), bidirectional, and the forward hops. A direction with a guarantee or a cap gets a two-rate meter on
+ * each of its hops. The legacy {@code rate_kbps} (input only) is a cap in both directions without a guarantee.
+ * Once installed it also lists its meters. Immutable; {@link #fromJson} validates everything a client sends.
  */
 public final class SlicePath {
     public static final int MAX_HOPS = 16;
     public static final long MAX_RATE_KBPS = 100_000_000L;
     private static final Pattern SLICE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
-    private static final Set<String> INPUT_KEYS = Set.of("slice_id", "tenant_id", "tag", "rate_kbps",
+    /** Meter directions: forward carries the up rates, reverse the down rates. */
+    public static final String FORWARD = "forward";
+    public static final String REVERSE = "reverse";
+    private static final Set<String> INPUT_KEYS = Set.of("slice_id", "tenant_id", "tag", "rate_kbps", "down", "up",
             "bidirectional", "hops");
     private static final Set<String> OUTPUT_KEYS = Set.of("meters");
 
@@ -53,15 +58,17 @@ public final class SlicePath {
         }
     }
 
-    /** A meter the controller created for one hop in one direction. */
+    /** A meter the controller created for one hop (index within its direction's hops) in one direction. */
     public static final class MeterRef {
         public final String deviceId;
         public final String direction;
+        public final int hop;
         public final long meterId;
 
-        public MeterRef(String deviceId, String direction, long meterId) {
+        public MeterRef(String deviceId, String direction, int hop, long meterId) {
             this.deviceId = deviceId;
             this.direction = direction;
+            this.hop = hop;
             this.meterId = meterId;
         }
     }
@@ -69,28 +76,50 @@ public final class SlicePath {
     public final String sliceId;
     public final int tenantId;
     public final int tag;
-    public final long rateKbps;
+    public final SliceRates down;
+    public final SliceRates up;
     public final boolean bidirectional;
     public final List<Hop> hops;
     public final List<MeterRef> meters;
 
-    public SlicePath(String sliceId, int tenantId, int tag, long rateKbps, boolean bidirectional, List<Hop> hops,
-                     List<MeterRef> meters) {
+    /** A one-way path has no down direction: its down rates must be none. */
+    public SlicePath(String sliceId, int tenantId, int tag, SliceRates down, SliceRates up, boolean bidirectional,
+                     List<Hop> hops, List<MeterRef> meters) {
+        if (!bidirectional && down.metered()) {
+            throw SliceException.badRequest("a one-way path (bidirectional false) has no down direction to rate");
+        }
         this.sliceId = sliceId;
         this.tenantId = tenantId;
         this.tag = tag;
-        this.rateKbps = rateKbps;
+        this.down = down;
+        this.up = up;
         this.bidirectional = bidirectional;
         this.hops = List.copyOf(hops);
         this.meters = List.copyOf(meters);
     }
 
+    /** The legacy form: rateKbps caps every direction the path has (0 = unmetered), no guarantee. */
+    public SlicePath(String sliceId, int tenantId, int tag, long rateKbps, boolean bidirectional, List<Hop> hops,
+                     List<MeterRef> meters) {
+        this(sliceId, tenantId, tag, bidirectional ? SliceRates.cap(rateKbps) : SliceRates.NONE,
+                SliceRates.cap(rateKbps), bidirectional, hops, meters);
+    }
+
     public SlicePath withTag(int newTag) {
-        return new SlicePath(sliceId, tenantId, newTag, rateKbps, bidirectional, hops, meters);
+        return new SlicePath(sliceId, tenantId, newTag, down, up, bidirectional, hops, meters);
     }
 
     public SlicePath withMeters(List<MeterRef> newMeters) {
-        return new SlicePath(sliceId, tenantId, tag, rateKbps, bidirectional, hops, newMeters);
+        return new SlicePath(sliceId, tenantId, tag, down, up, bidirectional, hops, newMeters);
+    }
+
+    public SlicePath withRates(SliceRates newDown, SliceRates newUp) {
+        return new SlicePath(sliceId, tenantId, tag, newDown, newUp, bidirectional, hops, meters);
+    }
+
+    /** The rates of a meter direction: forward = up, reverse = down. */
+    public SliceRates rates(String direction) {
+        return REVERSE.equals(direction) ? down : up;
     }
 
     /** The hops of the reverse direction: same switches backwards, ports swapped. */
@@ -107,7 +136,8 @@ public final class SlicePath {
         n.put("slice_id", sliceId);
         n.put("tenant_id", tenantId);
         n.put("tag", tag);
-        n.put("rate_kbps", rateKbps);
+        n.set("down", down.toJson(mapper));
+        n.set("up", up.toJson(mapper));
         n.put("bidirectional", bidirectional);
         ArrayNode hs = n.putArray("hops");
         for (Hop h : hops) {
@@ -115,7 +145,8 @@ public final class SlicePath {
         }
         ArrayNode ms = n.putArray("meters");
         for (MeterRef m : meters) {
-            ms.addObject().put("device_id", m.deviceId).put("direction", m.direction).put("meter_id", m.meterId);
+            ms.addObject().put("device_id", m.deviceId).put("direction", m.direction).put("hop", m.hop)
+                    .put("meter_id", m.meterId);
         }
         return n;
     }
@@ -140,10 +171,21 @@ public final class SlicePath {
             throw SliceException.badRequest("tenant_id is required (0-65535)");
         }
         int tag = (int) integer(n, "tag", 0, 0, 0xffff);
-        long rate = integer(n, "rate_kbps", 0, 0, MAX_RATE_KBPS);
+        long rate = integer(n, "rate_kbps", -1, 0, MAX_RATE_KBPS);
         JsonNode bidi = n.get("bidirectional");
         if (bidi != null && !bidi.isBoolean()) {
             throw SliceException.badRequest("bidirectional must be true or false");
+        }
+        boolean bidirectional = bidi == null || bidi.asBoolean();
+        boolean perDirection = present(n, "down") || present(n, "up");
+        if (rate >= 0 && perDirection) {
+            throw SliceException.badRequest("give either rate_kbps (legacy) or down/up, not both");
+        }
+        SliceRates down = present(n, "down") ? SliceRates.fromJson(n.get("down"), "down") : SliceRates.NONE;
+        SliceRates up = present(n, "up") ? SliceRates.fromJson(n.get("up"), "up") : SliceRates.NONE;
+        if (rate > 0) {
+            up = SliceRates.cap(rate);
+            down = bidirectional ? up : SliceRates.NONE;
         }
         JsonNode hs = n.get("hops");
         if (hs == null || !hs.isArray() || hs.size() == 0 || hs.size() > MAX_HOPS) {
@@ -157,11 +199,18 @@ public final class SlicePath {
         JsonNode ms = n.get("meters");
         if (ms != null && ms.isArray()) {
             for (JsonNode m : ms) {
-                meters.add(new MeterRef(m.path("device_id").asText(), m.path("direction").asText(),
-                        m.path("meter_id").asLong()));
+                String direction = m.path("direction").asText();
+                // Records without "hop" list each direction's meters in hop order.
+                int hop = m.has("hop") ? m.get("hop").asInt()
+                        : (int) meters.stream().filter(r -> r.direction.equals(direction)).count();
+                meters.add(new MeterRef(m.path("device_id").asText(), direction, hop, m.path("meter_id").asLong()));
             }
         }
-        return new SlicePath(id.asText(), tenant, tag, rate, bidi == null || bidi.asBoolean(), hops, meters);
+        return new SlicePath(id.asText(), tenant, tag, down, up, bidirectional, hops, meters);
+    }
+
+    private static boolean present(JsonNode n, String key) {
+        return n.has(key) && !n.get(key).isNull();
     }
 
     private static Hop hop(JsonNode h, int index) {

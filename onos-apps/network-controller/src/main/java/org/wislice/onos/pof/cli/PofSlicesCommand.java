@@ -26,8 +26,9 @@ public class PofSlicesCommand extends AbstractShellCommand {
             for (SlicePath.Hop h : s.hops) {
                 hops.append(' ').append(h.deviceId).append('/').append(h.inPort).append('/').append(h.outPort);
             }
-            print("%s tenant=%d tag=%d rate_kbps=%d bidirectional=%s meters=%d hops:%s", s.sliceId, s.tenantId,
-                    s.tag, s.rateKbps, s.bidirectional, s.meters.size(), hops);
+            print("%s tenant=%d tag=%d down=%d/%d up=%d/%d bidirectional=%s meters=%d hops:%s", s.sliceId,
+                    s.tenantId, s.tag, s.down.guaranteedKbps, s.down.capKbps, s.up.guaranteedKbps, s.up.capKbps,
+                    s.bidirectional, s.meters.size(), hops);
         }
     }
 }

@@ -24,6 +24,7 @@ import org.wislice.onos.pof.api.PofController;
 import org.wislice.onos.pof.api.PofSwitchListener;
 import org.wislice.onos.pof.channel.PofSession;
 import org.wislice.onos.pof.wire.PofBody;
+import org.wislice.onos.pof.wire.PofCodecException;
 import org.wislice.onos.pof.wire.PofMessage;
 import org.wislice.onos.pof.wire.PofType;
 
@@ -38,9 +39,11 @@ import java.util.stream.Collectors;
 import static org.slf4j.LoggerFactory.getLogger;
 
 /**
- * ONOS meters as POF meters: one METER_MOD per operation (rate in kbps = ONOS KB_PER_SEC of the meter's
- * single DROP band), confirmed by the ECHO barrier; then every meter the switch holds is pushed to ONOS as
- * ADDED. Meter features (ids 1..meter_num-1) come from the switch's RESOURCE_REPORT.
+ * ONOS meters as POF meters: one METER_MOD per operation, confirmed by the ECHO barrier; then every meter the
+ * switch holds is pushed to ONOS as ADDED. Rates are ONOS KB_PER_SEC: a single band is a single-rate meter (rate =
+ * its rate, committed_rate 0); a DROP band plus a MARK_YELLOW (or REMARK) band is a two-rate meter (rate = the
+ * DROP band's peak, committed_rate = the other band's rate), see {@link SliceMeters}. Meter features (ids
+ * 1..meter_num-1) come from the switch's RESOURCE_REPORT.
  */
 @Component(immediate = true)
 public class PofMeterProvider extends AbstractProvider implements MeterProvider {
@@ -119,7 +122,8 @@ public class PofMeterProvider extends AbstractProvider implements MeterProvider 
         long xid = session.nextXid();
         String key = deviceId + "/" + xid;
         inflight.put(key, op);
-        log.debug("{}: METER_MOD command {} meter {} rate {} kbps", deviceId, mod.command, mod.meterId, mod.rate);
+        log.debug("{}: METER_MOD command {} meter {} rate {} kbps committed {} kbps", deviceId, mod.command,
+                mod.meterId, mod.rate, mod.committedRate);
         try {
             session.send(new PofMessage(PofType.METER_MOD, xid, mod));
         } catch (IOException e) {
@@ -146,7 +150,7 @@ public class PofMeterProvider extends AbstractProvider implements MeterProvider 
         });
     }
 
-    /** METER_MOD for an ONOS meter operation; only kbps meters with one DROP band map onto POF meters. */
+    /** METER_MOD for an ONOS meter operation; only kbps meters with the bands of {@link SliceMeters} map. */
     static PofBody.MeterMod toMeterMod(MeterOperation op) {
         Meter meter = op.meter();
         int command;
@@ -163,18 +167,20 @@ public class PofMeterProvider extends AbstractProvider implements MeterProvider 
             default:
                 throw new IllegalArgumentException("meter operation " + op.type());
         }
-        long rate = 0;
+        long[] rates = {0, 0};
         if (command != PofBody.MeterMod.DELETE) {
             if (meter.unit() != Meter.Unit.KB_PER_SEC) {
                 throw new IllegalArgumentException("POF meters count kbps, not " + meter.unit());
             }
-            if (meter.bands().size() != 1) {
-                throw new IllegalArgumentException("POF meters have one band, not " + meter.bands().size());
-            }
-            Band band = meter.bands().iterator().next();
-            rate = band.rate();
+            rates = SliceMeters.pofRates(meter.bands());
         }
-        return new PofBody.MeterMod(command, meter.id().id(), rate);
+        PofBody.MeterMod mod = new PofBody.MeterMod(command, meter.id().id(), rates[0], rates[1]);
+        try {
+            mod.check();
+        } catch (PofCodecException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+        return mod;
     }
 
     /** Every meter the switch holds, as ADDED. */
@@ -206,10 +212,10 @@ public class PofMeterProvider extends AbstractProvider implements MeterProvider 
                     .withMaxMeters(meterNum - 1)
                     .withStartIndex(1)
                     .withEndIndex(meterNum - 1)
-                    .withBandTypes(Set.of(Band.Type.DROP))
+                    .withBandTypes(Set.of(Band.Type.DROP, Band.Type.MARK_YELLOW, Band.Type.REMARK))
                     .withUnits(Set.of(Meter.Unit.KB_PER_SEC))
-                    .withMaxBands((short) 1)
-                    .withMaxColors((short) 1)
+                    .withMaxBands((short) 2)
+                    .withMaxColors((short) 2)
                     .build());
             push(id);
         }

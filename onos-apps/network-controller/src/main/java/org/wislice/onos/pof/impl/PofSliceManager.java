@@ -8,15 +8,12 @@ import org.onosproject.net.DeviceId;
 import org.onosproject.net.PortNumber;
 import org.onosproject.net.device.DeviceService;
 import org.onosproject.net.flow.FlowRule;
+import org.onosproject.net.flow.FlowRuleOperation;
 import org.onosproject.net.flow.FlowRuleOperations;
 import org.onosproject.net.flow.FlowRuleOperationsContext;
 import org.onosproject.net.flow.FlowRuleService;
-import org.onosproject.net.meter.Band;
-import org.onosproject.net.meter.DefaultBand;
-import org.onosproject.net.meter.DefaultMeterRequest;
 import org.onosproject.net.meter.Meter;
 import org.onosproject.net.meter.MeterId;
-import org.onosproject.net.meter.MeterRequest;
 import org.onosproject.net.meter.MeterService;
 import org.onosproject.net.meter.MeterState;
 import org.onosproject.store.serializers.KryoNamespaces;
@@ -32,6 +29,7 @@ import org.slf4j.Logger;
 import org.wislice.onos.pof.api.PofSliceService;
 import org.wislice.onos.pof.api.SliceException;
 import org.wislice.onos.pof.api.SlicePath;
+import org.wislice.onos.pof.api.SliceRates;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -52,7 +50,10 @@ import static org.slf4j.LoggerFactory.getLogger;
 /**
  * Installs and removes slice paths: meters first (so no packet of the slice is ever unmetered), then the flows
  * of both directions through ONOS's FlowRuleService; stores the slice (JSON in a ConsistentMap) only once all
- * of it is on the switches, and takes back what it installed when any part fails.
+ * of it is on the switches, and takes back what it installed when any part fails. A live path's rates change
+ * without interrupting it: ONOS 2.5's MeterService cannot modify a meter (submit with an index needs the global
+ * user-defined-index mode), so new meters are installed, the flows re-pointed with FLOW_MOD MODIFY, and the old
+ * meters removed after.
  */
 @Component(immediate = true, service = PofSliceService.class)
 public class PofSliceManager implements PofSliceService {
@@ -118,24 +119,23 @@ public class PofSliceManager implements PofSliceService {
         List<SlicePath.MeterRef> refs = new ArrayList<>();
         List<FlowRule> rules = List.of();
         try {
-            if (path.rateKbps > 0) {
-                SliceFlows.directions(path).forEach((direction, hops) -> {
-                    for (int i = 0; i < hops.size(); i++) {
-                        SlicePath.Hop hop = hops.get(i);
-                        Meter m = meterService.submit(meterRequest(hop.deviceId, path.rateKbps).add());
-                        meterIds.put(SliceFlows.meterKey(direction, i, hop), m.id());
-                        refs.add(new SlicePath.MeterRef(hop.deviceId, direction, m.id().id()));
-                    }
-                });
-                awaitMeters(refs);
+            for (Map.Entry<String, List<SlicePath.Hop>> d : SliceFlows.directions(path).entrySet()) {
+                submitMeters(d.getKey(), d.getValue(), path.rates(d.getKey()), meterIds, refs);
             }
+            awaitMeters(refs);
             rules = SliceFlows.build(path, appId, meterIds);
-            applyFlows(rules, true);
+            applyFlows(rules, FlowRuleOperation.Type.ADD);
         } catch (SliceException | IllegalArgumentException | IllegalStateException e) {
             log.warn("slice {}: install failed, rolling back: {}", path.sliceId, e.getMessage());
-            removeQuietly(rules, refs, path.rateKbps);
-            throw e instanceof SliceException ? (SliceException) e
-                    : new SliceException("internal", 500, e.getMessage());
+            try {
+                if (!rules.isEmpty()) {
+                    applyFlows(rules, FlowRuleOperation.Type.REMOVE);
+                }
+            } catch (RuntimeException re) {
+                log.warn("rollback of flows failed: {}", re.getMessage());
+            }
+            withdrawMeters(refs, path);
+            throw asSliceException(e);
         }
         SlicePath installed = path.withMeters(refs);
         slices.put(installed.sliceId, installed.toJson(mapper).toString());
@@ -150,29 +150,104 @@ public class PofSliceManager implements PofSliceService {
         // Flow ids come from tag, direction and hop, so rebuilding the rules finds the installed ones.
         List<FlowRule> rules = SliceFlows.build(path, appId, Map.of());
         try {
-            applyFlows(rules, false);
+            applyFlows(rules, FlowRuleOperation.Type.REMOVE);
         } catch (SliceException e) {
             // A switch that is gone took its flows with it; the slice is removed anyway.
             log.warn("slice {}: some flows not confirmed removed: {}", sliceId, e.getMessage());
         }
-        for (SlicePath.MeterRef m : path.meters) {
-            meterService.withdraw(meterRequest(m.deviceId, path.rateKbps).remove(), MeterId.meterId(m.meterId));
-        }
+        withdrawMeters(path.meters, path);
         slices.remove(sliceId);
         log.info("slice {} removed", sliceId);
     }
 
-    private void removeQuietly(List<FlowRule> rules, List<SlicePath.MeterRef> meters, long rate) {
+    @Override
+    public synchronized SlicePath updateRates(String sliceId, SliceRates down, SliceRates up) {
+        SlicePath path = slice(sliceId).orElseThrow(() -> SliceException.notFound("no slice " + sliceId));
+        SlicePath target = path.withRates(down == null ? path.down : down, up == null ? path.up : up);
+        Map<String, List<SlicePath.Hop>> directions = SliceFlows.directions(path);
+        Set<String> changed = directions.keySet().stream()
+                .filter(d -> !path.rates(d).equals(target.rates(d))).collect(Collectors.toSet());
+        if (changed.isEmpty()) {
+            return path;
+        }
+        checkHops(path);
+        // Unchanged directions keep their meters; the changed ones get new meters (or none).
+        List<SlicePath.MeterRef> kept = new ArrayList<>();
+        List<SlicePath.MeterRef> retired = new ArrayList<>();
+        for (SlicePath.MeterRef m : path.meters) {
+            (changed.contains(m.direction) ? retired : kept).add(m);
+        }
+        Map<String, MeterId> oldIds = meterIds(path.meters, directions);
+        Map<String, MeterId> newIds = meterIds(kept, directions);
+        List<SlicePath.MeterRef> added = new ArrayList<>();
+        boolean repointed = false;
         try {
-            if (!rules.isEmpty()) {
-                applyFlows(rules, false);
+            for (String d : changed) {
+                submitMeters(d, directions.get(d), target.rates(d), newIds, added);
             }
-        } catch (RuntimeException e) {
-            log.warn("rollback of flows failed: {}", e.getMessage());
+            awaitMeters(added);
+            repointed = true;
+            applyFlows(SliceFlows.build(target, appId, newIds, changed), FlowRuleOperation.Type.MODIFY);
+        } catch (SliceException | IllegalArgumentException | IllegalStateException e) {
+            log.warn("slice {}: rate change failed, rolling back: {}", sliceId, e.getMessage());
+            if (repointed) {
+                try {
+                    applyFlows(SliceFlows.build(path, appId, oldIds, changed), FlowRuleOperation.Type.MODIFY);
+                } catch (RuntimeException re) {
+                    log.warn("slice {}: flows not confirmed back on their old meters: {}", sliceId,
+                            re.getMessage());
+                }
+            }
+            withdrawMeters(added, target);
+            throw asSliceException(e);
         }
-        for (SlicePath.MeterRef m : meters) {
-            meterService.withdraw(meterRequest(m.deviceId, rate).remove(), MeterId.meterId(m.meterId));
+        // No flow uses the retired meters any more.
+        withdrawMeters(retired, path);
+        List<SlicePath.MeterRef> refs = new ArrayList<>(kept);
+        refs.addAll(added);
+        SlicePath updated = target.withMeters(refs);
+        slices.put(sliceId, updated.toJson(mapper).toString());
+        log.info("slice {} rates: down {}, up {} ({} meters replaced by {})", sliceId, updated.down, updated.up,
+                retired.size(), added.size());
+        return updated;
+    }
+
+    /** Submits a meter on every hop of a direction that has rates; records them in ids and refs. */
+    private void submitMeters(String direction, List<SlicePath.Hop> hops, SliceRates rates,
+                              Map<String, MeterId> ids, List<SlicePath.MeterRef> refs) {
+        if (!rates.metered()) {
+            return;
         }
+        for (int i = 0; i < hops.size(); i++) {
+            SlicePath.Hop hop = hops.get(i);
+            Meter m = meterService.submit(SliceMeters.request(appId, hop.deviceId, rates).add());
+            ids.put(SliceFlows.meterKey(direction, i, hop), m.id());
+            refs.add(new SlicePath.MeterRef(hop.deviceId, direction, i, m.id().id()));
+        }
+    }
+
+    /** The meter ids of a path's meters keyed as SliceFlows expects them. */
+    private static Map<String, MeterId> meterIds(List<SlicePath.MeterRef> refs,
+                                                 Map<String, List<SlicePath.Hop>> directions) {
+        Map<String, MeterId> ids = new HashMap<>();
+        for (SlicePath.MeterRef m : refs) {
+            List<SlicePath.Hop> hops = directions.get(m.direction);
+            if (hops != null && m.hop >= 0 && m.hop < hops.size()) {
+                ids.put(SliceFlows.meterKey(m.direction, m.hop, hops.get(m.hop)), MeterId.meterId(m.meterId));
+            }
+        }
+        return ids;
+    }
+
+    private void withdrawMeters(List<SlicePath.MeterRef> refs, SlicePath path) {
+        for (SlicePath.MeterRef m : refs) {
+            meterService.withdraw(SliceMeters.request(appId, m.deviceId, path.rates(m.direction)).remove(),
+                    MeterId.meterId(m.meterId));
+        }
+    }
+
+    private static SliceException asSliceException(RuntimeException e) {
+        return e instanceof SliceException ? (SliceException) e : new SliceException("internal", 500, e.getMessage());
     }
 
     /** Every hop's switch is a connected POF device with both ports. */
@@ -222,15 +297,6 @@ public class PofSliceManager implements PofSliceService {
         }
     }
 
-    private MeterRequest.Builder meterRequest(String deviceId, long rateKbps) {
-        Band band = DefaultBand.builder().ofType(Band.Type.DROP).withRate(rateKbps).burstSize(0).build();
-        return DefaultMeterRequest.builder()
-                .forDevice(DeviceId.deviceId(deviceId))
-                .fromApp(appId)
-                .withUnit(Meter.Unit.KB_PER_SEC)
-                .withBands(List.of(band));
-    }
-
     /** Waits until every meter is ADDED (the switch confirmed it). */
     private void awaitMeters(List<SlicePath.MeterRef> refs) {
         long deadline = System.currentTimeMillis() + INSTALL_TIMEOUT_MS;
@@ -249,13 +315,15 @@ public class PofSliceManager implements PofSliceService {
         }
     }
 
-    /** Adds or removes the rules as one FlowRuleOperations and waits for the providers to confirm. */
-    private void applyFlows(List<FlowRule> rules, boolean add) {
+    /** Adds, modifies or removes the rules as one FlowRuleOperations and waits for the providers to confirm. */
+    private void applyFlows(List<FlowRule> rules, FlowRuleOperation.Type type) {
         CompletableFuture<Void> done = new CompletableFuture<>();
         FlowRuleOperations.Builder ops = FlowRuleOperations.builder();
         rules.forEach(r -> {
-            if (add) {
+            if (type == FlowRuleOperation.Type.ADD) {
                 ops.add(r);
+            } else if (type == FlowRuleOperation.Type.MODIFY) {
+                ops.modify(r);
             } else {
                 ops.remove(r);
             }

@@ -19,17 +19,19 @@ import org.wislice.onos.pof.wire.PofMatchX;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The flow entries of a slice path in the slice table (see README "Slicing table layout"):
  * first hop: in_port, any tag -> METER, ADD_FIELD tag word after the MACs, OUTPUT (priority 100);
  * transit: in_port + tag word -> METER, OUTPUT (priority 200);
  * last hop: in_port + tag word -> METER, DELETE_FIELD the tag word, OUTPUT (priority 200);
- * a one-hop path: in_port, any tag -> METER, OUTPUT. The reverse direction mirrors it.
+ * a one-hop path: in_port, any tag -> METER, OUTPUT. The reverse direction mirrors it. METER is there only when
+ * the direction has rates (forward = up, reverse = down).
  */
 public final class SliceFlows {
-    public static final String FORWARD = "forward";
-    public static final String REVERSE = "reverse";
+    public static final String FORWARD = SlicePath.FORWARD;
+    public static final String REVERSE = SlicePath.REVERSE;
     public static final int EDGE_PRIORITY = 100;
     public static final int TRANSIT_PRIORITY = 200;
 
@@ -48,8 +50,17 @@ public final class SliceFlows {
     }
 
     public static List<FlowRule> build(SlicePath path, ApplicationId appId, Map<String, MeterId> meters) {
+        return build(path, appId, meters, directions(path).keySet());
+    }
+
+    /** The flows of the given directions only (same ids as {@link #build(SlicePath, ApplicationId, Map)}). */
+    public static List<FlowRule> build(SlicePath path, ApplicationId appId, Map<String, MeterId> meters,
+                                       Set<String> only) {
         List<FlowRule> rules = new ArrayList<>();
         directions(path).forEach((direction, hops) -> {
+            if (!only.contains(direction)) {
+                return;
+            }
             for (int i = 0; i < hops.size(); i++) {
                 SlicePath.Hop hop = hops.get(i);
                 rules.add(rule(path, appId, direction, i, hops.size(), hop,

@@ -12,11 +12,13 @@ import org.wislice.onos.pof.api.PofSliceService;
 import org.wislice.onos.pof.api.PofSwitchView;
 import org.wislice.onos.pof.api.SliceException;
 import org.wislice.onos.pof.api.SlicePath;
+import org.wislice.onos.pof.api.SliceRates;
 
 import javax.ws.rs.Consumes;
 import javax.ws.rs.DELETE;
 import javax.ws.rs.GET;
 import javax.ws.rs.POST;
+import javax.ws.rs.PUT;
 import javax.ws.rs.Path;
 import javax.ws.rs.PathParam;
 import javax.ws.rs.Produces;
@@ -24,6 +26,7 @@ import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.Iterator;
 
 /**
  * POF switches and slice paths (controller REST contract, /onos/pof). Errors are {"code", "message"} with the
@@ -73,12 +76,7 @@ public class PofWebResource extends AbstractWebResource {
     @Produces(MediaType.APPLICATION_JSON)
     public Response addSlice(InputStream body) {
         try {
-            JsonNode json;
-            try {
-                json = mapper().readTree(body);
-            } catch (IOException e) {
-                throw SliceException.badRequest("body is not JSON: " + e.getMessage());
-            }
+            JsonNode json = readJson(body);
             SlicePath installed = get(PofSliceService.class).addSlice(SlicePath.fromJson(json));
             return Response.status(Response.Status.CREATED).entity(installed.toJson(mapper())).build();
         } catch (SliceException e) {
@@ -105,6 +103,39 @@ public class PofWebResource extends AbstractWebResource {
     }
 
     /**
+     * Changes a live slice's rates without interrupting it (new meters, flows re-pointed, old meters removed).
+     *
+     * @param sliceId slice id
+     * @param body {"down"?: {guaranteed_kbps, cap_kbps}, "up"?: {...}}; a direction not given keeps its rates
+     * @return 200 the updated SlicePath, 404 when there is no such slice
+     */
+    @PUT
+    @Path("slices/{sliceId}/rates")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response updateRates(@PathParam("sliceId") String sliceId, InputStream body) {
+        try {
+            JsonNode json = readJson(body);
+            if (!json.isObject() || json.size() == 0) {
+                throw SliceException.badRequest("body must be {\"down\"?: {guaranteed_kbps, cap_kbps}, "
+                        + "\"up\"?: {...}} with at least one direction");
+            }
+            for (Iterator<String> it = json.fieldNames(); it.hasNext();) {
+                String key = it.next();
+                if (!"down".equals(key) && !"up".equals(key)) {
+                    throw SliceException.badRequest("unknown field '" + key + "' (rates take down and up)");
+                }
+            }
+            SliceRates down = json.has("down") ? SliceRates.fromJson(json.get("down"), "down") : null;
+            SliceRates up = json.has("up") ? SliceRates.fromJson(json.get("up"), "up") : null;
+            SlicePath updated = get(PofSliceService.class).updateRates(sliceId, down, up);
+            return Response.ok(updated.toJson(mapper())).build();
+        } catch (SliceException e) {
+            return error(e);
+        }
+    }
+
+    /**
      * Installs raw POF flow entries on one switch through ONOS and waits until the switch confirmed them.
      *
      * @param body {"device_id", "flows": [{"table_id", "priority", "matches", "instructions"}]}
@@ -116,12 +147,7 @@ public class PofWebResource extends AbstractWebResource {
     @Produces(MediaType.APPLICATION_JSON)
     public Response addFlows(InputStream body) {
         try {
-            JsonNode json;
-            try {
-                json = mapper().readTree(body);
-            } catch (IOException e) {
-                throw SliceException.badRequest("body is not JSON: " + e.getMessage());
-            }
+            JsonNode json = readJson(body);
             DeviceId deviceId = deviceId(json.path("device_id").asText());
             ObjectNode out = mapper().createObjectNode().put("device_id", deviceId.toString());
             ArrayNode ids = out.putArray("flow_ids");
@@ -147,6 +173,18 @@ public class PofWebResource extends AbstractWebResource {
             return Response.ok(mapper().createObjectNode().put("removed", n)).build();
         } catch (SliceException e) {
             return error(e);
+        }
+    }
+
+    private JsonNode readJson(InputStream body) {
+        try {
+            JsonNode json = mapper().readTree(body);
+            if (json == null || json.isMissingNode()) {
+                throw SliceException.badRequest("empty body");
+            }
+            return json;
+        } catch (IOException e) {
+            throw SliceException.badRequest("body is not JSON: " + e.getMessage());
         }
     }
 

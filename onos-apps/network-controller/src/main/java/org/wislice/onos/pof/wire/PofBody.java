@@ -1,5 +1,6 @@
 package org.wislice.onos.pof.wire;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 
@@ -139,23 +140,37 @@ public abstract class PofBody {
         }
     }
 
-    /** METER_MOD (16): command u8 (ADD 0, MODIFY 1, DELETE 2), slot_id u16@2, meter_id u32@4, rate u32@8 kbps. */
+    /**
+     * METER_MOD (16): command u8 (ADD 0, MODIFY 1, DELETE 2), slot_id u16@2, meter_id u32@4, rate u32@8 (peak,
+     * kbps), committed_rate u32@12 (kbps; the reference's pad bytes: 0 = a single-rate meter, omitted in JSON).
+     */
     public static class MeterMod extends PofBody {
         public static final int ADD = 0;
         public static final int MODIFY = 1;
         public static final int DELETE = 2;
+        /** METER_MOD_FAILED / BAD_RATE: committed_rate above rate. */
+        public static final int METER_MOD_FAILED = 12;
+        public static final int BAD_RATE = 6;
         public int command;
         public int slotId;
         public long meterId;
         public long rate;
+        @JsonInclude(JsonInclude.Include.NON_DEFAULT)
+        public long committedRate;
 
         public MeterMod() {
         }
 
         public MeterMod(int command, long meterId, long rateKbps) {
+            this(command, meterId, rateKbps, 0);
+        }
+
+        /** A two-rate meter: peak rateKbps, committedKbps (0 = single-rate). */
+        public MeterMod(int command, long meterId, long rateKbps, long committedKbps) {
             this.command = command;
             this.meterId = meterId;
             this.rate = rateKbps;
+            this.committedRate = committedKbps;
         }
 
         @Override
@@ -169,13 +184,26 @@ public abstract class PofBody {
             Wire.putU16(b, off + 2, slotId);
             Wire.putU32(b, off + 4, meterId);
             Wire.putU32(b, off + 8, rate);
+            Wire.putU32(b, off + 12, committedRate);
         }
 
         static MeterMod read(ByteBuffer b, int off, int len) {
             need("METER_MOD", len, 16);
-            MeterMod m = new MeterMod(Wire.u8(b, off), Wire.u32(b, off + 4), Wire.u32(b, off + 8));
+            MeterMod m = new MeterMod(Wire.u8(b, off), Wire.u32(b, off + 4), Wire.u32(b, off + 8),
+                    Wire.u32(b, off + 12));
             m.slotId = Wire.u16(b, off + 2);
             return m;
+        }
+
+        /**
+         * Throws the ERROR a switch answers this well-formed METER_MOD with when it must refuse it: METER_MOD_FAILED
+         * / BAD_RATE for a committed_rate above the rate (spec/pof/vectors/refused).
+         */
+        public void check() {
+            if (command != DELETE && committedRate > rate) {
+                throw new PofCodecException("METER_MOD: committed_rate " + committedRate + " above rate " + rate,
+                        METER_MOD_FAILED, BAD_RATE);
+            }
         }
     }
 

@@ -35,6 +35,48 @@ public class SlicePathTest {
     }
 
     @Test
+    public void perDirectionRatesAndTheLegacyRate() throws Exception {
+        SlicePath p = SlicePath.fromJson(json("{\"slice_id\":\"s\",\"tenant_id\":1,\"down\":{\"guaranteed_kbps\":"
+                + "5000,\"cap_kbps\":20000},\"up\":{\"guaranteed_kbps\":1000},\"hops\":[" + HOP + "]}"));
+        assertEquals(new SliceRates(5000, 20000), p.down);
+        assertEquals(new SliceRates(1000, 0), p.up);
+        assertEquals(SlicePath.MAX_RATE_KBPS, p.up.peakKbps());
+        assertEquals(p.up, p.rates(SlicePath.FORWARD));
+        assertEquals(p.down, p.rates(SlicePath.REVERSE));
+        SlicePath back = SlicePath.fromJson(p.toJson(JSON));
+        assertEquals(p.down, back.down);
+        assertEquals(p.up, back.up);
+        assertEquals(5000, p.toJson(JSON).at("/down/guaranteed_kbps").asLong());
+        assertFalse("rate_kbps is input only", p.toJson(JSON).has("rate_kbps"));
+
+        // Only one direction given: the other is unrated.
+        SlicePath onlyUp = SlicePath.fromJson(json("{\"slice_id\":\"s\",\"tenant_id\":1,\"up\":{\"cap_kbps\":"
+                + "300},\"hops\":[" + HOP + "]}"));
+        assertEquals(SliceRates.NONE, onlyUp.down);
+        assertFalse(onlyUp.down.metered());
+        assertTrue(onlyUp.up.metered());
+
+        // Legacy: rate_kbps caps both directions without a guarantee (only up on a one-way path).
+        SlicePath legacy = SlicePath.fromJson(json("{\"slice_id\":\"s\",\"tenant_id\":1,\"rate_kbps\":700,"
+                + "\"hops\":[" + HOP + "]}"));
+        assertEquals(SliceRates.cap(700), legacy.down);
+        assertEquals(SliceRates.cap(700), legacy.up);
+        SlicePath oneWay = SlicePath.fromJson(json("{\"slice_id\":\"s\",\"tenant_id\":1,\"rate_kbps\":700,"
+                + "\"bidirectional\":false,\"hops\":[" + HOP + "]}"));
+        assertEquals(SliceRates.NONE, oneWay.down);
+        assertEquals(SliceRates.cap(700), oneWay.up);
+        assertEquals(SliceRates.NONE, SlicePath.fromJson(json("{\"slice_id\":\"s\",\"tenant_id\":1,"
+                + "\"rate_kbps\":0,\"hops\":[" + HOP + "]}")).up);
+
+        // Stored meters keep their hop index (and records without it get one in order).
+        SlicePath stored = SlicePath.fromJson(json("{\"slice_id\":\"s\",\"tenant_id\":1,\"hops\":[" + HOP
+                + "],\"meters\":[{\"device_id\":\"pof:00000001\",\"direction\":\"forward\",\"meter_id\":4},"
+                + "{\"device_id\":\"pof:00000002\",\"direction\":\"forward\",\"meter_id\":5}]}"));
+        assertEquals(1, stored.meters.get(1).hop);
+        assertEquals(1, SlicePath.fromJson(stored.toJson(JSON)).meters.get(1).hop);
+    }
+
+    @Test
     public void badInputIsRefusedWithAReason() throws Exception {
         String[] bad = {
             "[]",
@@ -53,6 +95,19 @@ public class SlicePathTest {
                     + "\"out_port\":1}]}",
             "{\"slice_id\":\"s\",\"tenant_id\":1,\"bidirectional\":\"yes\",\"hops\":[" + HOP + "]}",
             "{\"slice_id\":\"s\",\"tenant_id\":1,\"colour\":\"red\",\"hops\":[" + HOP + "]}",
+            // Rates per direction.
+            "{\"slice_id\":\"s\",\"tenant_id\":1,\"rate_kbps\":5,\"up\":{\"cap_kbps\":5},\"hops\":[" + HOP
+                    + "]}",
+            "{\"slice_id\":\"s\",\"tenant_id\":1,\"rate_kbps\":0,\"down\":{},\"hops\":[" + HOP + "]}",
+            "{\"slice_id\":\"s\",\"tenant_id\":1,\"down\":{\"guaranteed_kbps\":6,\"cap_kbps\":5},\"hops\":["
+                    + HOP + "]}",
+            "{\"slice_id\":\"s\",\"tenant_id\":1,\"up\":{\"cap_kbps\":100000001},\"hops\":[" + HOP + "]}",
+            "{\"slice_id\":\"s\",\"tenant_id\":1,\"up\":{\"guaranteed_kbps\":-1},\"hops\":[" + HOP + "]}",
+            "{\"slice_id\":\"s\",\"tenant_id\":1,\"up\":{\"cap_kbps\":1.5},\"hops\":[" + HOP + "]}",
+            "{\"slice_id\":\"s\",\"tenant_id\":1,\"up\":{\"burst_kb\":1},\"hops\":[" + HOP + "]}",
+            "{\"slice_id\":\"s\",\"tenant_id\":1,\"up\":5,\"hops\":[" + HOP + "]}",
+            "{\"slice_id\":\"s\",\"tenant_id\":1,\"bidirectional\":false,\"down\":{\"cap_kbps\":5},"
+                    + "\"hops\":[" + HOP + "]}",
         };
         for (String b : bad) {
             try {

@@ -23,6 +23,7 @@ import org.onosproject.net.meter.MeterState;
 import org.wislice.onos.pof.api.PofController;
 import org.wislice.onos.pof.api.PofTableLayout;
 import org.wislice.onos.pof.api.SlicePath;
+import org.wislice.onos.pof.api.SliceRates;
 import org.wislice.onos.pof.channel.FakeSwitch;
 import org.wislice.onos.pof.wire.FlowMod;
 import org.wislice.onos.pof.wire.MultipartReply;
@@ -349,6 +350,66 @@ public class PofProvidersTest {
                 .build();
         meterProvider.performMeterOperation(DEV, new MeterOperation(pkts, MeterOperation.Type.ADD));
         assertNotNull("packet-rate meters are refused", meters.failures.poll(5, TimeUnit.SECONDS));
+    }
+
+    private static Meter meter(long id, Band... bands) {
+        return DefaultMeter.builder().forDevice(DEV).withId(MeterId.meterId(id))
+                .fromApp(TestApplicationId.create("t")).withUnit(Meter.Unit.KB_PER_SEC).withBands(List.of(bands))
+                .build();
+    }
+
+    private static Band band(Band.Type type, long rate) {
+        Band.Builder b = DefaultBand.builder().ofType(type).withRate(rate).burstSize(0);
+        if (type == Band.Type.REMARK) {
+            b.dropPrecedence((short) 1); // ONOS wants one on REMARK bands only
+        }
+        return b.build();
+    }
+
+    @Test
+    public void twoRateMeterCarriesItsCommittedRate() throws Exception {
+        assertTrue(meters.features.get(DEV).bandTypes().contains(Band.Type.MARK_YELLOW));
+        // The slice manager's bands for a guarantee of 2000 kbps under a cap of 9000 kbps.
+        Meter twoRate = DefaultMeter.builder().forDevice(DEV).withId(MeterId.meterId(6))
+                .fromApp(TestApplicationId.create("t")).withUnit(Meter.Unit.KB_PER_SEC)
+                .withBands(SliceMeters.bands(new SliceRates(2000, 9000))).build();
+        meterProvider.performMeterOperation(DEV, new MeterOperation(twoRate, MeterOperation.Type.ADD));
+        PofBody.MeterMod mod = sw.next(PofType.METER_MOD, 5000).body(PofBody.MeterMod.class);
+        assertEquals(PofBody.MeterMod.ADD, mod.command);
+        assertEquals(6, mod.meterId);
+        assertEquals(9000, mod.rate);
+        assertEquals(2000, mod.committedRate);
+
+        // Band order does not matter; REMARK carries a committed rate as MARK_YELLOW does.
+        meterProvider.performMeterOperation(DEV, new MeterOperation(meter(7, band(Band.Type.REMARK, 10),
+                band(Band.Type.DROP, 20)), MeterOperation.Type.ADD));
+        PofBody.MeterMod remark = sw.next(PofType.METER_MOD, 5000).body(PofBody.MeterMod.class);
+        assertEquals(20, remark.rate);
+        assertEquals(10, remark.committedRate);
+
+        // A single DROP band is a single-rate meter: committed_rate 0 (the reference's pad bytes).
+        assertEquals(0, PofMeterProvider.toMeterMod(new MeterOperation(meter(8, band(Band.Type.DROP, 5)),
+                MeterOperation.Type.ADD)).committedRate);
+        // Deleting needs no rates.
+        PofBody.MeterMod del = PofMeterProvider.toMeterMod(new MeterOperation(twoRate, MeterOperation.Type.REMOVE));
+        assertEquals(PofBody.MeterMod.DELETE, del.command);
+        assertEquals(0, del.rate);
+    }
+
+    @Test
+    public void metersPofCannotHoldAreRefused() throws Exception {
+        Meter[] bad = {
+            meter(9, band(Band.Type.DROP, 10), band(Band.Type.MARK_YELLOW, 11)),
+            meter(10, band(Band.Type.MARK_YELLOW, 10)),
+            meter(11, band(Band.Type.DROP, 10), band(Band.Type.DROP, 5)),
+            meter(12, band(Band.Type.DROP, 10), band(Band.Type.MARK_YELLOW, 5), band(Band.Type.MARK_RED, 1)),
+            meter(13, band(Band.Type.DROP, 0x1_0000_0000L)),
+        };
+        for (Meter m : bad) {
+            meterProvider.performMeterOperation(DEV, new MeterOperation(m, MeterOperation.Type.ADD));
+            assertNotNull("refused: " + m.bands(), meters.failures.poll(5, TimeUnit.SECONDS));
+        }
+        assertNull("nothing sent", sw.next(PofType.METER_MOD, 300));
     }
 
     @Test

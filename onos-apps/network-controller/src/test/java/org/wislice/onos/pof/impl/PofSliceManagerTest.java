@@ -18,6 +18,7 @@ import org.onosproject.net.flow.FlowRuleOperations;
 import org.onosproject.net.flow.FlowRuleServiceAdapter;
 import org.onosproject.net.flow.criteria.ExtensionCriterion;
 import org.onosproject.net.flow.instructions.Instructions;
+import org.onosproject.net.meter.Band;
 import org.onosproject.net.meter.DefaultMeter;
 import org.onosproject.net.meter.Meter;
 import org.onosproject.net.meter.MeterId;
@@ -30,6 +31,7 @@ import org.onlab.packet.ChassisId;
 import org.wislice.onos.pof.api.PofTableLayout;
 import org.wislice.onos.pof.api.SliceException;
 import org.wislice.onos.pof.api.SlicePath;
+import org.wislice.onos.pof.api.SliceRates;
 import org.wislice.onos.pof.driver.PofInstructionTreatment;
 import org.wislice.onos.pof.driver.PofMatchSelector;
 import org.wislice.onos.pof.wire.FlowMod;
@@ -189,8 +191,7 @@ public class PofSliceManagerTest {
         assertTrue(s.meters.isEmpty());
         assertEquals(1, flowOps.size());
         FlowRule rule = flowOps.get(0).rule();
-        assertTrue(rule.treatment().allInstructions().stream()
-                .noneMatch(i -> i instanceof Instructions.MeterInstruction));
+        assertTrue(rule.treatment().meters().isEmpty());
         PofInstructionTreatment t = (PofInstructionTreatment) ((Instructions.ExtensionInstructionWrapper)
                 rule.treatment().allInstructions().get(0)).extensionInstruction();
         List<PofAction> actions = ((PofInstruction.ApplyActions) t.instructions().get(0)).actions;
@@ -238,6 +239,140 @@ public class PofSliceManagerTest {
         assertTrue(manager.slices().isEmpty());
         expect("not_found", () -> manager.removeSlice("r"));
         assertFalse(manager.slice("r").isPresent());
+    }
+
+    private static SlicePath ratedPath(String id, SliceRates down, SliceRates up, SlicePath.Hop... hops) {
+        return new SlicePath(id, 1, 0, down, up, true, List.of(hops), List.of());
+    }
+
+    private List<FlowRule> rulesOf(FlowRuleOperation.Type type) {
+        List<FlowRule> out = new ArrayList<>();
+        flowOps.stream().filter(o -> o.type() == type).forEach(o -> out.add(o.rule()));
+        return out;
+    }
+
+    private static MeterId meterOf(FlowRule rule) {
+        return rule.treatment().meters().stream().map(Instructions.MeterInstruction::meterId).findFirst()
+                .orElse(null);
+    }
+
+    private static boolean forward(FlowRule rule) {
+        return ((rule.id().value() >> 8) & 1) == 0;
+    }
+
+    @Test
+    public void guaranteedDirectionGetsTwoRateMetersAndUnratedDirectionNone() {
+        SlicePath s = manager.addSlice(ratedPath("g", SliceRates.NONE, new SliceRates(5000, 0),
+                new SlicePath.Hop(D1, 1, 2), new SlicePath.Hop(D2, 1, 2)));
+        assertEquals(2, s.meters.size());
+        assertTrue(s.meters.stream().allMatch(m -> m.direction.equals(SlicePath.FORWARD)));
+        assertEquals(List.of(0, 1), List.of(s.meters.get(0).hop, s.meters.get(1).hop));
+        for (SlicePath.MeterRef ref : s.meters) {
+            Meter m = meters.get(ref.deviceId + "/" + ref.meterId);
+            Map<Band.Type, Long> bands = new HashMap<>();
+            m.bands().forEach(b -> bands.put(b.type(), b.rate()));
+            // Uncapped: the peak is the largest rate a path may have; the guarantee is the committed rate.
+            assertEquals(Map.of(Band.Type.DROP, SlicePath.MAX_RATE_KBPS, Band.Type.MARK_YELLOW, 5000L), bands);
+        }
+        List<FlowRule> added = rulesOf(FlowRuleOperation.Type.ADD);
+        assertEquals(4, added.size());
+        assertTrue(added.stream().allMatch(r -> forward(r) == (meterOf(r) != null)));
+        // Capped without a guarantee: one DROP band, as a legacy rate_kbps meter.
+        SlicePath c = manager.addSlice(ratedPath("c", SliceRates.cap(700), SliceRates.NONE,
+                new SlicePath.Hop(D3, 1, 2)));
+        Meter m = meters.get(D3 + "/" + c.meters.get(0).meterId);
+        assertEquals(SlicePath.REVERSE, c.meters.get(0).direction);
+        assertEquals(1, m.bands().size());
+        assertEquals(Band.Type.DROP, m.bands().iterator().next().type());
+        assertEquals(700, m.bands().iterator().next().rate());
+    }
+
+    @Test
+    public void rateChangeReplacesMetersAndModifiesFlowsInPlace() {
+        SlicePath s = manager.addSlice(ratedPath("u", SliceRates.cap(8000), SliceRates.cap(2000),
+                new SlicePath.Hop(D1, 1, 2), new SlicePath.Hop(D2, 1, 2)));
+        List<Long> downMeters = new ArrayList<>();
+        List<Long> upMeters = new ArrayList<>();
+        s.meters.forEach(m -> (m.direction.equals(SlicePath.REVERSE) ? downMeters : upMeters).add(m.meterId));
+        flowOps.clear();
+
+        SlicePath u = manager.updateRates("u", null, new SliceRates(1000, 3000));
+        assertEquals(SliceRates.cap(8000), u.down);
+        assertEquals(new SliceRates(1000, 3000), u.up);
+        // Only the up (forward) flows change, by MODIFY onto the new meters; nothing is removed or added.
+        assertEquals(2, flowOps.size());
+        List<FlowRule> modified = rulesOf(FlowRuleOperation.Type.MODIFY);
+        assertEquals(2, modified.size());
+        assertTrue(modified.stream().allMatch(PofSliceManagerTest::forward));
+        List<Long> newUp = new ArrayList<>();
+        u.meters.stream().filter(m -> m.direction.equals(SlicePath.FORWARD)).forEach(m -> newUp.add(m.meterId));
+        assertEquals(2, newUp.size());
+        assertTrue(modified.stream().allMatch(r -> newUp.contains(meterOf(r).id())));
+        assertTrue("old up meters withdrawn after the flows moved",
+                withdrawn.stream().map(MeterId::id).collect(java.util.stream.Collectors.toList())
+                        .containsAll(upMeters));
+        assertEquals(2, withdrawn.size());
+        assertTrue(u.meters.stream().filter(m -> m.direction.equals(SlicePath.REVERSE))
+                .allMatch(m -> downMeters.contains(m.meterId)));
+        // The stored path is the updated one.
+        assertEquals(new SliceRates(1000, 3000), manager.slice("u").get().up);
+        assertEquals(4, manager.slice("u").get().meters.size());
+        // Flows are still found by id for removal.
+        Meter committed = meters.get(D1 + "/" + newUp.get(0));
+        assertEquals(2, committed.bands().size());
+
+        // Down loses its rates: its flows lose their meter, its meters go.
+        flowOps.clear();
+        withdrawn.clear();
+        SlicePath v = manager.updateRates("u", SliceRates.NONE, null);
+        assertEquals(2, rulesOf(FlowRuleOperation.Type.MODIFY).size());
+        assertTrue(rulesOf(FlowRuleOperation.Type.MODIFY).stream().allMatch(r -> !forward(r) && meterOf(r) == null));
+        assertEquals(2, withdrawn.size());
+        assertEquals(2, v.meters.size());
+        // And gains them back.
+        flowOps.clear();
+        SlicePath w = manager.updateRates("u", new SliceRates(500, 0), null);
+        assertEquals(4, w.meters.size());
+        assertTrue(rulesOf(FlowRuleOperation.Type.MODIFY).stream().allMatch(r -> !forward(r) && meterOf(r) != null));
+
+        // The same rates again change nothing.
+        flowOps.clear();
+        withdrawn.clear();
+        manager.updateRates("u", new SliceRates(500, 0), new SliceRates(1000, 3000));
+        assertTrue(flowOps.isEmpty());
+        assertTrue(withdrawn.isEmpty());
+
+        flowOps.clear();
+        manager.removeSlice("u");
+        assertEquals(4, rulesOf(FlowRuleOperation.Type.REMOVE).size());
+        assertTrue(meters.isEmpty());
+    }
+
+    @Test
+    public void refusedRateChangeKeepsTheOldMeters() {
+        SlicePath s = manager.addSlice(ratedPath("f", SliceRates.NONE, SliceRates.cap(2000),
+                new SlicePath.Hop(D1, 1, 2)));
+        long old = s.meters.get(0).meterId;
+        refuseFlows = true;
+        flowOps.clear();
+        expect("internal", () -> manager.updateRates("f", null, new SliceRates(100, 200)));
+        // Re-pointed back to the old meter, the new one withdrawn.
+        List<FlowRule> modified = rulesOf(FlowRuleOperation.Type.MODIFY);
+        assertEquals(2, modified.size());
+        assertEquals(old, (long) meterOf(modified.get(1)).id());
+        assertEquals(1, withdrawn.size());
+        assertTrue(meters.containsKey(D1 + "/" + old));
+        assertEquals(1, meters.size());
+        assertEquals(SliceRates.cap(2000), manager.slice("f").get().up);
+        assertEquals(old, manager.slice("f").get().meters.get(0).meterId);
+    }
+
+    @Test
+    public void rateChangesAreValidated() {
+        expect("not_found", () -> manager.updateRates("nope", SliceRates.NONE, null));
+        manager.addSlice(path("o", 0, 1000, false, new SlicePath.Hop(D1, 1, 2)));
+        expect("bad_request", () -> manager.updateRates("o", SliceRates.cap(10), null));
+        assertEquals(SliceRates.NONE, manager.slice("o").get().down);
     }
 
     private static void expect(String code, Runnable r) {

@@ -19,6 +19,7 @@ import org.wislice.onos.pof.api.PofSliceService;
 import org.wislice.onos.pof.api.PofSwitchListener;
 import org.wislice.onos.pof.api.SliceException;
 import org.wislice.onos.pof.api.SlicePath;
+import org.wislice.onos.pof.api.SliceRates;
 import org.wislice.onos.pof.channel.PofSession;
 
 import javax.ws.rs.client.Entity;
@@ -94,7 +95,7 @@ public class PofWebResourceTest extends JerseyTest {
                 throw SliceException.conflict("slice " + p.sliceId + " exists");
             }
             SlicePath installed = p.withTag(p.tag == 0 ? 1 : p.tag).withMeters(
-                    List.of(new SlicePath.MeterRef(p.hops.get(0).deviceId, "forward", 5)));
+                    List.of(new SlicePath.MeterRef(p.hops.get(0).deviceId, "forward", 0, 5)));
             map.put(p.sliceId, installed);
             return installed;
         }
@@ -104,6 +105,14 @@ public class PofWebResourceTest extends JerseyTest {
             if (map.remove(id) == null) {
                 throw SliceException.notFound("no slice " + id);
             }
+        }
+
+        @Override
+        public SlicePath updateRates(String id, SliceRates down, SliceRates up) {
+            SlicePath p = slice(id).orElseThrow(() -> SliceException.notFound("no slice " + id));
+            SlicePath updated = p.withRates(down == null ? p.down : down, up == null ? p.up : up);
+            map.put(id, updated);
+            return updated;
         }
     }
 
@@ -171,6 +180,46 @@ public class PofWebResourceTest extends JerseyTest {
             assertEquals("bad_request", err.get("code").asText());
             assertTrue(err.get("message").asText().length() > 0);
         }
+        assertTrue(slices.map.isEmpty());
+    }
+
+    private Response put(String path, String body) {
+        return target(path).request().put(Entity.entity(body, MediaType.APPLICATION_JSON));
+    }
+
+    @Test
+    public void ratesOfALiveSliceChangePerDirection() throws Exception {
+        Response created = post("slices", BODY.replace("\"rate_kbps\":1000", "\"down\":{\"guaranteed_kbps\":500,"
+                + "\"cap_kbps\":2000},\"up\":{\"cap_kbps\":1000}"));
+        assertEquals(201, created.getStatus());
+        JsonNode s = json(created);
+        assertEquals(500, s.at("/down/guaranteed_kbps").asInt());
+        assertEquals(1000, s.at("/up/cap_kbps").asInt());
+
+        Response r = put("slices/s1/rates", "{\"up\":{\"guaranteed_kbps\":300,\"cap_kbps\":0}}");
+        assertEquals(200, r.getStatus());
+        JsonNode u = json(r);
+        assertEquals(300, u.at("/up/guaranteed_kbps").asInt());
+        assertEquals(0, u.at("/up/cap_kbps").asInt());
+        assertEquals("down unchanged", 2000, u.at("/down/cap_kbps").asInt());
+        assertEquals(300, slices.map.get("s1").up.guaranteedKbps);
+
+        Response missing = put("slices/nope/rates", "{\"down\":{}}");
+        assertEquals(404, missing.getStatus());
+        assertEquals("not_found", json(missing).get("code").asText());
+        for (String bad : new String[] {"{}", "[]", "not json", "{\"down\":{\"guaranteed_kbps\":3,"
+                + "\"cap_kbps\":2}}", "{\"rate_kbps\":5}", "{\"up\":{\"cap_kbps\":-1}}", "{\"up\":null}"}) {
+            Response b = put("slices/s1/rates", bad);
+            assertEquals(bad, 400, b.getStatus());
+            assertEquals("bad_request", json(b).get("code").asText());
+        }
+        assertEquals(300, slices.map.get("s1").up.guaranteedKbps);
+    }
+
+    @Test
+    public void bothLegacyRateAndDirectionsIs400() throws Exception {
+        Response r = post("slices", BODY.replace("\"rate_kbps\":1000", "\"rate_kbps\":1000,\"up\":{}"));
+        assertEquals(400, r.getStatus());
         assertTrue(slices.map.isEmpty());
     }
 

@@ -27,6 +27,14 @@ public interface WifiService extends ListenerService<WifiEvent, WifiListener> {
     /** Removes the vAP from the desired state and from the agent. */
     void removeVap(String agentId, String vapId);
 
+    /**
+     * Changes a vAP's rate_limit: stores it in the vAP's desired VapSpec (so every later syncVaps carries it), sends
+     * updateVap to its agent and returns the VapState the agent answers (plus "agent_id"). The vAP is found by
+     * vap_id among the agents' desired vAPs. If the agent refuses, the stored spec keeps its old rate_limit; if it
+     * is not connected or does not answer, the new one stays stored for the next (re)connect.
+     */
+    ObjectNode updateRateLimit(String vapId, JsonNode rateLimit);
+
     /** Clients, filtered by agent and/or vAP when given. */
     List<ObjectNode> clients(String agentId, String vapId);
 

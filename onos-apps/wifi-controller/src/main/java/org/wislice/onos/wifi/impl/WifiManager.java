@@ -71,8 +71,6 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
 
     /** Sessions of agents connected to this node. */
     private final Map<String, AgentSession> sessions = new ConcurrentHashMap<>();
-    /** Last stats sample per "agent/vap": rates are ephemeral, kept per node, not in the store. */
-    private final Map<String, ObjectNode> lastStats = new ConcurrentHashMap<>();
     private final LatencyRecorder eventLatency = new LatencyRecorder(100_000);
     private final WifiStoreDelegate delegate = this::post;
     private final WifiListener latencyListener = this::recordLatency;
@@ -86,6 +84,7 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
     private int requestTimeoutMs = REQUEST_TIMEOUT_MS_DEFAULT;
     private int statsIntervalS = STATS_INTERVAL_S_DEFAULT;
     private final ConfiguredAgentServer server = new ConfiguredAgentServer("ap-agents", new Agents());
+    private AgentEvents events;
 
     @Activate
     protected void activate(ComponentContext context) {
@@ -93,6 +92,7 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
         cfgService.registerProperties(getClass());
         eventDispatcher.addSink(WifiEvent.class, listenerRegistry);
         store.setDelegate(delegate);
+        events = new AgentEvents(store, this::post);
         addListener(latencyListener);
         server.apply(agentServerConfig(context));
         log.info("Started");
@@ -175,7 +175,7 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
 
         @Override
         public void onEvent(AgentSession session, JsonNode event) {
-            handleEvent(session.agentId(), event);
+            events.handle(session.agentId(), event);
         }
 
         @Override
@@ -204,112 +204,13 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
             if (sync.has("failed") && sync.get("failed").size() > 0) {
                 log.warn("ap-agent {} failed to create vAPs: {}", agentId, sync.get("failed"));
             }
-            refreshVaps(session);
-            refreshClients(session);
+            events.refreshVaps(session);
+            events.refreshClients(session);
         } catch (CompletionException e) {
             log.warn("pushing desired vAPs to {} failed: {}", agentId, e.getCause().getMessage());
         } catch (ProtocolException e) {
             log.warn("ap-agent {} sent an invalid reply: {}", agentId, e.getMessage());
             session.close("invalid reply: " + e.getMessage());
-        }
-    }
-
-    private void refreshVaps(AgentSession session) throws ProtocolException {
-        String agentId = session.agentId();
-        JsonNode result = session.request("getVaps", Json.object()).join();
-        JsonNode list = result.get("vaps");
-        if (list == null || !list.isArray()) {
-            throw ProtocolException.badRequest("getVaps result: vaps array expected");
-        }
-        for (int i = 0; i < list.size(); i++) {
-            Schema.vapState(list.get(i), "vaps[" + i + "]");
-        }
-        List<String> present = new java.util.ArrayList<>();
-        for (JsonNode vap : list) {
-            store.putVap(agentId, (ObjectNode) vap.deepCopy());
-            present.add(vap.get("vap_id").asText());
-        }
-        for (ObjectNode stale : store.vaps(agentId)) {
-            if (!present.contains(stale.get("vap_id").asText())) {
-                store.removeVap(agentId, stale.get("vap_id").asText());
-            }
-        }
-    }
-
-    private void refreshClients(AgentSession session) throws ProtocolException {
-        String agentId = session.agentId();
-        JsonNode result = session.request("getClient", Json.object()).join();
-        JsonNode list = result.get("clients");
-        if (list == null || !list.isArray()) {
-            throw ProtocolException.badRequest("getClient result: clients array expected");
-        }
-        for (int i = 0; i < list.size(); i++) {
-            Schema.client(list.get(i), "clients[" + i + "]");
-        }
-        List<String> present = new java.util.ArrayList<>();
-        for (JsonNode client : list) {
-            store.putClient(agentId, (ObjectNode) client.deepCopy());
-            present.add(client.get("mac").asText());
-        }
-        for (ObjectNode stale : store.clients(agentId)) {
-            if (!present.contains(stale.get("mac").asText())) {
-                store.removeClient(agentId, stale.get("mac").asText());
-            }
-        }
-    }
-
-    /** Applies a validated event to the store (which turns it into a WifiEvent). */
-    private void handleEvent(String agentId, JsonNode event) {
-        JsonNode data = event.get("data");
-        double ts = event.get("ts").asDouble();
-        switch (event.get("event").asText()) {
-            case "clientAssociated": {
-                ObjectNode client = Json.object();
-                client.put("mac", data.get("mac").asText());
-                client.put("vap_id", data.get("vap_id").asText());
-                client.set("signal_dbm", data.has("signal_dbm") ? data.get("signal_dbm") : Json.MAPPER.nullNode());
-                client.put("connected_s", 0).put("tx_bytes", 0).put("rx_bytes", 0);
-                client.put("updated_ts", ts);
-                store.putClient(agentId, client);
-                break;
-            }
-            case "clientDisassociated":
-                store.removeClient(agentId, data.get("mac").asText());
-                break;
-            case "vapState":
-                if ("removed".equals(data.get("state").asText())) {
-                    // Gone from the agent; if still desired, the next syncVaps brings it back.
-                    store.removeVap(agentId, data.get("vap_id").asText());
-                    break;
-                }
-                store.vap(agentId, data.get("vap_id").asText()).ifPresent(vap -> {
-                    vap.put("state", data.get("state").asText());
-                    vap.put("updated_ts", ts);
-                    store.putVap(agentId, vap);
-                });
-                break;
-            case "stats":
-                onStats(agentId, data, ts);
-                break;
-            default:
-                log.debug("ap-agent {} sent {} (not an ap event)", agentId, event.get("event").asText());
-        }
-    }
-
-    private void onStats(String agentId, JsonNode data, double ts) {
-        if (!data.has("vaps")) {
-            return;
-        }
-        for (JsonNode v : data.get("vaps")) {
-            ObjectNode sample = Json.object();
-            sample.put("agent_id", agentId);
-            sample.put("vap_id", v.get("vap_id").asText());
-            sample.put("tx_bps", v.get("tx_bps").asDouble());
-            sample.put("rx_bps", v.get("rx_bps").asDouble());
-            sample.put("clients", v.get("clients").asLong());
-            sample.put("interval_s", data.get("interval_s").asDouble());
-            lastStats.put(agentId + "/" + v.get("vap_id").asText(), sample);
-            post(new WifiEvent(WifiEvent.Type.STATS, sample, (long) (ts * 1000)));
         }
     }
 
@@ -446,6 +347,46 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
         store.removeVap(agentId, vapId);
         store.clients(agentId).stream().filter(c -> vapId.equals(c.get("vap_id").asText()))
                 .forEach(c -> store.removeClient(agentId, c.get("mac").asText()));
+    }
+
+    @Override
+    public ObjectNode updateRateLimit(String vapId, JsonNode rateLimit) {
+        try {
+            Schema.rateLimit(rateLimit, "rate_limit");
+        } catch (ProtocolException e) {
+            throw new ControllerException("bad_request", e.getMessage());
+        }
+        List<String> owners = store.agents().stream().map(a -> a.get("agent_id").asText())
+                .filter(a -> store.desiredVap(a, vapId).isPresent()).sorted().collect(Collectors.toList());
+        if (owners.isEmpty()) {
+            throw new ControllerException("not_found", "no vAP " + vapId);
+        }
+        if (owners.size() > 1) {
+            throw new ControllerException("conflict", "vAP " + vapId + " exists on several agents: " + owners);
+        }
+        String agentId = owners.get(0);
+        ObjectNode spec = store.desiredVap(agentId, vapId).orElseThrow();
+        JsonNode previous = spec.get("rate_limit");
+        // Desired state first: an agent that is away gets the new rates with its next syncVaps.
+        spec.set("rate_limit", rateLimit.deepCopy());
+        store.putDesiredVap(agentId, spec);
+        ObjectNode params = Json.object().put("vap_id", vapId);
+        params.set("rate_limit", rateLimit.deepCopy());
+        JsonNode result;
+        try {
+            result = call(session(agentId), "updateVap", params);
+        } catch (ControllerException e) {
+            if (!AgentRequestException.UNREACHABLE.equals(e.code()) && !AgentRequestException.TIMEOUT.equals(e.code())) {
+                spec.set("rate_limit", previous); // the agent refused: the vAP keeps its rates
+                store.putDesiredVap(agentId, spec);
+            }
+            throw e;
+        }
+        JsonNode vap = result.get("vap");
+        checked(vap, "VapState", n -> Schema.vapState(n, "vap"));
+        ObjectNode state = (ObjectNode) vap.deepCopy();
+        store.putVap(agentId, state);
+        return state;
     }
 
     @Override

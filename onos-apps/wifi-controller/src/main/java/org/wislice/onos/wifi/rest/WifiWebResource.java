@@ -12,6 +12,7 @@ import javax.ws.rs.Consumes;
 import javax.ws.rs.DELETE;
 import javax.ws.rs.GET;
 import javax.ws.rs.POST;
+import javax.ws.rs.PUT;
 import javax.ws.rs.Path;
 import javax.ws.rs.PathParam;
 import javax.ws.rs.Produces;
@@ -85,6 +86,19 @@ public class WifiWebResource extends AbstractWebResource {
     public Response removeVap(@PathParam("agentId") String agentId, @PathParam("vapId") String vapId) {
         get(WifiService.class).removeVap(ident(agentId, "agent_id"), ident(vapId, "vap_id"));
         return Response.noContent().build();
+    }
+
+    /** Changes a vAP's rate_limit (body: a rate_limit object); 200 {"vap": VapState} once the agent applied it. */
+    @PUT
+    @Path("vaps/{vapId}/rate_limit")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response updateRateLimit(@PathParam("vapId") String vapId, InputStream body) {
+        ObjectNode rateLimit = RestBodies.read(body);
+        ObjectNode vap = get(WifiService.class).updateRateLimit(ident(vapId, "vap_id"), rateLimit);
+        ObjectNode root = Json.object();
+        root.set("vap", publicView(vap));
+        return json(Response.Status.OK, root);
     }
 
     /** Clients, optionally filtered by agent and vAP. */

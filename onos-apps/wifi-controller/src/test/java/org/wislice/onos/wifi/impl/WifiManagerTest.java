@@ -265,6 +265,124 @@ public class WifiManagerTest {
         }
     }
 
+    /** Creates vAP vapId on a connected agent (the agent answers createVap with its VapState). */
+    private void createVap(TestAgentClient agent, String agentId, String vapId) throws Exception {
+        CompletableFuture<ObjectNode> created = CompletableFuture.supplyAsync(
+                () -> manager.createVap(agentId, vapSpec(vapId)));
+        agent.serveOne(r -> {
+            ObjectNode result = Json.object();
+            result.set("vap", vapState(r.get("params").get("vap")));
+            return result;
+        });
+        created.get(5, TimeUnit.SECONDS);
+    }
+
+    private static ObjectNode rateLimit(int down, int up, int downGuaranteed) {
+        return Json.object().put("down_kbps", down).put("up_kbps", up).put("down_guaranteed_kbps", downGuaranteed);
+    }
+
+    @Test
+    public void rateLimitChangeIsStoredAndSentAsUpdateVap() throws Exception {
+        try (TestAgentClient agent = connect("ap-10", List.of())) {
+            createVap(agent, "ap-10", "v1");
+            CompletableFuture<ObjectNode> updated = CompletableFuture.supplyAsync(
+                    () -> manager.updateRateLimit("v1", rateLimit(8000, 0, 3000)));
+            JsonNode req = agent.serveOne(r -> {
+                ObjectNode state = vapState(store.desiredVap("ap-10", "v1").orElseThrow());
+                state.set("rate_limit", r.get("params").get("rate_limit"));
+                ObjectNode result = Json.object();
+                result.set("vap", state);
+                return result;
+            });
+            assertEquals("updateVap", req.get("method").asText());
+            assertEquals("v1", req.at("/params/vap_id").asText());
+            assertEquals(3000, req.at("/params/rate_limit/down_guaranteed_kbps").asInt());
+            ObjectNode state = updated.get(5, TimeUnit.SECONDS);
+            assertEquals("ap-10", state.get("agent_id").asText());
+            assertEquals(8000, state.at("/rate_limit/down_kbps").asInt());
+            assertEquals(3000, manager.vaps("ap-10").get(0).at("/rate_limit/down_guaranteed_kbps").asInt());
+            JsonNode desired = store.desiredVap("ap-10", "v1").orElseThrow();
+            assertEquals(3000, desired.at("/rate_limit/down_guaranteed_kbps").asInt());
+            assertEquals("the passphrase stays in the desired spec", "correct horse",
+                    desired.at("/security/passphrase").asText());
+
+            // The agent refuses: the desired spec keeps the rates it had.
+            CompletableFuture<ObjectNode> refused = CompletableFuture.supplyAsync(
+                    () -> manager.updateRateLimit("v1", rateLimit(100, 100, 0)));
+            agent.serveOne(r -> {
+                throw new IllegalStateException("no such vAP");
+            });
+            try {
+                refused.join();
+                fail("agent error not reported");
+            } catch (java.util.concurrent.CompletionException e) {
+                assertEquals("not_found", ((ControllerException) e.getCause()).code());
+            }
+            assertEquals(8000, store.desiredVap("ap-10", "v1").orElseThrow().at("/rate_limit/down_kbps").asInt());
+        }
+        waitFor(() -> !manager.agent("ap-10").orElseThrow().get("connected").asBoolean());
+        // Not connected: 502, and the new rates are what the next syncVaps carries.
+        try {
+            manager.updateRateLimit("v1", rateLimit(6000, 500, 0));
+            fail("disconnected agent reached");
+        } catch (ControllerException e) {
+            assertEquals("agent_unreachable", e.code());
+            assertEquals(502, e.httpStatus());
+        }
+        TestAgentClient again = new TestAgentClient(manager.boundPort());
+        again.hello("ap", "ap-10", SECRET, apCapabilities());
+        JsonNode sync = again.read();
+        assertEquals("syncVaps", sync.get("method").asText());
+        assertEquals(6000, sync.at("/params/vaps/0/rate_limit/down_kbps").asInt());
+        again.close();
+    }
+
+    @Test
+    public void badOrUnknownRateLimitChangesNothing() throws Exception {
+        try (TestAgentClient agent = connect("ap-11", List.of())) {
+            createVap(agent, "ap-11", "v1");
+            for (ObjectNode bad : List.of(rateLimit(1000, 0, 1001), Json.object().put("down_kbps", 1),
+                    rateLimit(1000, 0, 0).put("burst", 1))) {
+                try {
+                    manager.updateRateLimit("v1", bad);
+                    fail("accepted " + bad);
+                } catch (ControllerException e) {
+                    assertEquals("bad_request", e.code());
+                }
+            }
+            assertEquals(5000, store.desiredVap("ap-11", "v1").orElseThrow().at("/rate_limit/down_kbps").asInt());
+            try {
+                manager.updateRateLimit("v9", rateLimit(1, 1, 0));
+                fail("unknown vAP updated");
+            } catch (ControllerException e) {
+                assertEquals(404, e.httpStatus());
+            }
+        }
+    }
+
+    @Test
+    public void statsCarryTheRadiosCapacity() throws Exception {
+        try (TestAgentClient agent = connect("ap-12", List.of())) {
+            assertFalse(manager.agent("ap-12").orElseThrow().at("/radios/0").has("capacity_kbps"));
+            ObjectNode ev = Json.object().put("type", "event").put("event", "stats").put("ts", 1);
+            ObjectNode data = ev.putObject("data").put("interval_s", 5);
+            data.putArray("radios").addObject().put("name", "phy0").put("capacity_kbps", 54000)
+                    .put("capacity_source", "measured");
+            agent.send(ev);
+            waitFor(() -> manager.agent("ap-12").orElseThrow().at("/radios/0/capacity_kbps").asLong() == 54000);
+            assertEquals("measured", manager.agent("ap-12").orElseThrow().at("/radios/0/capacity_source").asText());
+            assertEquals("the rest of the radio is kept", 6,
+                    manager.agent("ap-12").orElseThrow().at("/radios/0/channel").asInt());
+            long updates = events.stream().filter(e -> e.type() == WifiEvent.Type.AGENT_UPDATED).count();
+            // The same capacity again does not rewrite the agent.
+            agent.send(ev);
+            ((ObjectNode) data.get("radios").get(0)).put("capacity_kbps", 30000);
+            agent.send(ev);
+            waitFor(() -> manager.agent("ap-12").orElseThrow().at("/radios/0/capacity_kbps").asLong() == 30000);
+            assertEquals(updates + 1, events.stream().filter(e -> e.type() == WifiEvent.Type.AGENT_UPDATED).count());
+        }
+    }
+
     @Test
     public void wrongSecretIsRefused() throws Exception {
         try (TestAgentClient agent = new TestAgentClient(manager.boundPort())) {

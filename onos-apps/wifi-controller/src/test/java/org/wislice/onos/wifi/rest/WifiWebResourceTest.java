@@ -108,6 +108,26 @@ public class WifiWebResourceTest extends JerseyTest {
     }
 
     @Test
+    public void rateLimitIsPutOnTheVap() throws Exception {
+        Response r = target("vaps/v1/rate_limit").request().put(Entity.json(
+                "{\"down_kbps\":8000,\"up_kbps\":0,\"down_guaranteed_kbps\":3000}"));
+        assertEquals(200, r.getStatus());
+        JsonNode vap = json(r).get("vap");
+        assertEquals("ap-1", vap.get("agent_id").asText());
+        assertEquals(3000, vap.at("/rate_limit/down_guaranteed_kbps").asInt());
+        assertFalse(vap.has("updated_ts"));
+        assertEquals("v1", service.lastVap);
+        assertEquals(400, target("vaps/bad$id/rate_limit").request().put(Entity.json("{}")).getStatus());
+        assertEquals(400, target("vaps/v1/rate_limit").request().put(Entity.json("{oops")).getStatus());
+        service.failWith = new ControllerException("not_found", "no vAP v1");
+        assertEquals(404, target("vaps/v1/rate_limit").request().put(Entity.json("{}")).getStatus());
+        service.failWith = new ControllerException("agent_unreachable", "away");
+        assertEquals(502, target("vaps/v1/rate_limit").request().put(Entity.json("{}")).getStatus());
+        service.failWith = new ControllerException("conflict", "two agents");
+        assertEquals(409, target("vaps/v1/rate_limit").request().put(Entity.json("{}")).getStatus());
+    }
+
+    @Test
     public void metrics() throws Exception {
         assertTrue(json(target("metrics").request().get()).has("event_p99_ms"));
         assertEquals(204, target("metrics").request().delete().getStatus());
@@ -150,6 +170,15 @@ public class WifiWebResourceTest extends JerseyTest {
         public void removeVap(String agentId, String vapId) {
             maybeFail();
             lastVap = vapId;
+        }
+
+        @Override
+        public ObjectNode updateRateLimit(String vapId, JsonNode rateLimit) {
+            maybeFail();
+            lastVap = vapId;
+            ObjectNode vap = Json.object().put("vap_id", vapId).put("agent_id", "ap-1").put("updated_ts", 2.0);
+            vap.set("rate_limit", rateLimit);
+            return vap;
         }
 
         @Override
