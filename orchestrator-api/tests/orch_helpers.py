@@ -57,7 +57,8 @@ def _migrated_template() -> Path:
     if not _template:
         tmp = Path(tempfile.mkdtemp(prefix="wislice-template-"))
         atexit.register(shutil.rmtree, tmp, True)
-        app = create_app({"DATABASE_URL": f"sqlite:///{tmp}/template.db", "START_WORKER": False},
+        app = create_app({"DATABASE_URL": f"sqlite:///{tmp}/template.db", "START_WORKER": False,
+                          "TELEMETRY": False},
                          controllers=FakeControllers())
         app.extensions["wislice_engine"].dispose()
         _template.append(tmp / "template.db")
@@ -68,7 +69,8 @@ def make_world(tmp_path: Any, **config: Any) -> World:
     fake = FakeControllers(aps=2, mec_nodes=2)
     if not (Path(tmp_path) / "test.db").exists():
         shutil.copy(_migrated_template(), Path(tmp_path) / "test.db")
-    settings = {"DATABASE_URL": f"sqlite:///{tmp_path}/test.db", "START_WORKER": False, "TESTING": True}
+    settings = {"DATABASE_URL": f"sqlite:///{tmp_path}/test.db", "START_WORKER": False, "TELEMETRY": False,
+                "TESTING": True}
     settings.update(config)
     app = create_app(settings, controllers=fake)
     factory = app.extensions["wislice"].session_factory

@@ -49,9 +49,78 @@ def test_unknown_or_disconnected_ap():
     assert "not connected" in reasons(snap, slice_body())[0]
 
 
-def test_ap_bandwidth_budget():
-    snap = snapshot(ap_reserved_kbps={"ap-1": 5000})
-    assert "bandwidth budget 10000 kbps, 5000 reserved, 6000 wanted" in reasons(snap, slice_body())[0]
+def test_radio_budget_falls_back_to_the_configured_one():
+    snap = snapshot(radio_reserved_kbps={("ap-1", "phy0"): 5000})
+    assert reasons(snap, slice_body()) == ["AP ap-1 radio phy0: capacity 10000 kbps (orchestrator ap_budget_kbps, "
+                                           "the agent reports none), 5000 kbps guaranteed, 6000 wanted"]
+    assert admit(snapshot(radio_reserved_kbps={("ap-1", "phy0"): 4000}), slice_body()).mec_node
+
+
+def test_radio_capacity_reported_by_the_agent_wins():
+    snap = snapshot(radio_reserved_kbps={("ap-1", "phy0"): 5000})
+    snap.agents[0]["radios"][0].update(capacity_kbps=50_000, capacity_source="measured")
+    assert admit(snap, slice_body()).mec_node  # the 10 000 kbps fallback would refuse it
+    snap.agents[0]["radios"][0]["capacity_kbps"] = 8000
+    assert reasons(snap, slice_body()) == ["AP ap-1 radio phy0: capacity 8000 kbps (measured), 5000 kbps guaranteed, "
+                                           "6000 wanted"]
+    # Another radio of the same AP has its own capacity and reservations.
+    snap.agents[0]["radios"].append({"name": "phy1", "max_vaps": 2, "capacity_kbps": 6000,
+                                     "capacity_source": "operator"})
+    body = slice_body()
+    body["vaps"][0]["radio"] = "phy1"
+    assert admit(snap, body).mec_node
+
+
+def test_every_vap_on_a_radio_carries_the_guarantee():
+    body = slice_body()
+    body["vaps"].append(dict(body["vaps"][0], ssid="second"))
+    assert reasons(snapshot(), body) == ["AP ap-1 radio phy0: capacity 10000 kbps (orchestrator ap_budget_kbps, "
+                                         "the agent reports none), 0 kbps guaranteed, 12000 wanted"]
+    body["vaps"][1]["agent_id"] = "ap-2"  # one vAP per radio: 6000 on each
+    assert admit(snapshot(), body).mec_node
+
+
+def test_best_effort_fits_a_full_radio():
+    body = slice_body()
+    body["bandwidth"] = {"down_guaranteed_kbps": 0, "up_guaranteed_kbps": 0, "down_cap_kbps": 0, "up_cap_kbps": 0}
+    assert admit(snapshot(radio_reserved_kbps={("ap-1", "phy0"): 99_999}), body).mec_node
+
+
+def small_links(capacity: int) -> Snapshot:
+    topo = FakeControllers.default_topology(["ap-1", "ap-2"], ["mec-1", "mec-2"])
+    for link in topo["links"]:
+        link["capacity_kbps"] = capacity
+    return snapshot(topology=Topology.from_json(topo), ap_budget_kbps=10**6)
+
+
+def test_links_are_reserved_per_direction():
+    snap = small_links(10_000)
+    core = {link.b: link for link in snap.topology.links}
+    # Downlink (MEC -> AP) of both MEC links nearly full: a slice needing no downlink guarantee still fits.
+    for mec in ("pof:mec-1", "pof:mec-2"):
+        snap.link_reserved_kbps[core[mec].directed_key(mec)] = 9500
+    up_only = slice_body()
+    up_only["bandwidth"] = {"down_guaranteed_kbps": 0, "up_guaranteed_kbps": 9000, "down_cap_kbps": 0,
+                            "up_cap_kbps": 0}
+    plan = admit(snap, up_only)
+    assert plan.route_keys(0) == ["pof:ap-1:1>pof:core:1", f"pof:core:{core[f'pof:{plan.mec_node}'].a_port}>"
+                                                          f"pof:{plan.mec_node}:1"]
+    # 5000 down does not fit beside 9500; the reason names both directions' needs.
+    found = reasons(snap, slice_body())
+    assert found == [f"no wired path with 1000 kbps up and 5000 kbps down free and at most 4 links from AP ap-1 "
+                     f"to MEC node {m}" for m in ("mec-1", "mec-2")]
+
+
+def test_paths_of_one_slice_add_up_on_a_shared_link():
+    snap = small_links(10_000)
+    body = slice_body(mec_node="mec-1")
+    body["bandwidth"]["down_guaranteed_kbps"] = 4000
+    body["vaps"].append(dict(body["vaps"][0], agent_id="ap-2", ssid="second"))
+    plan = admit(snap, body)  # 2 x 4000 down (towards the APs) on mec-1 -> core
+    assert [len(r) for r in plan.vap_links] == [2, 2]
+    body["bandwidth"]["down_guaranteed_kbps"] = 6000  # 2 x 6000 > 10 000 on mec-1 -> core
+    assert reasons(snap, body) == ["no wired path with 1000 kbps up and 6000 kbps down free and at most 4 links "
+                                   "from AP ap-2 to MEC node mec-1"]
 
 
 def test_mec_cpu_memory_and_catalog():
@@ -73,7 +142,8 @@ def test_pending_vnfs_count_against_node():
 def test_link_capacity_and_latency_class():
     topo = FakeControllers.default_topology(["ap-1", "ap-2"], ["mec-1", "mec-2"])
     snap = snapshot(topology=Topology.from_json(topo))
-    full = {link.key: 999_000 for link in snap.topology.links if "mec" in link.key}
+    full = {link.directed_key(end): 999_000 for link in snap.topology.links if "mec" in link.key
+            for end in (link.a, link.b)}
     snap.link_reserved_kbps = full
     assert all("no wired path" in r for r in reasons(snap, slice_body()))
     # ultra_low allows at most 2 links: a 3-link detour is refused.
@@ -113,7 +183,8 @@ def test_rest_admission_rejection_is_problem_json(world):
     resp = world.call("POST", "/api/v1/tenants/1/slices", world.tenant_a, json=body)
     assert resp.status_code == 409 and resp.mimetype == "application/problem+json"
     problem = resp.get_json()
-    assert problem["title"] == "slice does not fit" and "bandwidth budget" in problem["errors"][0]
+    assert problem["title"] == "slice does not fit"
+    assert problem["errors"][0].startswith("AP ap-1 radio phy0: capacity 20000 kbps (orchestrator ap_budget_kbps")
     assert world.fake.resources() == {"vaps": [], "vnfs": [], "paths": []}
 
 

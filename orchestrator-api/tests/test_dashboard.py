@@ -14,6 +14,6 @@ def test_page_and_assets(world):
 
 def test_metrics(world):
     world.call("GET", "/api/v1/me", world.operator)
-    text = world.client.get("/metrics").get_data(as_text=True)
+    text = world.call("GET", "/metrics", world.operator).get_data(as_text=True)
     assert "wislice_http_request_seconds_count" in text
     assert "wislice_slices" in text

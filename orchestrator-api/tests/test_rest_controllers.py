@@ -32,6 +32,8 @@ REPLIES = {
     ("GET", "/onos/pof/switches"): (200, {"switches": []}),
     ("GET", "/onos/pof/slices"): (200, {"slices": []}),
     ("POST", "/onos/pof/slices"): (201, {"slice_id": "t1s1-x", "tag": 9, "hops": []}),
+    ("PUT", "/onos/wifi/vaps/v1/rate_limit"): (200, {"vap": {"vap_id": "v1", "rate_limit": {"down_kbps": 9}}}),
+    ("PUT", "/onos/pof/slices/t1s1-x/rates"): (200, {"slice_id": "t1s1-x", "tag": 9}),
     ("DELETE", "/onos/pof/slices/t1s1-x"): (504, {"code": "timeout", "message": "switch did not answer"}),
 }
 
@@ -74,6 +76,12 @@ def test_calls_follow_the_contract(onos):
     ctl.delete_vnf(65538)
     assert ctl.vnf_stats(65538)["cpu_pct"] == 1.0
     assert ctl.create_path({"slice_id": "t1s1-x"})["tag"] == 9
+    rate_limit = {"down_kbps": 9, "up_kbps": 0, "down_guaranteed_kbps": 5, "up_guaranteed_kbps": 0}
+    assert ctl.update_vap("v1", rate_limit)["vap_id"] == "v1"
+    assert seen[-1][:2] == ("PUT", "/onos/wifi/vaps/v1/rate_limit") and seen[-1][3] == rate_limit
+    rates = {"down": {"guaranteed_kbps": 5, "cap_kbps": 9}, "up": {"guaranteed_kbps": 0, "cap_kbps": 0}}
+    assert ctl.update_path_rates("t1s1-x", rates)["tag"] == 9
+    assert seen[-1][:2] == ("PUT", "/onos/pof/slices/t1s1-x/rates") and seen[-1][3] == rates
     assert ctl.list_nodes() == [] and ctl.list_vnfs() == [] and ctl.list_switches() == [] and ctl.list_paths() == []
     expected = "Basic " + base64.b64encode(b"onos:rocks").decode()
     assert all(auth == expected for *_, auth in seen)

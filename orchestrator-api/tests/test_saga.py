@@ -36,7 +36,13 @@ def test_all_steps_succeed(world):
     path = next(iter(world.fake.paths.values()))
     # AP switch -> core -> MEC switch -> vNF 1 -> vNF 2 (no egress configured).
     assert [h["device_id"] for h in path["hops"]] == ["pof:ap-1", "pof:core", "pof:mec-1", "pof:mec-1"]
-    assert path["rate_kbps"] == 20000
+    # Forward (AP -> MEC) is up; each direction carries its guarantee and cap; the vAP its air-hop rates.
+    assert "rate_kbps" not in path
+    assert path["down"] == {"guaranteed_kbps": 5000, "cap_kbps": 20000}
+    assert path["up"] == {"guaranteed_kbps": 1000, "cap_kbps": 5000}
+    vap = world.fake.vaps[path["slice_id"].split("-", 1)[1]]
+    assert vap["rate_limit"] == {"down_kbps": 20000, "up_kbps": 5000, "down_guaranteed_kbps": 5000,
+                                 "up_guaranteed_kbps": 1000}
 
 
 @pytest.mark.parametrize("after", [False, True], ids=["fails-before", "fails-after-effect"])
@@ -136,7 +142,8 @@ def test_restart_rolls_back_interrupted_create(tmp_path, crash_at):
 def make_world_again(tmp_path, fake):
     from wislice_orchestrator.app import create_app
 
-    app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path}/test.db", "START_WORKER": False}, controllers=fake)
+    app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path}/test.db", "START_WORKER": False, "TELEMETRY": False},
+                     controllers=fake)
     app.extensions["wislice"].runner.recover()
     return type("W", (), {"service": app.extensions["wislice"]})
 

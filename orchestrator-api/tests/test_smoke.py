@@ -37,7 +37,7 @@ def test_worker_thread_runs_operations_and_metrics_count_them(tmp_path):
             time.sleep(0.02)
             op = w.call("GET", resp.headers["Location"], w.tenant_a).get_json()
         assert op["status"] == "succeeded"
-        text = w.client.get("/metrics").get_data(as_text=True)
+        text = w.call("GET", "/metrics", w.operator).get_data(as_text=True)
         assert 'wislice_operations_total{kind="create_slice",status="succeeded"} 1.0' in text
         assert 'wislice_slices{status="active"} 1.0' in text
         assert 'wislice_operation_seconds_count{kind="create_slice"} 1.0' in text

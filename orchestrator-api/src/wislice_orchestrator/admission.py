@@ -2,6 +2,15 @@
 
 Pure functions over a snapshot (what the controllers report + what the orchestrator has reserved), so they are
 unit-tested without a database or controllers. Every reason a request does not fit is reported, not just the first.
+
+Rules (docs/guaranteed-slices.md "Admission"):
+- radio: every vAP of a slice carries the slice's guarantees, so on each (agent, radio) the sum over its vAPs of
+  (down guarantee + up guarantee) stays within the radio's `capacity_kbps` as its agent reports it; the
+  orchestrator's ap_budget_kbps stands in for a radio that reports none (absent, null or 0).
+- wired link: each vAP's path has its own meters, so per link and per direction the sum of the guarantees of the
+  paths crossing it stays within the link's capacity (full duplex: the capacity holds in each direction). A path
+  runs AP -> MEC: its forward direction carries up, the reverse down.
+A resource a request asks nothing of (a guarantee of 0) is not checked, so best-effort slices always fit there.
 """
 
 from __future__ import annotations
@@ -9,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .topology import Link, Topology
+from .topology import Route, Topology, reserve, route_keys
 
 # Latency class -> most wired links between the AP's switch and the MEC node's switch.
 MAX_LINKS = {"ultra_low": 2, "low": 4, "best_effort": 64}
@@ -33,8 +42,10 @@ class Snapshot:
     ap_budget_kbps: int
     own_vaps: list[dict[str, Any]] = field(default_factory=list)  # {vap_id, agent_id, radio}
     own_vnfs: list[dict[str, Any]] = field(default_factory=list)  # {vnf_id, node, cpu, memory_mib}
-    ap_reserved_kbps: dict[str, int] = field(default_factory=dict)  # agent_id -> guaranteed down+up
-    link_reserved_kbps: dict[str, int] = field(default_factory=dict)  # link key -> guaranteed
+    # (agent_id, radio) -> sum over its vAPs of guaranteed down + up
+    radio_reserved_kbps: dict[tuple[str, str], int] = field(default_factory=dict)
+    # Link.directed_key -> guaranteed kbps in that direction
+    link_reserved_kbps: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -50,10 +61,15 @@ class TenantUsage:
 class Plan:
     mec_node: str | None
     # Per requested vAP, in request order: the links from its AP's switch to the MEC switch.
-    vap_links: list[list[tuple[Link, str]]]
+    vap_links: list[Route]
 
     def link_keys(self) -> list[str]:
+        """Direction-free keys of every link the slice uses (Slice.path_links)."""
         return sorted({link.key for links in self.vap_links for link, _ in links})
+
+    def route_keys(self, i: int) -> list[str]:
+        """The i-th vAP's path as forward directed keys (SliceVap.path_links)."""
+        return route_keys(self.vap_links[i])
 
 
 def check_quota(tenant: Any, usage: TenantUsage, request: dict[str, Any]) -> list[str]:
@@ -72,19 +88,65 @@ def check_quota(tenant: Any, usage: TenantUsage, request: dict[str, Any]) -> lis
             if would > limit]
 
 
+def _radios(snapshot: Snapshot) -> dict[tuple[str, str], dict[str, Any]]:
+    """The radios of connected agents by (agent_id, radio name)."""
+    return {(agent["agent_id"], radio["name"]): radio for agent in snapshot.agents if agent.get("connected", False)
+            for radio in agent.get("radios", [])}
+
+
+def radio_capacity(snapshot: Snapshot, radio: dict[str, Any]) -> tuple[int, str]:
+    """A radio's capacity for guarantees and where the number comes from."""
+    reported = radio.get("capacity_kbps")
+    if isinstance(reported, int) and not isinstance(reported, bool) and reported > 0:
+        return reported, radio.get("capacity_source") or "agent"
+    return snapshot.ap_budget_kbps, "orchestrator ap_budget_kbps, the agent reports none"
+
+
+def check_radios(snapshot: Snapshot, wanted: dict[tuple[str, str], int]) -> list[str]:
+    """Guaranteed kbps wanted per (agent, radio) against what its capacity leaves."""
+    reasons = []
+    radios = _radios(snapshot)
+    for (agent_id, name), want in sorted(wanted.items()):
+        radio = radios.get((agent_id, name))
+        if want <= 0:
+            continue
+        if radio is None:
+            reasons.append(f"AP {agent_id} radio {name} is unknown or not connected")
+            continue
+        capacity, source = radio_capacity(snapshot, radio)
+        used = snapshot.radio_reserved_kbps.get((agent_id, name), 0)
+        if used + want > capacity:
+            reasons.append(f"AP {agent_id} radio {name}: capacity {capacity} kbps ({source}), {used} kbps "
+                           f"guaranteed, {want} wanted")
+    return reasons
+
+
+def check_links(snapshot: Snapshot, routes: list[Route], up_kbps: int, down_kbps: int) -> list[str]:
+    """Per link direction: what these paths' guarantees add against what the link's capacity leaves."""
+    wanted: dict[str, int] = {}
+    for route in routes:
+        reserve(wanted, route, up_kbps, down_kbps)
+    capacity = {link.directed_key(end): link.capacity_kbps for route in routes for link, _ in route
+                for end in (link.a, link.b)}
+    reasons = []
+    for key, want in sorted(wanted.items()):
+        used = snapshot.link_reserved_kbps.get(key, 0)
+        if used + want > capacity[key]:
+            here, there = key.split(">")
+            reasons.append(f"wired link {here} -> {there}: capacity {capacity[key]} kbps, {used} kbps guaranteed, "
+                           f"{want} wanted")
+    return reasons
+
+
 def _radio_free_slots(snapshot: Snapshot) -> dict[tuple[str, str], int]:
     """Free vAP slots per (agent, radio): the agent's max_vaps minus foreign vAPs it reports minus our own."""
     own_ids = {v["vap_id"] for v in snapshot.own_vaps}
     free: dict[tuple[str, str], int] = {}
-    for agent in snapshot.agents:
-        if not agent.get("connected", False):
-            continue
-        for radio in agent.get("radios", []):
-            key = (agent["agent_id"], radio["name"])
-            foreign = sum(1 for v in snapshot.controller_vaps if v.get("agent_id") == agent["agent_id"]
-                          and v.get("radio") == radio["name"] and v.get("vap_id") not in own_ids)
-            own = sum(1 for v in snapshot.own_vaps if (v["agent_id"], v["radio"]) == key)
-            free[key] = int(radio.get("max_vaps", 0)) - foreign - own
+    for key, radio in _radios(snapshot).items():
+        foreign = sum(1 for v in snapshot.controller_vaps if v.get("agent_id") == key[0]
+                      and v.get("radio") == key[1] and v.get("vap_id") not in own_ids)
+        own = sum(1 for v in snapshot.own_vaps if (v["agent_id"], v["radio"]) == key)
+        free[key] = int(radio.get("max_vaps", 0)) - foreign - own
     return free
 
 
@@ -101,8 +163,7 @@ def admit(snapshot: Snapshot, request: dict[str, Any]) -> Plan:
     """Check every resource the request needs and pick a MEC node and paths; raise AdmissionError if it does not fit."""
     reasons: list[str] = []
     bw = request["bandwidth"]
-    per_ap_need = bw["down_guaranteed_kbps"] + bw["up_guaranteed_kbps"]
-    link_need = max(bw["down_guaranteed_kbps"], bw["up_guaranteed_kbps"])
+    down, up = bw["down_guaranteed_kbps"], bw["up_guaranteed_kbps"]
 
     # 1. vAP slots per radio, as the agents report them.
     free = _radio_free_slots(snapshot)
@@ -117,12 +178,9 @@ def admit(snapshot: Snapshot, request: dict[str, Any]) -> Plan:
             left = max(free[(agent_id, radio)], 0)
             reasons.append(f"AP {agent_id} radio {radio}: {count} vAP(s) wanted, {left} free")
 
-    # 2. Airtime/bandwidth budget per AP (each AP of the slice must carry the slice's guarantee).
-    for agent_id in sorted({v["agent_id"] for v in request["vaps"]}):
-        used = snapshot.ap_reserved_kbps.get(agent_id, 0)
-        if used + per_ap_need > snapshot.ap_budget_kbps:
-            reasons.append(f"AP {agent_id}: bandwidth budget {snapshot.ap_budget_kbps} kbps, {used} reserved, "
-                           f"{per_ap_need} wanted")
+    # 2. Guarantees per radio (every vAP carries the slice's down + up guarantee on its radio's air).
+    reasons += check_radios(snapshot, {key: count * (down + up) for key, count in wanted.items()
+                                       if key in free})
     if reasons:
         raise AdmissionError(reasons)
 
@@ -134,7 +192,7 @@ def admit(snapshot: Snapshot, request: dict[str, Any]) -> Plan:
     cpu_need = sum(v["cpu"] for v in request["vnfs"])
     mem_need = sum(v["memory_mib"] for v in request["vnfs"])
     max_links = MAX_LINKS[request.get("latency_class", "best_effort")]
-    candidates: list[tuple[int, float, str, list[list[tuple[Link, str]]]]] = []
+    candidates: list[tuple[int, float, str, list[Route]]] = []
     node_reasons: list[str] = []
     pinned = request.get("mec_node")
     for node in snapshot.nodes:
@@ -157,18 +215,19 @@ def admit(snapshot: Snapshot, request: dict[str, Any]) -> Plan:
         if node_dev is None:
             node_reasons.append(f"MEC node {name} has no wired attachment in the topology")
             continue
-        routes: list[list[tuple[Link, str]]] = []
+        routes: list[Route] = []
         reserved = dict(snapshot.link_reserved_kbps)
         for vap in request["vaps"]:
             ap_dev = snapshot.topology.attachments.get(vap["agent_id"])
-            route = None if ap_dev is None else snapshot.topology.shortest_path(ap_dev, node_dev, link_need,
-                                                                              reserved, max_links)
+            route = None if ap_dev is None else snapshot.topology.shortest_path(
+                ap_dev, node_dev, max_links, reserved, up_kbps=up, down_kbps=down)
             if route is None:
-                node_reasons.append(f"no wired path with {link_need} kbps free and at most {max_links} links from AP "
-                                    f"{vap['agent_id']} to MEC node {name}")
+                node_reasons.append(f"no wired path with {up} kbps up and {down} kbps down free and at most "
+                                    f"{max_links} links from AP {vap['agent_id']} to MEC node {name}")
                 break
             routes.append(route)
-            # Two vAPs of the slice sharing a link share its reservation (one slice meter per link).
+            # Each vAP's path has its own meters: its guarantees add to what the next vAP's path can use.
+            reserve(reserved, route, up, down)
         else:
             load = node["used"]["cpu"] / node["capacity"]["cpu"] if node["capacity"]["cpu"] else 1.0
             candidates.append((max((len(r) for r in routes), default=0), load, name, routes))
@@ -179,3 +238,32 @@ def admit(snapshot: Snapshot, request: dict[str, Any]) -> Plan:
     candidates.sort(key=lambda c: (c[0], c[1], c[2]))
     _, _, name, routes = candidates[0]
     return Plan(mec_node=name, vap_links=routes)
+
+
+def check_change(snapshot: Snapshot, vaps: list[dict[str, Any]], routes: list[Route | None],
+                 old: dict[str, int], new: dict[str, int], latency_class: str | None) -> list[str]:
+    """Re-admission of a live slice's new guarantees (and new latency class, None when unchanged) on its current
+    vAPs and paths: routes[i] is vaps[i]'s path, None when it is no longer in the topology; `snapshot` must leave
+    the slice's own reservations out. Only what grows is checked: lowering a guarantee always fits there. The
+    paths stay as they are (no re-routing), so a latency class needs every current path within its link count."""
+    reasons: list[str] = []
+    down, up = new["down_guaranteed_kbps"], new["up_guaranteed_kbps"]
+    if down + up > old["down_guaranteed_kbps"] + old["up_guaranteed_kbps"]:
+        wanted: dict[tuple[str, str], int] = {}
+        for vap in vaps:
+            key = (vap["agent_id"], vap["radio"])
+            wanted[key] = wanted.get(key, 0) + down + up
+        reasons += check_radios(snapshot, wanted)
+    grow_up = up if up > old["up_guaranteed_kbps"] else 0
+    grow_down = down if down > old["down_guaranteed_kbps"] else 0
+    if latency_class is not None or grow_up or grow_down:
+        max_links = MAX_LINKS[latency_class] if latency_class is not None else None
+        for vap, route in zip(vaps, routes, strict=True):
+            if route is None:
+                reasons.append(f"vAP {vap['vap_id']}: its reserved wired path is no longer in the topology")
+            elif max_links is not None and len(route) > max_links:
+                reasons.append(f"vAP {vap['vap_id']}: its wired path has {len(route)} links, latency class "
+                               f"{latency_class} allows at most {max_links} (re-routing is not supported)")
+    if grow_up or grow_down:
+        reasons += check_links(snapshot, [r for r in routes if r], grow_up, grow_down)
+    return reasons

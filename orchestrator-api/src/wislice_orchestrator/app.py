@@ -20,6 +20,7 @@ from .metrics import Metrics
 from .models import ApiToken, Setting, Slice
 from .schemas import ProblemSchema
 from .service import SliceService
+from .telemetry import TelemetryCollector
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +32,7 @@ class WiSliceApi(Api):
 def make_controllers(settings: dict[str, Any]) -> Controllers:
     kind = settings["CONTROLLERS"]
     if kind == "fake":
-        return FakeControllers(aps=settings["FAKE_APS"], mec_nodes=settings["FAKE_MEC_NODES"])
+        return FakeControllers(aps=settings["FAKE_APS"], mec_nodes=settings["FAKE_MEC_NODES"], simulate_traffic=True)
     if kind == "rest":
         return RestControllers(settings["ONOS_URL"], settings["ONOS_USER"], settings["ONOS_PASSWORD"],
                                settings["ONOS_TIMEOUT_S"])
@@ -81,6 +82,11 @@ def create_app(test_config: dict[str, Any] | None = None, controllers: Controlle
             return {str(k): int(v) for k, v in s.execute(select(Slice.status, func.count()).group_by(Slice.status))}
 
     metrics.add_slice_gauge(slice_counts)
+    telemetry = TelemetryCollector(session_factory, ctl, app.config["TELEMETRY_INTERVAL_S"],
+                                   app.config["TELEMETRY_WINDOW_S"], app.config["TELEMETRY_MAX_SLICES"],
+                                   app.config["TELEMETRY_MAX_CLIENTS"])
+    app.extensions["wislice_telemetry"] = telemetry
+    metrics.add_telemetry(telemetry)
     _bootstrap(session_factory, settings, ctl)
 
     @app.before_request
@@ -106,4 +112,6 @@ def create_app(test_config: dict[str, Any] | None = None, controllers: Controlle
         recovered = service.runner.recover()
         if recovered:
             log.warning("recovering interrupted operations %s", recovered)
+    if app.config["TELEMETRY"]:
+        telemetry.start()
     return app

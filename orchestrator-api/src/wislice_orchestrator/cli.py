@@ -170,6 +170,26 @@ def cmd_slices(a, c):
                                                                                "clients"])
 
 
+def cmd_slice(a, c):
+    """slice update TENANT SLICE: change a live slice's bandwidth (the options given) and/or latency class."""
+    body: dict[str, Any] = {}
+    bandwidth = {f"{way}_{kind}_kbps": getattr(a, f"{way}_{kind}") for way in ("down", "up")
+                 for kind in ("guaranteed", "cap") if getattr(a, f"{way}_{kind}") is not None}
+    if bandwidth:
+        body["bandwidth"] = bandwidth
+    if a.latency_class:
+        body["latency_class"] = a.latency_class
+    if not body:
+        raise CliError("nothing to change: give --down-guaranteed/--down-cap/--up-guaranteed/--up-cap and/or "
+                       "--latency-class")
+    op = c.call("PATCH", f"/tenants/{a.tenant}/slices/{a.slice}", body)
+    if not a.no_wait:
+        op = c.wait(op)
+    show(a, op, None, ["operation_id", "slice_id", "status", "progress", "error"])
+    if op["status"] == "failed":
+        raise CliError(f"slice change failed (old rates restored): {op['error']}")
+
+
 def cmd_parts(what: str, columns: list[str]) -> Callable[[argparse.Namespace, Client], None]:
     def run(a, c):
         show(a, c.call("GET", f"/tenants/{_tenant(a, c)}/slices/{a.slice}/{what}"), what, columns)
@@ -275,6 +295,19 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--idempotency-key")
     s.add_argument("--no-wait", action="store_true", help="return the operation at once")
     s.set_defaults(run=cmd_slices)
+
+    one = sub.add_parser("slice", help="change one slice (tenants: their own; operators: any)")
+    one_sub = one.add_subparsers(dest="action", required=True)
+    up = one_sub.add_parser("update", help="change a live slice's bandwidth (options not given stay as they are) "
+                                           "and/or latency class; re-admitted, 409 with the reasons if it does not fit")
+    up.add_argument("tenant", type=int)
+    up.add_argument("slice", type=int)
+    for way in ("down", "up"):
+        up.add_argument(f"--{way}-guaranteed", type=int, metavar="KBPS", help=f"guaranteed {way}link kbps")
+        up.add_argument(f"--{way}-cap", type=int, metavar="KBPS", help=f"{way}link cap kbps (0 = uncapped)")
+    up.add_argument("--latency-class", choices=["best_effort", "low", "ultra_low"])
+    up.add_argument("--no-wait", action="store_true", help="return the operation at once")
+    up.set_defaults(run=cmd_slice)
 
     for what, cols in (("vaps", ["vap_id", "agent_id", "radio", "ssid", "security_mode", "state"]),
                        ("vnfs", ["vnf_id", "address", "image", "cpu", "memory_mib", "node", "state"]),

@@ -14,7 +14,7 @@ DEFAULTS: dict[str, Any] = {
     "ONOS_USER": "onos",
     "ONOS_PASSWORD": "",
     "ONOS_TIMEOUT_S": 10.0,
-    # Airtime budget of one AP, shared by the guaranteed bandwidth of the slices with a vAP on it.
+    # Guaranteed-bandwidth capacity of a radio whose agent reports no capacity_kbps (admission's fallback).
     "AP_BUDGET_KBPS": 200_000,
     # Plain token for a first operator, hashed into the database at start when no operator token exists yet.
     "BOOTSTRAP_OPERATOR_TOKEN": "",
@@ -23,11 +23,22 @@ DEFAULTS: dict[str, Any] = {
     # Seed the fake controllers' infrastructure with this many APs and MEC nodes.
     "FAKE_APS": 2,
     "FAKE_MEC_NODES": 2,
+    # Telemetry collector (a thread polling the controllers into in-memory series): started at app creation when
+    # on; the unit tests turn it off and poll by hand. Series keep TELEMETRY_WINDOW_S of history (at most 3600
+    # polls); at most TELEMETRY_MAX_SLICES slice and TELEMETRY_MAX_CLIENTS client series are kept (memory bound:
+    # telemetry.py).
+    "TELEMETRY": True,
+    "TELEMETRY_INTERVAL_S": 2.0,
+    "TELEMETRY_WINDOW_S": 900.0,
+    "TELEMETRY_MAX_SLICES": 1000,
+    "TELEMETRY_MAX_CLIENTS": 4000,
+    # GET /metrics needs an operator token unless this is on (a scraper on a trusted network without a token).
+    "METRICS_PUBLIC": False,
 }
 
-INT_KEYS = {"AP_BUDGET_KBPS", "FAKE_APS", "FAKE_MEC_NODES"}
-FLOAT_KEYS = {"ONOS_TIMEOUT_S"}
-BOOL_KEYS = {"START_WORKER"}
+INT_KEYS = {"AP_BUDGET_KBPS", "FAKE_APS", "FAKE_MEC_NODES", "TELEMETRY_MAX_SLICES", "TELEMETRY_MAX_CLIENTS"}
+FLOAT_KEYS = {"ONOS_TIMEOUT_S", "TELEMETRY_INTERVAL_S", "TELEMETRY_WINDOW_S"}
+BOOL_KEYS = {"START_WORKER", "TELEMETRY", "METRICS_PUBLIC"}
 
 
 def from_environment(environ: dict[str, str] | None = None) -> dict[str, Any]:

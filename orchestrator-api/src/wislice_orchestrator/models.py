@@ -58,6 +58,10 @@ class Slice(Base):
     status: Mapped[str] = mapped_column(String(16), default="creating")
     status_reason: Mapped[str] = mapped_column(String(500), default="")
     mec_node: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    # A bandwidth/latency change being applied by an update_slice operation: {"bandwidth": {...},
+    # "latency_class": ...}. Admission counts the larger of current and pending values until the operation ends;
+    # the columns above take the new values only when it succeeds.
+    pending_change: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     # Placement result: the wired links the slice reserves bandwidth on, as [[a_device, b_device], ...].
     path_links: Mapped[list[Any]] = mapped_column(JSON, default=list)
     tag: Mapped[int | None] = mapped_column(Integer, nullable=True)
@@ -88,6 +92,9 @@ class SliceVap(Base):
     # planned | creating | up | removing
     state: Mapped[str] = mapped_column(String(16), default="planned")
     pof_port: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # The wired route placement reserved for this vAP's path, AP switch -> MEC switch, as Link.directed_key of
+    # each link's forward (up) direction; None for vAPs recorded before routes were kept per vAP.
+    path_links: Mapped[list[Any] | None] = mapped_column(JSON, nullable=True)
     slice: Mapped[Slice] = relationship(back_populates="vaps")
 
 

@@ -13,7 +13,8 @@ from .controllers.fake import FakeControllers
 
 def generate() -> dict:
     with tempfile.TemporaryDirectory() as tmp:
-        app = create_app({"DATABASE_URL": f"sqlite:///{tmp}/dump.db", "START_WORKER": False},
+        app = create_app({"DATABASE_URL": f"sqlite:///{tmp}/dump.db", "START_WORKER": False,
+                          "TELEMETRY": False},
                          controllers=FakeControllers())
         doc = app.test_client().get("/api/v1/openapi.json").get_json()
         app.extensions["wislice_engine"].dispose()

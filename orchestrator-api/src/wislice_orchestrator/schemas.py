@@ -145,6 +145,16 @@ class VnfRequestSchema(Strict):
             raise ValidationError(f"parameter {key!r} must be a string, number or boolean", "params")
 
 
+def bandwidth_errors(data: dict) -> dict[str, list[str]]:
+    """A guarantee above its non-zero cap, per field (empty when the bandwidth is consistent)."""
+    errors = {}
+    for way in ("down", "up"):
+        cap, floor = data.get(f"{way}_cap_kbps", 0), data.get(f"{way}_guaranteed_kbps", 0)
+        if cap and floor > cap:
+            errors[f"{way}_guaranteed_kbps"] = [f"{way} guarantee {floor} kbps is above its cap {cap} kbps"]
+    return errors
+
+
 class BandwidthSchema(Strict):
     down_guaranteed_kbps = fields.Integer(validate=KBPS, load_default=0)
     up_guaranteed_kbps = fields.Integer(validate=KBPS, load_default=0)
@@ -153,11 +163,35 @@ class BandwidthSchema(Strict):
 
     @validates_schema
     def guarantee_within_cap(self, data, **_kwargs):  # noqa: ANN001 - marshmallow hook signature
-        for way in ("down", "up"):
-            cap, floor = data.get(f"{way}_cap_kbps", 0), data.get(f"{way}_guaranteed_kbps", 0)
-            if cap and floor > cap:
-                raise ValidationError(f"{way} guarantee {floor} kbps is above its cap {cap} kbps",
-                                      f"{way}_guaranteed_kbps")
+        errors = bandwidth_errors(data)
+        if errors:
+            raise ValidationError(errors)
+
+
+class BandwidthPatchSchema(Strict):
+    """Any of the four numbers; the ones left out keep the slice's current values."""
+
+    down_guaranteed_kbps = fields.Integer(validate=KBPS)
+    up_guaranteed_kbps = fields.Integer(validate=KBPS)
+    down_cap_kbps = fields.Integer(validate=KBPS, metadata={"description": "0 = uncapped"})
+    up_cap_kbps = fields.Integer(validate=KBPS, metadata={"description": "0 = uncapped"})
+
+
+class SlicePatchSchema(Strict):
+    bandwidth = fields.Nested(BandwidthPatchSchema, metadata={
+        "description": "partial: merged onto the slice's current bandwidth; the result must keep each guarantee "
+                       "within its non-zero cap (else 422)"})
+    latency_class = fields.String(validate=validate.OneOf(LATENCY_CLASSES))
+
+    @validates_schema
+    def something_to_change(self, data, **_kwargs):  # noqa: ANN001 - marshmallow hook signature
+        if not data.get("bandwidth") and "latency_class" not in data:
+            raise ValidationError("give bandwidth (at least one field) and/or latency_class")
+
+
+class PendingChangeSchema(Schema):
+    bandwidth = fields.Nested(BandwidthSchema)
+    latency_class = fields.String()
 
 
 class SliceCreateSchema(Strict):
@@ -204,6 +238,8 @@ class SliceSchema(Schema):
     status_reason = fields.String()
     bandwidth = fields.Nested(BandwidthSchema)
     latency_class = fields.String()
+    pending_change = fields.Nested(PendingChangeSchema, allow_none=True, metadata={
+        "description": "a change (PATCH) being applied; bandwidth and latency_class take it when it succeeds"})
     mec_node = fields.String(allow_none=True)
     tag = fields.Integer(allow_none=True)
     vaps = fields.List(fields.Nested(VapSchema))
@@ -253,6 +289,37 @@ class SliceStatsSchema(Schema):
     vaps = fields.List(fields.Nested(VapRateSchema))
     vnfs = fields.List(fields.Dict())
     errors = fields.List(fields.String())
+
+
+class TelemetryQuerySchema(Strict):
+    since = fields.Float(validate=validate.Range(min=0), load_default=0.0,
+                         metadata={"description": "only points later than this (epoch seconds); 0 = all kept"})
+
+
+class TelemetryPointSchema(Schema):
+    ts = fields.Float(metadata={"description": "epoch seconds of the poll"})
+    down_bps = fields.Integer(allow_none=True, metadata={
+        "description": "sum over the slice's vAPs, towards the stations; null = the controllers did not answer"})
+    up_bps = fields.Integer(allow_none=True)
+    clients = fields.Integer(allow_none=True)
+    guaranteed_down_kbps = fields.Integer()
+    guaranteed_up_kbps = fields.Integer()
+
+
+class ClientPointSchema(Schema):
+    ts = fields.Float()
+    down_bps = fields.Integer(allow_none=True, metadata={
+        "description": "from the client's byte counters between two polls (no point at its first poll, after a "
+                       "counter reset or a new association)"})
+    up_bps = fields.Integer(allow_none=True)
+
+
+class SliceTelemetrySchema(Schema):
+    slice_id = fields.Integer()
+    interval_s = fields.Float(metadata={"description": "the collector's poll interval"})
+    points = fields.List(fields.Nested(TelemetryPointSchema))
+    clients = fields.Dict(keys=fields.String(), values=fields.List(fields.Nested(ClientPointSchema)),
+                          metadata={"description": "client MAC -> its points"})
 
 
 # --- operations ---------------------------------------------------------------------------------------------

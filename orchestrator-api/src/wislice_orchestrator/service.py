@@ -10,11 +10,12 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from .admission import AdmissionError, Snapshot, TenantUsage, admit, check_quota
+from .admission import AdmissionError, Snapshot, TenantUsage, admit, check_change, check_quota
 from .controllers import Controllers
 from .models import Event, Operation, Slice, SliceVap, SliceVnf, Tenant
 from .saga import ACTIVE_STATES, SagaRunner
-from .steps import load_topology, new_step, path_id
+from .steps import bandwidth_of, load_topology, new_step, path_id, path_rates, rate_limit, vap_route
+from .topology import reserve
 
 LIVE = ("creating", "active", "deleting")
 
@@ -36,6 +37,13 @@ def request_hash(kind: str, body: Any) -> str:
     return hashlib.sha256(json.dumps([kind, body], sort_keys=True, default=str).encode()).hexdigest()
 
 
+def reserved_bandwidth(slice_: Slice) -> dict[str, int]:
+    """What a slice holds: its bandwidth, or while a change is being applied the larger of old and new."""
+    current = bandwidth_of(slice_)
+    pending = (slice_.pending_change or {}).get("bandwidth") or {}
+    return {k: max(v, int(pending.get(k, 0))) for k, v in current.items()}
+
+
 def event(db: Session, kind: str, message: str, tenant_id: int | None = None, level: str = "info") -> None:
     db.add(Event(kind=kind, message=message[:1000], tenant_id=tenant_id, level=level))
 
@@ -53,30 +61,45 @@ class SliceService:
                                  observe=self._observe)
 
     # --- snapshot of what is used ---------------------------------------------------------------------------
-    def snapshot(self, db: Session) -> Snapshot:
+    def snapshot(self, db: Session, exclude_slice: int | None = None) -> Snapshot:
+        """What is in use now; `exclude_slice` leaves one slice's own reservations out (re-admitting a change)."""
         ctl = self.controllers
-        live_slices = list(db.scalars(select(Slice).where(Slice.status.in_(LIVE))))
-        snap = Snapshot(agents=ctl.list_agents(), nodes=ctl.list_nodes(), controller_vaps=ctl.list_vaps(),
-                        controller_vnfs=ctl.list_vnfs(), topology=load_topology(db),
-                        ap_budget_kbps=self.ap_budget_kbps)
-        for s in live_slices:
-            per_ap = s.down_guaranteed_kbps + s.up_guaranteed_kbps
-            for ap in {v.agent_id for v in s.vaps}:
-                snap.ap_reserved_kbps[ap] = snap.ap_reserved_kbps.get(ap, 0) + per_ap
-            for key in s.path_links or []:
-                snap.link_reserved_kbps[key] = (snap.link_reserved_kbps.get(key, 0)
-                                                + max(s.down_guaranteed_kbps, s.up_guaranteed_kbps))
+        live = [s for s in db.scalars(select(Slice).where(Slice.status.in_(LIVE))) if s.id != exclude_slice]
+        excluded = db.get(Slice, exclude_slice) if exclude_slice is not None else None
+        hidden = {v.vap_id for v in excluded.vaps} if excluded is not None else set()
+        topo = load_topology(db)
+        snap = Snapshot(agents=ctl.list_agents(), nodes=ctl.list_nodes(),
+                        controller_vaps=[v for v in ctl.list_vaps() if v.get("vap_id") not in hidden],
+                        controller_vnfs=ctl.list_vnfs(), topology=topo, ap_budget_kbps=self.ap_budget_kbps)
+        for s in live:
+            bw = reserved_bandwidth(s)
+            down, up = bw["down_guaranteed_kbps"], bw["up_guaranteed_kbps"]
+            for v in s.vaps:
+                key = (v.agent_id, v.radio)
+                snap.radio_reserved_kbps[key] = snap.radio_reserved_kbps.get(key, 0) + down + up
+                if not s.mec_node:
+                    continue
+                route = vap_route(topo, s, v)
+                if route is None:  # no longer in the topology: hold the slice's links in both directions
+                    route = [(link, end) for link in topo.links if link.key in set(s.path_links or [])
+                             for end in (link.a, link.b)]
+                    reserve(snap.link_reserved_kbps, route, max(down, up), 0)
+                else:
+                    reserve(snap.link_reserved_kbps, route, up, down)
             snap.own_vaps += [{"vap_id": v.vap_id, "agent_id": v.agent_id, "radio": v.radio} for v in s.vaps]
             snap.own_vnfs += [{"vnf_id": v.vnf_id, "node": v.node or s.mec_node, "cpu": v.cpu,
                                "memory_mib": v.memory_mib} for v in s.vnfs]
         return snap
 
-    def usage(self, db: Session, tenant_id: int) -> TenantUsage:
+    def usage(self, db: Session, tenant_id: int, exclude_slice: int | None = None) -> TenantUsage:
         usage = TenantUsage()
         for s in db.scalars(select(Slice).where(Slice.tenant_id == tenant_id, Slice.status.in_(LIVE))):
+            if s.id == exclude_slice:
+                continue
+            bw = reserved_bandwidth(s)
             usage.slices += 1
             usage.vaps += len(s.vaps)
-            usage.bandwidth_kbps += s.down_guaranteed_kbps + s.up_guaranteed_kbps
+            usage.bandwidth_kbps += bw["down_guaranteed_kbps"] + bw["up_guaranteed_kbps"]
             usage.cpu += sum(v.cpu for v in s.vnfs)
             usage.memory_mib += sum(v.memory_mib for v in s.vnfs)
         return usage
@@ -134,7 +157,8 @@ class SliceService:
                 db.add(SliceVap(slice=slice_, vap_id=f"{slice_.controller_id}v{k}", agent_id=v["agent_id"],
                                 radio=v["radio"], ssid=v["ssid"], security_mode=v["security"]["mode"],
                                 passphrase=v["security"].get("passphrase"), hidden=v["hidden"],
-                                max_clients=v.get("max_clients")))
+                                max_clients=v.get("max_clients"),
+                                path_links=plan.route_keys(k - 1) if plan.mec_node else None))
             first = self._next_instance(db, tenant.id)
             for k, v in enumerate(body["vnfs"]):
                 db.add(SliceVnf(slice=slice_, tenant_id=tenant.id, instance_id=first + k, image=v["image"],
@@ -182,7 +206,8 @@ class SliceService:
             vap = SliceVap(slice=slice_, vap_id=f"{slice_.controller_id}v{k}", agent_id=body["agent_id"],
                            radio=body["radio"], ssid=body["ssid"], security_mode=body["security"]["mode"],
                            passphrase=body["security"].get("passphrase"), hidden=body["hidden"],
-                           max_clients=body.get("max_clients"))
+                           max_clients=body.get("max_clients"),
+                           path_links=plan.route_keys(0) if slice_.mec_node else None)
             db.add(vap)
             db.flush()
             steps = [new_step("create_vap", vap_id=vap.vap_id, agent_id=vap.agent_id)]
@@ -230,16 +255,14 @@ class SliceService:
                 probe["vaps"] = [{"agent_id": v.agent_id, "radio": v.radio} for v in slice_.vaps]
                 probe["vnfs"] = [body]
                 try:
-                    snap = self.snapshot(db)
-                    for v in slice_.vaps:  # the slice's own vAPs are already counted; do not count them twice
-                        snap.ap_reserved_kbps[v.agent_id] -= probe["bandwidth"]["down_guaranteed_kbps"] + \
-                            probe["bandwidth"]["up_guaranteed_kbps"]
-                    snap.own_vaps = [o for o in snap.own_vaps if o["vap_id"] not in {v.vap_id for v in slice_.vaps}]
-                    plan = admit(snap, probe)
+                    # The slice's own vAPs are already counted; do not count them twice.
+                    plan = admit(self.snapshot(db, exclude_slice=slice_.id), probe)
                 except AdmissionError as exc:
                     raise Rejected("vNF does not fit", exc.reasons) from exc
                 slice_.mec_node = plan.mec_node
                 slice_.path_links = plan.link_keys()
+                for i, v in enumerate(slice_.vaps):
+                    v.path_links = plan.route_keys(i)
             vnf = SliceVnf(slice=slice_, tenant_id=slice_.tenant_id, instance_id=self._next_instance(db, tenant.id),
                            image=body["image"], params=body["params"], cpu=body["cpu"], memory_mib=body["memory_mib"],
                            chain_position=1 + max((v.chain_position for v in slice_.vnfs), default=-1),
@@ -258,8 +281,54 @@ class SliceService:
 
     @staticmethod
     def _bandwidth(slice_: Slice) -> dict[str, int]:
-        return {"down_guaranteed_kbps": slice_.down_guaranteed_kbps, "up_guaranteed_kbps": slice_.up_guaranteed_kbps,
-                "down_cap_kbps": slice_.down_cap_kbps, "up_cap_kbps": slice_.up_cap_kbps}
+        return bandwidth_of(slice_)
+
+    # --- live change ------------------------------------------------------------------------------------------
+    def update_slice(self, db: Session, slice_: Slice, bandwidth: dict[str, int],
+                     latency_class: str | None) -> Operation:
+        """Re-admit an active slice with new guarantees/caps and/or latency class (its own reservation left out,
+        only what grows checked) and queue the update_slice operation that applies the rates on the controllers.
+        The slice keeps its values until the operation succeeds; meanwhile admission counts the larger of both."""
+        with self.admission_lock:
+            if slice_.status != "active":
+                raise Conflict(f"slice is {slice_.status}; only an active slice can be changed")
+            self._busy(db, slice_.id)
+            tenant = db.get(Tenant, slice_.tenant_id)
+            assert tenant is not None
+            old = bandwidth_of(slice_)
+            new_class = latency_class if latency_class not in (None, slice_.latency_class) else None
+            reasons = []
+            want = bandwidth["down_guaranteed_kbps"] + bandwidth["up_guaranteed_kbps"]
+            if want > old["down_guaranteed_kbps"] + old["up_guaranteed_kbps"]:
+                would = self.usage(db, tenant.id, exclude_slice=slice_.id).bandwidth_kbps + want
+                if would > tenant.quota_bandwidth_kbps:
+                    reasons.append(f"tenant quota exceeded: guaranteed bandwidth (kbps) would be {would} of "
+                                   f"{tenant.quota_bandwidth_kbps}")
+            snap = self.snapshot(db, exclude_slice=slice_.id)
+            vaps = [{"vap_id": v.vap_id, "agent_id": v.agent_id, "radio": v.radio} for v in slice_.vaps]
+            routes = [vap_route(snap.topology, slice_, v) if slice_.mec_node else [] for v in slice_.vaps]
+            reasons += check_change(snap, vaps, routes, old, bandwidth, new_class)
+            if reasons:
+                event(db, "admission", f"tenant {tenant.id} slice {slice_.id} change rejected: {'; '.join(reasons)}",
+                      tenant.id, "warn")
+                db.commit()
+                raise Rejected("slice change does not fit", reasons)
+            steps = []
+            if bandwidth != old:
+                steps += [new_step("update_vap", vap_id=v.vap_id, agent_id=v.agent_id, old=rate_limit(old),
+                                   new=rate_limit(bandwidth)) for v in slice_.vaps]
+                if slice_.mec_node:
+                    steps += [new_step("update_path", path_id=path_id(slice_, v), old=path_rates(old),
+                                       new=path_rates(bandwidth)) for v in slice_.vaps]
+            slice_.pending_change = {"bandwidth": dict(bandwidth), "latency_class": latency_class or
+                                     slice_.latency_class}
+            op = Operation(kind="update_slice", tenant_id=slice_.tenant_id, slice_id=slice_.id, steps=steps)
+            db.add(op)
+            event(db, "slice", f"slice {slice_.id} {slice_.name!r} change admitted: {_describe(slice_.pending_change)}"
+                               f"; applying", slice_.tenant_id)
+            db.commit()
+        self.runner.submit(op.id)
+        return op
 
     # --- delete -------------------------------------------------------------------------------------------------
     def delete_slice(self, db: Session, slice_: Slice) -> Operation:
@@ -326,6 +395,13 @@ class SliceService:
             for vap in [v for v in slice_.vaps if v.state == "removing"]:
                 db.delete(vap)
             event(db, "slice", f"slice {slice_.id}: vAP removed", slice_.tenant_id)
+        elif op.kind == "update_slice":
+            change = slice_.pending_change or {}
+            for key, value in (change.get("bandwidth") or {}).items():
+                setattr(slice_, key, int(value))
+            slice_.latency_class = change.get("latency_class") or slice_.latency_class
+            slice_.pending_change = None
+            event(db, "slice", f"slice {slice_.id} {slice_.name!r} changed: {_describe(change)}", slice_.tenant_id)
         elif op.kind == "remove_vnf":
             gone = [v for v in slice_.vnfs if v.state == "removing"]
             for vnf in gone:
@@ -359,6 +435,11 @@ class SliceService:
             if not [v for v in slice_.vnfs if v.id not in rows]:
                 slice_.mec_node = None
                 slice_.path_links = []
+        elif op.kind == "update_slice":
+            # The old rates are back on the controllers (undone steps); the slice keeps its values.
+            slice_.pending_change = None
+            if "rollback incomplete" in op.error:
+                slice_.status_reason = f"a change could not be undone everywhere: {op.error}"[:500]
         else:
             # A deletion that could not finish: the slice keeps its reservations until a retry succeeds.
             slice_.status_reason = f"{op.kind} incomplete: {op.error}"[:500]
@@ -370,3 +451,10 @@ class SliceService:
     def _observe(self, op: Operation, seconds: float) -> None:
         if self.metrics is not None:
             self.metrics.observe_operation(op.kind, op.status, seconds)
+
+
+def _describe(change: dict[str, Any]) -> str:
+    bw = change.get("bandwidth") or {}
+    return (f"down {bw.get('down_guaranteed_kbps')}..{bw.get('down_cap_kbps') or 'uncapped'} kbps, "
+            f"up {bw.get('up_guaranteed_kbps')}..{bw.get('up_cap_kbps') or 'uncapped'} kbps, "
+            f"latency class {change.get('latency_class')}")

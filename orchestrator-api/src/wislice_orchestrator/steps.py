@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from .controllers import ControllerError, Controllers
 from .models import Setting, Slice, SliceVap, SliceVnf
-from .topology import Topology, hops_for
+from .topology import Route, Topology, hops_for
 
 Step = dict[str, Any]
 
@@ -25,13 +25,31 @@ def load_topology(db: Session) -> Topology:
     return Topology.from_json(row.value if row else None)
 
 
+def rate_limit(bandwidth: dict[str, int]) -> dict[str, int]:
+    """A vAP's rate_limit (agent protocol): caps (0 = uncapped) and guarantees of the air hop."""
+    return {"down_kbps": bandwidth["down_cap_kbps"], "up_kbps": bandwidth["up_cap_kbps"],
+            "down_guaranteed_kbps": bandwidth["down_guaranteed_kbps"],
+            "up_guaranteed_kbps": bandwidth["up_guaranteed_kbps"]}
+
+
+def path_rates(bandwidth: dict[str, int]) -> dict[str, dict[str, int]]:
+    """A slice path's `down` and `up` (network controller contract); forward = AP -> MEC = up."""
+    return {way: {"guaranteed_kbps": bandwidth[f"{way}_guaranteed_kbps"], "cap_kbps": bandwidth[f"{way}_cap_kbps"]}
+            for way in ("down", "up")}
+
+
+def bandwidth_of(slice_: Slice) -> dict[str, int]:
+    return {"down_guaranteed_kbps": slice_.down_guaranteed_kbps, "up_guaranteed_kbps": slice_.up_guaranteed_kbps,
+            "down_cap_kbps": slice_.down_cap_kbps, "up_cap_kbps": slice_.up_cap_kbps}
+
+
 def vap_spec(slice_: Slice, vap: SliceVap) -> dict[str, Any]:
     security: dict[str, Any] = {"mode": vap.security_mode}
     if vap.passphrase:
         security["passphrase"] = vap.passphrase
     spec: dict[str, Any] = {"vap_id": vap.vap_id, "radio": vap.radio, "ssid": vap.ssid, "security": security,
                             "hidden": vap.hidden, "tenant_id": slice_.tenant_id, "slice_id": slice_.controller_id,
-                            "rate_limit": {"down_kbps": slice_.down_cap_kbps, "up_kbps": slice_.up_cap_kbps}}
+                            "rate_limit": rate_limit(bandwidth_of(slice_))}
     if vap.max_clients:
         spec["max_clients"] = vap.max_clients
     return spec
@@ -46,17 +64,31 @@ def path_id(slice_: Slice, vap: SliceVap) -> str:
     return f"{slice_.controller_id}-{vap.vap_id}"
 
 
+def vap_route(topo: Topology, slice_: Slice, vap: SliceVap) -> Route | None:
+    """The wired route of a vAP's path, AP switch -> MEC switch: the one placement reserved for it (SliceVap
+    .path_links), or for vAPs recorded before those were kept, re-derived over the slice's reserved links.
+    None when it is no longer in the topology."""
+    src = topo.attachments.get(vap.agent_id)
+    dst = topo.attachments.get(slice_.mec_node or "")
+    if src is None or dst is None:
+        return None
+    if vap.path_links is not None:
+        route = topo.resolve(src, list(vap.path_links))
+        if route is None:
+            return None
+        end = route[-1][0].other(route[-1][1]) if route else src
+        return route if end == dst else None
+    allowed = set(slice_.path_links or [])
+    sub = Topology(topo.attachments, [x for x in topo.links if x.key in allowed], topo.egress)
+    return sub.shortest_path(src, dst, 64)
+
+
 def path_body(db: Session, slice_: Slice, vap: SliceVap, exclude_vnf_row: int | None = None) -> dict[str, Any]:
     """The SlicePath of one vAP: its AP switch -> planned links -> MEC switch -> the slice's vNF chain -> egress."""
     topo = load_topology(db)
-    src = topo.attachments[vap.agent_id]
-    dst = topo.attachments[slice_.mec_node or ""]
-    reserved: dict[str, int] = {}
-    allowed = set(slice_.path_links or [])
-    # Re-derive the route over only the links placement reserved for this slice.
-    sub = Topology(topo.attachments, [x for x in topo.links if x.key in allowed], topo.egress)
-    links = sub.shortest_path(src, dst, 0, reserved, 64)
-    if links is None:
+    links = vap_route(topo, slice_, vap)
+    src, dst = topo.attachments.get(vap.agent_id), topo.attachments.get(slice_.mec_node or "")
+    if links is None or src is None or dst is None:
         raise ControllerError(409, "no_path", f"reserved links no longer connect {src} to {dst}")
     if vap.pof_port is None:
         raise ControllerError(409, "no_port", f"vAP {vap.vap_id} has no pof-switch port")
@@ -69,9 +101,8 @@ def path_body(db: Session, slice_: Slice, vap: SliceVap, exclude_vnf_row: int | 
             raise ControllerError(409, "no_port", f"vNF {vnf.vnf_id} has no pof-switch port")
         chain.append((ports[0], ports[-1]))
     hops = hops_for(links, src, vap.pof_port, dst, chain, topo.egress.get(dst))
-    rate = max(slice_.down_cap_kbps, slice_.up_cap_kbps)
-    body: dict[str, Any] = {"slice_id": path_id(slice_, vap), "tenant_id": slice_.tenant_id, "rate_kbps": rate,
-                            "hops": hops}
+    body: dict[str, Any] = {"slice_id": path_id(slice_, vap), "tenant_id": slice_.tenant_id,
+                            **path_rates(bandwidth_of(slice_)), "hops": hops}
     if slice_.tag is not None:
         body["tag"] = slice_.tag
     return body
@@ -153,6 +184,18 @@ def do_replace_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[
     return do_create_path(ctl, db, ref)
 
 
+def do_update_vap(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[str, Any]:
+    """New rate_limit of a live vAP (its stations stay associated)."""
+    ctl.update_vap(ref["vap_id"], ref["new"])
+    return {}
+
+
+def do_update_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[str, Any]:
+    """New down/up rates of a live path's meters (its flows stay)."""
+    ctl.update_path_rates(ref["path_id"], ref["new"])
+    return {}
+
+
 def do_delete_vap(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[str, Any]:
     _ignore_missing(lambda: ctl.delete_vap(ref["agent_id"], ref["vap_id"]))
     return {}
@@ -198,6 +241,14 @@ def undo_replace_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> Non
         ctl.create_path(path_body(db, slice_, vap, exclude_vnf_row=ref.get("exclude_row")))
 
 
+def undo_update_vap(ctl: Controllers, db: Session, ref: dict[str, Any]) -> None:
+    _ignore_missing(lambda: ctl.update_vap(ref["vap_id"], ref["old"]))
+
+
+def undo_update_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> None:
+    _ignore_missing(lambda: ctl.update_path_rates(ref["path_id"], ref["old"]))
+
+
 def undo_nothing(ctl: Controllers, db: Session, ref: dict[str, Any]) -> None:
     """Deletions are rolled forward, never undone."""
 
@@ -207,6 +258,8 @@ DO: dict[str, Callable[[Controllers, Session, dict[str, Any]], dict[str, Any]]] 
     "create_vnf": do_create_vnf,
     "create_path": do_create_path,
     "replace_path": do_replace_path,
+    "update_vap": do_update_vap,
+    "update_path": do_update_path,
     "delete_vap": do_delete_vap,
     "delete_vnf": do_delete_vnf,
     "delete_path": do_delete_path,
@@ -217,6 +270,8 @@ UNDO: dict[str, Callable[[Controllers, Session, dict[str, Any]], None]] = {
     "create_vnf": undo_create_vnf,
     "create_path": undo_create_path,
     "replace_path": undo_replace_path,
+    "update_vap": undo_update_vap,
+    "update_path": undo_update_path,
     "delete_vap": undo_nothing,
     "delete_vnf": undo_nothing,
     "delete_path": undo_nothing,

@@ -1,5 +1,10 @@
 """The wired topology the operator declares: which pof-switch each agent sits behind, the links between switches
-with their capacity, and optionally each MEC switch's egress port toward the servers. Paths are searched here."""
+with their capacity, and optionally each MEC switch's egress port toward the servers. Paths are searched here.
+
+Links are full duplex: `capacity_kbps` is available in each direction. Reservations are kept per direction under
+`Link.directed_key(leaving)` (the traffic leaves `leaving` over the link). A vAP's path is searched from the AP's
+switch to the MEC switch, so its forward direction carries the slice's **up** traffic and the reverse its **down**.
+"""
 
 from __future__ import annotations
 
@@ -21,6 +26,30 @@ class Link:
         """Direction-free name used for reservations."""
         return "|".join(sorted((f"{self.a}:{self.a_port}", f"{self.b}:{self.b_port}")))
 
+    def other(self, device: str) -> str:
+        return self.b if device == self.a else self.a
+
+    def directed_key(self, leaving: str) -> str:
+        """Name of one direction of the link: traffic leaving `leaving` towards the other end."""
+        there = self.other(leaving)
+        return f"{leaving}:{port_on(self, leaving)}>{there}:{port_on(self, there)}"
+
+
+Route = list[tuple[Link, str]]  # [(link, device the forward traffic leaves it from)], AP switch -> MEC switch
+
+
+def route_keys(route: Route) -> list[str]:
+    """The forward (up) directed keys of a route, in order."""
+    return [link.directed_key(leaving) for link, leaving in route]
+
+
+def reserve(reserved: dict[str, int], route: Route, up_kbps: int, down_kbps: int) -> None:
+    """Add one path's guarantees to per-direction reservations: up forward, down on the reverse direction."""
+    for link, leaving in route:
+        for key, kbps in ((link.directed_key(leaving), up_kbps), (link.directed_key(link.other(leaving)), down_kbps)):
+            if kbps:
+                reserved[key] = reserved.get(key, 0) + kbps
+
 
 @dataclass
 class Topology:
@@ -41,12 +70,21 @@ class Topology:
                           for x in self.links],
                 "egress": self.egress}
 
-    def shortest_path(self, src: str, dst: str, need_kbps: int, reserved: dict[str, int],
-                      max_links: int) -> list[tuple[Link, str]] | None:
-        """Fewest-links path from switch src to switch dst using only links with `need_kbps` left.
-        Returns [(link, device it leaves from)], [] when src == dst, None when there is none within max_links."""
+    def shortest_path(self, src: str, dst: str, max_links: int, reserved: dict[str, int] | None = None,
+                      up_kbps: int = 0, down_kbps: int = 0) -> Route | None:
+        """Fewest-links path from switch src to switch dst over links with `up_kbps` left in the src -> dst
+        direction and `down_kbps` left in the other (`reserved` is per direction; a direction needing 0 is not
+        checked). Returns [(link, device it leaves from)], [] when src == dst, None when there is none within
+        max_links."""
         if src == dst:
             return []
+        reserved = reserved or {}
+
+        def fits(link: Link, leaving: str) -> bool:
+            free_up = link.capacity_kbps - reserved.get(link.directed_key(leaving), 0)
+            free_down = link.capacity_kbps - reserved.get(link.directed_key(link.other(leaving)), 0)
+            return (not up_kbps or free_up >= up_kbps) and (not down_kbps or free_down >= down_kbps)
+
         previous: dict[str, tuple[str, Link]] = {}
         queue = deque([(src, 0)])
         seen = {src}
@@ -55,15 +93,13 @@ class Topology:
             if depth >= max_links:
                 continue
             for link in self.links:
-                if link.capacity_kbps - reserved.get(link.key, 0) < need_kbps:
-                    continue
                 for here, there in ((link.a, link.b), (link.b, link.a)):
-                    if here != device or there in seen:
+                    if here != device or there in seen or not fits(link, here):
                         continue
                     seen.add(there)
                     previous[there] = (device, link)
                     if there == dst:
-                        path: list[tuple[Link, str]] = []
+                        path: Route = []
                         node = dst
                         while node != src:
                             prev, via = previous[node]
@@ -72,6 +108,20 @@ class Topology:
                         return list(reversed(path))
                     queue.append((there, depth + 1))
         return None
+
+    def resolve(self, src: str, keys: list[str]) -> Route | None:
+        """The route a list of forward directed keys names, starting at switch src; None when a link is gone
+        from the topology or the keys do not chain from src."""
+        by_key = {link.directed_key(end): (link, end) for link in self.links for end in (link.a, link.b)}
+        route: Route = []
+        device = src
+        for key in keys:
+            hop = by_key.get(key)
+            if hop is None or hop[1] != device:
+                return None
+            route.append(hop)
+            device = hop[0].other(device)
+        return route
 
 
 def port_on(link: Link, device: str) -> int:

@@ -67,12 +67,27 @@ def test_operator_workflow(orchestrator, page):
     row = page.locator("#slices-table tr", has_text="ui-slice")
     expect(row).to_contain_text("active")
 
-    # Watch its chart update.
+    # Change its bandwidth live in the edit dialog (PATCH, applied as an operation).
+    row.get_by_role("button", name="Edit").click()
+    dialog = page.locator("#edit-slice")
+    expect(dialog.locator('input[name="down_cap_kbps"]')).to_have_value("10000")
+    dialog.locator('input[name="down_guaranteed_kbps"]').fill("3000")
+    dialog.locator("button[type=submit]").click()
+    expect(page.locator("#edit-result")).to_have_attribute("data-status", "succeeded")
+    dialog.locator("#edit-close").click()
+    expect(dialog).to_be_hidden()
+    expect(row).to_contain_text("3000..10000")
+
+    # Watch its charts update: the slice's rates with its guarantees (telemetry series), and its clients' rates.
     row.get_by_role("button", name="Chart").click()
     expect(page.locator("#chart canvas")).to_have_count(1)
+    expect(page.locator("#chart .u-legend")).to_contain_text("down guaranteed")
     latest = page.locator("#chart-latest")
     expect(latest).to_have_attribute("data-samples", re.compile(r"^[3-9]|\d\d"), timeout=20_000)
-    assert "clients" in latest.inner_text()
+    assert "2 clients" in latest.inner_text()
+    expect(page.locator("#client-chart")).to_have_attribute("data-clients", "2")
+    expect(page.locator("#client-chart canvas")).to_have_count(1)
+    expect(page.locator("#client-chart .u-legend")).to_contain_text(" down")
 
     # Kick a client.
     page.click('nav button[data-tab="clients"]')

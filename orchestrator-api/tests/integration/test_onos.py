@@ -34,7 +34,8 @@ def need(onos, name: str) -> None:
 
 
 def orchestrator(ctl, tmp_path):
-    app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path}/o.db", "START_WORKER": False}, controllers=ctl)
+    app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path}/o.db", "START_WORKER": False, "TELEMETRY": False},
+                     controllers=ctl)
     with app.extensions["wislice"].session_factory() as db:
         db.add(Tenant(id=1, name="alpha"))
         db.flush()
@@ -77,6 +78,24 @@ def test_pof_contract(onos):
     with pytest.raises(ControllerError) as info:
         ctl.delete_path("t1s1-nothing")
     assert info.value.not_found
+
+
+def test_guaranteed_rates_contract(onos):
+    """docs/guaranteed-slices.md: a path takes down/up, live rates change with PUTs on the vAP and on the path.
+    Against unknown ids each must be the controller's own JSON not_found (not a route no app serves)."""
+    need(onos, "wifi")
+    need(onos, "pof")
+    ctl = onos.ctl
+    rates = {"down": {"guaranteed_kbps": 1000, "cap_kbps": 5000}, "up": {"guaranteed_kbps": 500, "cap_kbps": 0}}
+    with pytest.raises(ControllerError) as info:
+        ctl.create_path({"slice_id": "t1s1-t1s1v1", "tenant_id": 1, **rates,
+                         "hops": [{"device_id": "pof:000000ff", "in_port": 1, "out_port": 2}]})
+    assert "unknown field" not in info.value.message, info.value
+    rate_limit = {"down_kbps": 5000, "up_kbps": 0, "down_guaranteed_kbps": 1000, "up_guaranteed_kbps": 500}
+    for call in (lambda: ctl.update_vap("t1s1v9", rate_limit), lambda: ctl.update_path_rates("t1s1-nothing", rates)):
+        with pytest.raises(ControllerError) as info:
+            call()
+        assert info.value.not_found and "without a JSON error" not in info.value.message, info.value
 
 
 def test_orchestrator_refuses_unknown_ap_on_real_controllers(onos, tmp_path):

@@ -82,7 +82,8 @@ def test_migrations_down_and_up(postgres_url):
 
 def test_slice_lifecycle_and_recovery_on_postgresql(postgres_url):
     fake = FakeControllers()
-    app = create_app({"DATABASE_URL": postgres_url, "START_WORKER": False}, controllers=fake)
+    app = create_app({"DATABASE_URL": postgres_url, "START_WORKER": False, "TELEMETRY": False},
+                     controllers=fake)
     service = app.extensions["wislice"]
     with service.session_factory() as s:
         s.add(Tenant(id=1, name="alpha"))
@@ -113,7 +114,8 @@ def test_slice_lifecycle_and_recovery_on_postgresql(postgres_url):
     fake.create_vnf({"tenant_id": 0, "instance_id": 77, "image": "nat", "params": {}, "cpu": 0.1,
                      "memory_mib": 1, "chain_position": 0})
     app.extensions["wislice_engine"].dispose()
-    app2 = create_app({"DATABASE_URL": postgres_url, "START_WORKER": False}, controllers=fake)
+    app2 = create_app({"DATABASE_URL": postgres_url, "START_WORKER": False, "TELEMETRY": False},
+                      controllers=fake)
     app2.extensions["wislice"].runner.recover()
     assert 77 not in fake.resources()["vnfs"]
     with app2.extensions["wislice"].session_factory() as s:

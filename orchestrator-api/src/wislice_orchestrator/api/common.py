@@ -62,6 +62,7 @@ def slice_json(s: Slice) -> dict[str, Any]:
             "status_reason": s.status_reason, "latency_class": s.latency_class, "mec_node": s.mec_node, "tag": s.tag,
             "bandwidth": {"down_guaranteed_kbps": s.down_guaranteed_kbps, "up_guaranteed_kbps": s.up_guaranteed_kbps,
                           "down_cap_kbps": s.down_cap_kbps, "up_cap_kbps": s.up_cap_kbps},
+            "pending_change": s.pending_change,
             "vaps": [vap_json(v) for v in s.vaps], "vnfs": [vnf_json(v) for v in s.vnfs], "created_at": s.created_at}
 
 

@@ -1,13 +1,14 @@
 """A tenant's slices and their parts: vAPs (addVapToTenant, removeVap, getVaps), vNFs (addVnfToTenant, removeVnf,
-getVnfs), clients (getClients), live statistics."""
+getVnfs), clients (getClients), live statistics and telemetry series."""
 
 from __future__ import annotations
 
 import time
 from typing import Any
 
-from flask import abort, request
+from flask import abort, current_app, request
 from flask_smorest import Blueprint
+from flask_smorest import abort as abort_with
 from sqlalchemy import select
 
 from .. import auth
@@ -18,14 +19,19 @@ from ..schemas import (
     OperationSchema,
     SliceCreateSchema,
     SliceListSchema,
+    SlicePatchSchema,
     SliceSchema,
     SliceStatsSchema,
+    SliceTelemetrySchema,
+    TelemetryQuerySchema,
     VapListSchema,
     VapRequestSchema,
     VnfListSchema,
     VnfRequestSchema,
+    bandwidth_errors,
 )
 from ..service import event
+from ..steps import bandwidth_of
 from .common import (
     IDEMPOTENCY_HEADER,
     db,
@@ -84,6 +90,31 @@ def get_slice_view(tenant_id: int, slice_id: int) -> dict[str, Any]:
     """One slice, with its vAPs and vNFs."""
     auth.require_tenant(tenant_id)
     return slice_json(get_slice(tenant_id, slice_id))
+
+
+@blp.patch(SLICE)
+@blp.arguments(SlicePatchSchema)
+@blp.response(202, OperationSchema)
+def update_slice(body: dict[str, Any], tenant_id: int, slice_id: int) -> Any:
+    """Change a live slice's bandwidth and/or latency class.
+
+    `bandwidth` is partial: the fields given replace the slice's current values, the others stay; each resulting
+    guarantee must stay within its non-zero cap (422). The change is re-admitted now against everything else (the
+    slice's own current reservation left out) and the tenant's guaranteed-bandwidth quota; only what grows is
+    checked (per radio: down + up guarantee of each vAP; per wired link and direction: the guarantee of each vAP
+    path crossing it), so lowering always fits. A new latency class must be met by the slice's current wired
+    paths (no re-routing). Refused: 409 listing every reason. Accepted: 202 with an operation (poll its Location)
+    that sets each vAP's rate_limit and each path's down/up rates on the controllers, undone on failure. Until it
+    ends the slice shows the change as `pending_change` (admission holds the larger of old and new values) and
+    keeps its `bandwidth` and `latency_class`, which take the new values when it succeeds. The slice must be
+    active with no other operation running (else 409)."""
+    auth.require_tenant(tenant_id)
+    slice_ = get_slice(tenant_id, slice_id)
+    bandwidth = {**bandwidth_of(slice_), **(body.get("bandwidth") or {})}
+    errors = bandwidth_errors(bandwidth)
+    if errors:
+        abort_with(422, messages={"json": {"bandwidth": errors}})
+    return _accepted(service().update_slice(db(), slice_, bandwidth, body.get("latency_class")))
 
 
 @blp.delete(SLICE)
@@ -214,3 +245,20 @@ def slice_stats(tenant_id: int, slice_id: int) -> dict[str, Any]:
     return {"slice_id": slice_.id, "ts": time.time(), "tx_bps": sum(v["tx_bps"] for v in vaps),
             "rx_bps": sum(v["rx_bps"] for v in vaps), "clients": sum(v["clients"] for v in vaps), "vaps": vaps,
             "vnfs": vnfs, "errors": errors}
+
+
+@blp.get(SLICE + "/telemetry")
+@blp.arguments(TelemetryQuerySchema, location="query")
+@blp.response(200, SliceTelemetrySchema)
+def slice_telemetry(args: dict[str, Any], tenant_id: int, slice_id: int) -> dict[str, Any]:
+    """The slice's rates and its clients' rates as time series.
+
+    One point per poll of the orchestrator's telemetry collector (every `interval_s`; the last 15 minutes are kept
+    by default): the down/up rate and client count over the slice's vAPs, with its guarantees at that time; per
+    client MAC its down/up rate from its byte counters. A slice's rate is null where the controllers could not be
+    read; a client has no point at its first poll, after a counter reset or a new association (no sound delta).
+    `since` returns only newer points: poll with the last `ts` seen. Empty while the collector is off
+    (WISLICE_TELEMETRY) or has not polled the slice yet."""
+    auth.require_tenant(tenant_id)
+    slice_ = get_slice(tenant_id, slice_id)
+    return current_app.extensions["wislice_telemetry"].series(slice_.id, args["since"])

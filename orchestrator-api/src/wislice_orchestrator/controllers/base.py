@@ -38,6 +38,10 @@ class Controllers(ABC):
     def delete_vap(self, agent_id: str, vap_id: str) -> None: ...
 
     @abstractmethod
+    def update_vap(self, vap_id: str, rate_limit: Json) -> Json:
+        """New rate_limit of a live vAP (the controller stores it as desired state and sends updateVap)."""
+
+    @abstractmethod
     def list_clients(self, agent_id: str | None = None, vap_id: str | None = None) -> list[Json]: ...
 
     @abstractmethod
@@ -77,3 +81,7 @@ class Controllers(ABC):
 
     @abstractmethod
     def delete_path(self, slice_id: str) -> None: ...
+
+    @abstractmethod
+    def update_path_rates(self, slice_id: str, rates: Json) -> Json:
+        """New `{down, up}` ({guaranteed_kbps, cap_kbps} each) of a live path's meters; its flows stay."""

@@ -1,7 +1,10 @@
 """In-memory controllers for unit tests, development and the dashboard's browser tests (never the testbed).
 
 Holds a small infrastructure (APs with one radio each, MEC nodes, one pof-switch per agent plus a core switch),
-lets a test make any method fail (`fail_next` / `fail_always`), and invents moving client rates so charts move.
+lets a test make any method fail (`fail_next` / `fail_always`), and invents moving vAP rates so charts move. With
+`simulate_traffic` the clients' and vNF ports' byte counters grow too (development, browser tests); without it
+they stay where a test puts them (`set_client_counters`, `set_vnf_counters`), and `set_vap_rates` scripts a vAP's
+rates.
 """
 
 from __future__ import annotations
@@ -15,8 +18,13 @@ from .base import ControllerError, Controllers, Json
 
 
 class FakeControllers(Controllers):
-    def __init__(self, aps: int = 2, mec_nodes: int = 2, max_vaps: int = 4) -> None:
+    def __init__(self, aps: int = 2, mec_nodes: int = 2, max_vaps: int = 4,
+                 radio_capacity_kbps: int | None = None, simulate_traffic: bool = False) -> None:
         self.lock = threading.Lock()
+        self.simulate_traffic = simulate_traffic
+        self.traffic_ts = time.time()
+        self.scripted_rates: dict[str, Json] = {}  # vap_id -> vap_rates reply
+        self.vnf_counters: dict[tuple[int, str], dict[str, int]] = {}  # (vnf_id, port) -> byte counters
         self.calls: list[str] = []
         self.failures: dict[str, tuple[ControllerError, bool]] = {}
         # (method, nth call) -> (error, after): fail the nth call, before or after it took effect.
@@ -28,11 +36,14 @@ class FakeControllers(Controllers):
         self.nodes: dict[str, Json] = {}
         self.vnfs: dict[int, Json] = {}
         self.paths: dict[str, Json] = {}
+        self.assoc_ts: dict[str, float] = {}
         self.next_port = 100
         self.next_tag = 1
         for i in range(1, aps + 1):
             radio = {"name": "phy0", "mac": f"02:00:00:00:0{i}:00", "channel": 6, "hw_mode": "g",
                      "max_vaps": max_vaps, "vaps_used": 0}
+            if radio_capacity_kbps is not None:  # else the radio reports none, as an older agent does
+                radio.update(capacity_kbps=radio_capacity_kbps, capacity_source="operator")
             self.agents[f"ap-{i}"] = {"agent_id": f"ap-{i}", "connected": True, "address": f"10.0.0.{i}",
                                       "radios": [radio], "vaps": 0, "clients": 0, "last_seen": time.time()}
         for i in range(1, mec_nodes + 1):
@@ -130,6 +141,7 @@ class FakeControllers(Controllers):
                 mac = f"02:11:{n // 256:02x}:{n % 256:02x}:00:{k:02x}"
                 self.clients[mac] = {"mac": mac, "vap_id": spec["vap_id"], "agent_id": agent_id, "signal_dbm": -40 - k,
                                      "connected_s": 1, "tx_bytes": 0, "rx_bytes": 0}
+                self.assoc_ts[mac] = time.time()
             state["clients"] = 2
             self._refresh_counts()
             self._after("create_vap")
@@ -144,11 +156,27 @@ class FakeControllers(Controllers):
             del self.vaps[vap_id]
             for mac in [m for m, c in self.clients.items() if c["vap_id"] == vap_id]:
                 del self.clients[mac]
+                self.assoc_ts.pop(mac, None)
             self._refresh_counts()
+
+    def update_vap(self, vap_id: str, rate_limit: Json) -> Json:
+        with self.lock:
+            self._enter("update_vap")
+            vap = self.vaps.get(vap_id)
+            if vap is None:
+                raise self._missing(f"vap {vap_id}")
+            for way in ("down", "up"):
+                cap, floor = rate_limit.get(f"{way}_kbps", 0), rate_limit.get(f"{way}_guaranteed_kbps", 0)
+                if cap and floor > cap:
+                    raise ControllerError(400, "bad_request", f"{way} guarantee {floor} above its cap {cap}")
+            vap["rate_limit"] = dict(rate_limit)
+            self._after("update_vap")
+            return dict(vap)
 
     def list_clients(self, agent_id: str | None = None, vap_id: str | None = None) -> list[Json]:
         with self.lock:
             self._enter("list_clients")
+            self._traffic()
             return [dict(c) for c in self.clients.values()
                     if agent_id in (None, c["agent_id"]) and vap_id in (None, c["vap_id"])]
 
@@ -159,6 +187,7 @@ class FakeControllers(Controllers):
             if client is None or client["agent_id"] != agent_id:
                 raise self._missing(f"client {mac}")
             del self.clients[mac.lower()]
+            self.assoc_ts.pop(mac.lower(), None)
             self.vaps[client["vap_id"]]["clients"] -= 1
             self._refresh_counts()
 
@@ -175,11 +204,40 @@ class FakeControllers(Controllers):
             vap = self.vaps.get(vap_id)
             if vap is None:
                 raise self._missing(f"vap {vap_id}")
-            # A slow wave scaled by the cap so charts move; only the clients' presence makes traffic.
-            cap = (vap.get("rate_limit") or {}).get("down_kbps") or 20_000
-            wave = 0.6 + 0.3 * math.sin(time.time() / 3.0)
-            busy = 1 if vap["clients"] else 0
-            return {"tx_bps": int(cap * 1000 * wave * busy), "rx_bps": int(cap * 250 * wave * busy), "interval_s": 1}
+            if vap_id in self.scripted_rates:
+                return dict(self.scripted_rates[vap_id])
+            tx, rx = self._wave(vap, time.time())
+            return {"tx_bps": tx, "rx_bps": rx, "interval_s": 1}
+
+    @staticmethod
+    def _wave(vap: Json, now: float) -> tuple[int, int]:
+        """A slow wave scaled by the cap so charts move; only the clients' presence makes traffic."""
+        cap = (vap.get("rate_limit") or {}).get("down_kbps") or 20_000
+        wave = 0.6 + 0.3 * math.sin(now / 3.0)
+        busy = 1 if vap["clients"] else 0
+        return int(cap * 1000 * wave * busy), int(cap * 250 * wave * busy)
+
+    def _traffic(self) -> None:
+        """With simulate_traffic: counters grow as the vAP rates say since the last look (clients share unevenly)."""
+        if not self.simulate_traffic:
+            return
+        now = time.time()
+        elapsed, self.traffic_ts = now - self.traffic_ts, now
+        for vap_id, vap in self.vaps.items():
+            tx, rx = self._wave(vap, now)
+            macs = sorted(m for m, c in self.clients.items() if c["vap_id"] == vap_id)
+            for k, mac in enumerate(macs, start=1):
+                share = k / (len(macs) * (len(macs) + 1) / 2)
+                client = self.clients[mac]
+                client["tx_bytes"] += int(tx * share * elapsed / 8)
+                client["rx_bytes"] += int(rx * share * elapsed / 8)
+                client["connected_s"] = int(now - self.assoc_ts.get(mac, now))
+        for vnf in self.vnfs.values():
+            for port in vnf["ports"]:
+                counters = self.vnf_counters.setdefault((vnf["vnf_id"], port["name"]), {"rx_bytes": 0, "tx_bytes": 0})
+                moved = int(2e6 * (0.6 + 0.3 * math.sin(now / 5.0)) * elapsed / 8)
+                counters["rx_bytes"] += moved
+                counters["tx_bytes"] += moved
 
     # --- nfv ----------------------------------------------------------------------------------------------
     def list_nodes(self) -> list[Json]:
@@ -220,6 +278,7 @@ class FakeControllers(Controllers):
             if vnf_id not in self.vnfs:
                 raise self._missing(f"vnf {vnf_id}")
             del self.vnfs[vnf_id]
+            self.vnf_counters = {k: v for k, v in self.vnf_counters.items() if k[0] != vnf_id}
             self._refresh_counts()
 
     def vnf_stats(self, vnf_id: int) -> Json:
@@ -228,9 +287,13 @@ class FakeControllers(Controllers):
             vnf = self.vnfs.get(vnf_id)
             if vnf is None:
                 raise self._missing(f"vnf {vnf_id}")
-            return {"vnf_id": vnf_id, "cpu_pct": 12.5, "memory_mib": vnf["memory_mib"] // 2,
-                    "ports": [{"name": p["name"], "rx_packets": 0, "rx_bytes": 0, "tx_packets": 0, "tx_bytes": 0}
-                              for p in vnf["ports"]]}
+            self._traffic()
+            ports = []
+            for p in vnf["ports"]:
+                counters = self.vnf_counters.get((vnf_id, p["name"]), {})
+                ports.append({"name": p["name"], "rx_packets": 0, "rx_bytes": counters.get("rx_bytes", 0),
+                              "tx_packets": 0, "tx_bytes": counters.get("tx_bytes", 0)})
+            return {"vnf_id": vnf_id, "cpu_pct": 12.5, "memory_mib": vnf["memory_mib"] // 2, "ports": ports}
 
     # --- pof ----------------------------------------------------------------------------------------------
     def list_switches(self) -> list[Json]:
@@ -264,6 +327,32 @@ class FakeControllers(Controllers):
             if slice_id not in self.paths:
                 raise self._missing(f"slice path {slice_id}")
             del self.paths[slice_id]
+
+    def update_path_rates(self, slice_id: str, rates: Json) -> Json:
+        with self.lock:
+            self._enter("update_path_rates")
+            path = self.paths.get(slice_id)
+            if path is None:
+                raise self._missing(f"slice path {slice_id}")
+            path.update({way: dict(rates[way]) for way in ("down", "up") if way in rates})
+            self._after("update_path_rates")
+            return dict(path)
+
+    # --- telemetry controls (tests) ---------------------------------------------------------------------------
+    def set_vap_rates(self, vap_id: str, tx_bps: int, rx_bps: int) -> None:
+        with self.lock:
+            self.scripted_rates[vap_id] = {"tx_bps": tx_bps, "rx_bps": rx_bps, "interval_s": 1}
+
+    def set_client_counters(self, mac: str, tx_bytes: int, rx_bytes: int, connected_s: int | None = None) -> None:
+        with self.lock:
+            client = self.clients[mac]
+            client.update(tx_bytes=tx_bytes, rx_bytes=rx_bytes)
+            if connected_s is not None:
+                client["connected_s"] = connected_s
+
+    def set_vnf_counters(self, vnf_id: int, port: str, rx_bytes: int, tx_bytes: int) -> None:
+        with self.lock:
+            self.vnf_counters[(vnf_id, port)] = {"rx_bytes": rx_bytes, "tx_bytes": tx_bytes}
 
     # --- helpers for tests --------------------------------------------------------------------------------
     def resources(self) -> dict[str, list[Any]]:

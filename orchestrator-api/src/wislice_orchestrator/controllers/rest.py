@@ -59,6 +59,10 @@ class RestControllers(Controllers):
     def delete_vap(self, agent_id: str, vap_id: str) -> None:
         self._call("DELETE", f"/onos/wifi/agents/{quote(agent_id)}/vaps/{quote(vap_id)}")
 
+    def update_vap(self, vap_id: str, rate_limit: Json) -> Json:
+        reply = self._call("PUT", f"/onos/wifi/vaps/{quote(vap_id)}/rate_limit", rate_limit)
+        return (reply.get("vap", reply) if isinstance(reply, dict) else None) or {}
+
     def list_clients(self, agent_id: str | None = None, vap_id: str | None = None) -> list[Json]:
         params = {k: v for k, v in (("agent", agent_id), ("vap", vap_id)) if v}
         return self._call("GET", "/onos/wifi/clients", params=params or None)["clients"]
@@ -107,3 +111,7 @@ class RestControllers(Controllers):
 
     def delete_path(self, slice_id: str) -> None:
         self._call("DELETE", f"/onos/pof/slices/{quote(slice_id)}")
+
+    def update_path_rates(self, slice_id: str, rates: Json) -> Json:
+        reply = self._call("PUT", f"/onos/pof/slices/{quote(slice_id)}/rates", rates)
+        return reply if isinstance(reply, dict) else {}

@@ -4,7 +4,7 @@
 
 const API = "/api/v1";
 const state = { token: sessionStorage.getItem("wislice-token"), tab: "overview", timer: null,
-                chart: null, chartSlice: null, series: [[], [], []] };
+                chart: null, clientChart: null, chartSlice: null, tele: null };
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -35,7 +35,7 @@ function fillTable(table, columns, rows, actions) {
       actions ? el("td", {}, actions(r)) : []))));
 }
 
-const fmtBps = bps => bps >= 1e6 ? (bps / 1e6).toFixed(1) + " Mb/s" : (bps / 1e3).toFixed(0) + " kb/s";
+const fmtBps = bps => bps == null ? "-" : bps >= 1e6 ? (bps / 1e6).toFixed(1) + " Mb/s" : (bps / 1e3).toFixed(0) + " kb/s";
 const bar = (used, cap) => el("span", { class: "bar", title: `${used} / ${cap}` },
   el("span", { style: `width:${cap ? Math.min(100, 100 * used / cap) : 0}%` }));
 
@@ -105,11 +105,13 @@ const renderers = {
     }
     const all = (await Promise.all(tenants.map(t => api("GET", `/tenants/${t.tenant_id}/slices`)))).flatMap(r => r.slices);
     fillTable(document.getElementById("slices-table"), [["tenant_id", "Tenant"], ["slice_id", "Slice"], ["name", "Name"],
-      [s => el("span", { class: "status-" + s.status }, s.status), "Status"], ["latency_class", "Latency"],
+      [s => el("span", { class: "status-" + s.status }, s.status + (s.pending_change ? " (changing)" : "")), "Status"],
+      ["latency_class", "Latency"],
       [s => `${s.bandwidth.down_guaranteed_kbps}..${s.bandwidth.down_cap_kbps || "∞"}`, "Down kbps"],
       [s => s.vaps.map(v => v.ssid).join(", "), "SSIDs"], [s => s.vnfs.map(v => v.image).join(" → "), "Chain"],
       ["mec_node", "MEC"]], all.map(s => ({ ...s, _key: `${s.tenant_id}/${s.slice_id}` })),
       s => [el("button", { "data-chart": `${s.tenant_id}/${s.slice_id}`, onclick: () => showChart(s) }, "Chart"),
+            el("button", { "data-edit": `${s.tenant_id}/${s.slice_id}`, onclick: () => editSlice(s) }, "Edit"),
             el("button", { onclick: async () => { await api("DELETE", `/tenants/${s.tenant_id}/slices/${s.slice_id}`); refresh(); } }, "Delete")]);
     if (state.chartSlice) await pollChart();
   },
@@ -120,31 +122,77 @@ const renderers = {
   },
 };
 
-// --- live chart of one slice ------------------------------------------------------------------------------
+// --- live charts of one slice: its telemetry series (the orchestrator polls the controllers; we poll it) -----
+const MAX_POINTS = 450;  // 15 minutes at the collector's default 2 s
+const PALETTE = ["#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
+const rateValue = (u, v) => fmtBps(v);
+const kbpsToBps = kbps => kbps == null ? null : kbps * 1000;
+
+function newChart(box, series) {
+  box.replaceChildren();
+  return new uPlot({ width: Math.min(900, box.clientWidth || 800), height: 240, series: [{}, ...series],
+    axes: [{}, { values: (u, vals) => vals.map(fmtBps), size: 80 }] }, [[], ...series.map(() => [])], box);
+}
+
 function showChart(s) {
   state.chartSlice = s;
-  state.series = [[], [], []];
+  state.tele = { since: 0, points: [], clients: {}, clientKey: null, busy: false };
+  state.clientChart = null;
   document.getElementById("chart-box").hidden = false;
-  document.getElementById("chart-title").textContent = `Slice ${s.tenant_id}/${s.slice_id} ${s.name}: vAP rates`;
-  const box = document.getElementById("chart");
-  box.replaceChildren();
-  state.chart = new uPlot({ width: Math.min(900, box.clientWidth || 800), height: 260,
-    series: [{}, { label: "down (AP→clients)", stroke: "#1f77b4", value: (u, v) => v == null ? "-" : fmtBps(v) },
-             { label: "up", stroke: "#ff7f0e", value: (u, v) => v == null ? "-" : fmtBps(v) }],
-    axes: [{}, { values: (u, vals) => vals.map(fmtBps), size: 80 }] }, state.series, box);
+  document.getElementById("chart-title").textContent = `Slice ${s.tenant_id}/${s.slice_id} ${s.name}: rates`;
+  // Dashed: the slice's guarantees at each point (a PATCH shows as a step).
+  state.chart = newChart(document.getElementById("chart"), [
+    { label: "down (AP→clients)", stroke: "#1f77b4", value: rateValue },
+    { label: "up", stroke: "#ff7f0e", value: rateValue },
+    { label: "down guaranteed", stroke: "#1f77b4", dash: [6, 4], points: { show: false }, value: rateValue },
+    { label: "up guaranteed", stroke: "#ff7f0e", dash: [6, 4], points: { show: false }, value: rateValue }]);
+  document.getElementById("client-chart").replaceChildren();
   pollChart();
 }
 
 async function pollChart() {
-  const s = state.chartSlice;
-  const stats = await api("GET", `/tenants/${s.tenant_id}/slices/${s.slice_id}/stats`);
-  const [t, down, up] = state.series;
-  t.push(stats.ts); down.push(stats.tx_bps); up.push(stats.rx_bps);
-  if (t.length > 120) { t.shift(); down.shift(); up.shift(); }
-  state.chart.setData(state.series);
-  const latest = document.getElementById("chart-latest");
-  latest.textContent = `${t.length} samples; now ${fmtBps(stats.tx_bps)} down, ${fmtBps(stats.rx_bps)} up, ${stats.clients} clients`;
-  latest.dataset.samples = t.length;
+  const s = state.chartSlice, tele = state.tele;
+  if (tele.busy) return;  // the 2 s refresh and a click may overlap
+  tele.busy = true;
+  try {
+    const t = await api("GET", `/tenants/${s.tenant_id}/slices/${s.slice_id}/telemetry?since=${tele.since}`);
+    if (tele !== state.tele) return;  // another slice was chosen meanwhile
+    tele.points = tele.points.concat(t.points).slice(-MAX_POINTS);
+    const first = tele.points.length ? tele.points[0].ts : 0;
+    for (const [mac, pts] of Object.entries(t.clients)) tele.clients[mac] = (tele.clients[mac] || []).concat(pts);
+    for (const mac of Object.keys(tele.clients)) {
+      tele.clients[mac] = tele.clients[mac].filter(p => p.ts >= first);
+      if (!tele.clients[mac].length) delete tele.clients[mac];
+    }
+    if (tele.points.length) tele.since = tele.points[tele.points.length - 1].ts;
+    const ts = tele.points.map(p => p.ts), col = f => tele.points.map(f);
+    state.chart.setData([ts, col(p => p.down_bps), col(p => p.up_bps),
+      col(p => kbpsToBps(p.guaranteed_down_kbps)), col(p => kbpsToBps(p.guaranteed_up_kbps))]);
+    drawClients(ts);
+    const last = tele.points[tele.points.length - 1], latest = document.getElementById("chart-latest");
+    latest.textContent = last ? `${ts.length} samples; now ${fmtBps(last.down_bps)} down, ${fmtBps(last.up_bps)} up, `
+      + `${last.clients ?? "-"} clients` : "no samples yet";
+    latest.dataset.samples = ts.length;
+  } finally {
+    tele.busy = false;
+  }
+}
+
+// One solid (down) and one dashed (up) line per client, on the slice's timestamps (the same polls).
+function drawClients(ts) {
+  const tele = state.tele, macs = Object.keys(tele.clients).sort(), box = document.getElementById("client-chart");
+  if (macs.join() !== tele.clientKey) {  // uPlot's series are fixed: another set of clients makes a new chart
+    tele.clientKey = macs.join();
+    box.dataset.clients = macs.length;
+    state.clientChart = macs.length ? newChart(box, macs.flatMap((mac, i) => [
+      { label: `${mac} down`, stroke: PALETTE[i % PALETTE.length], value: rateValue },
+      { label: `${mac} up`, stroke: PALETTE[i % PALETTE.length], dash: [6, 4], value: rateValue }])) : null;
+    if (!macs.length) box.replaceChildren();
+  }
+  if (!state.clientChart) return;
+  const byTs = macs.map(mac => new Map(tele.clients[mac].map(p => [p.ts, p])));
+  state.clientChart.setData([ts, ...byTs.flatMap(at => [ts.map(t => at.get(t)?.down_bps ?? null),
+                                                         ts.map(t => at.get(t)?.up_bps ?? null)])]);
 }
 
 // --- slice creation ---------------------------------------------------------------------------------------
@@ -161,6 +209,44 @@ document.getElementById("slice-form").addEventListener("submit", async ev => {
     out.className = "";
     while (["pending", "running", "rolling_back"].includes(op.status)) {
       out.textContent = `operation ${op.operation_id}: ${op.status} ${Math.round(op.progress * 100)}%`;
+      await new Promise(r => setTimeout(r, 300));
+      op = await api("GET", `/operations/${op.operation_id}`);
+    }
+    out.textContent = `operation ${op.operation_id}: ${op.status} ${op.error || ""}`;
+    out.dataset.status = op.status;
+  } catch (e) {
+    out.className = "error";
+    out.textContent = e.message;
+    out.dataset.status = "error";
+  }
+  refresh();
+});
+
+// --- live change of a slice's bandwidth / latency class (PATCH, applied as an operation) -----------------
+const BANDWIDTH_FIELDS = ["down_guaranteed_kbps", "down_cap_kbps", "up_guaranteed_kbps", "up_cap_kbps"];
+
+function editSlice(s) {
+  const dialog = document.getElementById("edit-slice"), f = document.getElementById("edit-form");
+  f.dataset.slice = `${s.tenant_id}/${s.slice_id}`;
+  document.getElementById("edit-title").textContent = `Slice ${s.tenant_id}/${s.slice_id} ${s.name}`;
+  for (const k of BANDWIDTH_FIELDS) f[k].value = s.bandwidth[k];
+  f.latency.value = s.latency_class;
+  const out = document.getElementById("edit-result");
+  out.textContent = ""; out.className = ""; delete out.dataset.status;
+  dialog.showModal();
+}
+
+document.getElementById("edit-close").addEventListener("click", () => document.getElementById("edit-slice").close());
+document.getElementById("edit-form").addEventListener("submit", async ev => {
+  ev.preventDefault();
+  const f = ev.target, out = document.getElementById("edit-result");
+  const [tenant, slice] = f.dataset.slice.split("/");
+  const bandwidth = Object.fromEntries(BANDWIDTH_FIELDS.map(k => [k, Number(f[k].value)]));
+  try {
+    let op = await api("PATCH", `/tenants/${tenant}/slices/${slice}`, { bandwidth, latency_class: f.latency.value });
+    out.className = "";
+    while (["pending", "running", "rolling_back"].includes(op.status)) {
+      out.textContent = `operation ${op.operation_id}: ${op.status}`;
       await new Promise(r => setTimeout(r, 300));
       op = await api("GET", `/operations/${op.operation_id}`);
     }

@@ -1,0 +1,292 @@
+"""Slice telemetry: a thread polls the controllers every TELEMETRY_INTERVAL_S and keeps time series per slice and
+per client in memory (timeseries.py), and the latest values for /metrics.
+
+Per poll: the live slices from the database (which vAPs and vNFs are whose), then through the controller client
+`list_agents` (radios' capacity_kbps), `list_clients` (per client tx/rx byte counters; per vAP client counts),
+`vap_rates` per up vAP (the agent's tx/rx bps: tx = down, towards the stations) and `vnf_stats` per running vNF
+(port byte counters). Byte counters become rates from the delta between two polls; a counter that went backwards
+(reset), a new association (connected_s restarted), a client that moved to another vAP, no elapsed time or a
+rate above MAX_RATE_BPS give no rate for that poll, only a new baseline. A failed controller call counts in
+`errors` (wislice_telemetry_poll_errors_total) and leaves that part of the poll empty (null in the series); a
+failure is logged when it starts and when it ends, not at every poll. Nothing raised stops the thread.
+
+Memory: one ring of S = min(3600, ceil(TELEMETRY_WINDOW_S / TELEMETRY_INTERVAL_S)) slots (450 at the defaults);
+a slice series is 5 float32 columns, a client series 2, so at most
+8*S + 4*S*(5*TELEMETRY_MAX_SLICES + 2*TELEMETRY_MAX_CLIENTS) bytes (about 23.4 MB at the defaults: 1000 slices,
+4000 clients; about 0.3 MB for 10 slices with 50 clients), plus the previous counters of the clients and vNF ports
+seen at the last poll. Slices and clients beyond the caps are left out of the series (logged), not of /metrics.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, selectinload, sessionmaker
+
+from .controllers import Controllers
+from .models import Slice
+from .timeseries import Ring, SeriesSet, finite
+
+log = logging.getLogger(__name__)
+
+LIVE = ("creating", "active", "deleting")
+MAX_SLOTS = 3600
+# Above this a byte-counter delta is not a rate but a counter that restarted and grew past its old value.
+MAX_RATE_BPS = 100e9
+SLICE_COLUMNS = ("down_bps", "up_bps", "clients", "guaranteed_down_kbps", "guaranteed_up_kbps")
+
+
+@dataclass
+class SliceInfo:
+    """What the orchestrator knows about a live slice at a poll."""
+
+    slice_id: int
+    tenant_id: int
+    guaranteed: tuple[int, int]  # down, up (kbps)
+    cap: tuple[int, int]  # down, up (kbps, 0 = uncapped)
+    vaps: list[tuple[str, str]]  # (agent_id, vap_id) of its up vAPs
+    vnfs: list[int]  # vnf_id of its running vNFs
+
+
+@dataclass
+class Latest:
+    """The last poll's values (what /metrics shows). Rates are None where the controllers could not be read."""
+
+    ts: float = 0.0
+    slices: dict[int, dict[str, Any]] = field(default_factory=dict)
+    clients: dict[tuple[int, str], tuple[float | None, float | None]] = field(default_factory=dict)
+    radios: dict[tuple[str, str], int] = field(default_factory=dict)
+    vnf_ports: dict[tuple[int, int, str], tuple[float | None, float | None]] = field(default_factory=dict)
+
+
+def counter_rate(prev: tuple[float, int] | None, ts: float, value: int) -> float | None:
+    """bit/s of a byte counter between two readings (ts, bytes), or None without a sound previous reading."""
+    if prev is None:
+        return None
+    prev_ts, prev_value = prev
+    elapsed = ts - prev_ts
+    if elapsed <= 0 or value < prev_value:
+        return None
+    rate = (value - prev_value) * 8 / elapsed
+    return rate if rate <= MAX_RATE_BPS else None
+
+
+def _num(value: float) -> int | None:
+    """A stored float32 as JSON: an integer, or None where there was no value."""
+    kept = finite(value)
+    return None if kept is None else round(kept)
+
+
+def _capacities(agents: list[dict[str, Any]]) -> dict[tuple[str, str], int]:
+    """(agent_id, radio) -> capacity_kbps of the radios that report one."""
+    return {(str(a["agent_id"]), str(r["name"])): r["capacity_kbps"] for a in agents for r in a.get("radios") or []
+            if isinstance(r.get("capacity_kbps"), int) and not isinstance(r.get("capacity_kbps"), bool)}
+
+
+def _tx_rx(rates: dict[str, Any]) -> tuple[float, float]:
+    tx, rx = float(rates["tx_bps"]), float(rates["rx_bps"])
+    if not (math.isfinite(tx) and math.isfinite(rx) and tx >= 0 and rx >= 0):
+        raise ValueError(f"bad rates {rates}")
+    return tx, rx
+
+
+def _bytes(entry: dict[str, Any], key: str) -> int | None:
+    value = entry.get(key)
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0 else None
+
+
+class TelemetryCollector:
+    def __init__(self, session_factory: sessionmaker[Session], controllers: Controllers, interval_s: float = 2.0,
+                 window_s: float = 900.0, max_slices: int = 1000, max_clients: int = 4000,
+                 clock: Callable[[], float] = time.time) -> None:
+        if interval_s <= 0:
+            raise ValueError("TELEMETRY_INTERVAL_S must be > 0")
+        self.session_factory = session_factory
+        self.controllers = controllers
+        self.interval_s = interval_s
+        self.clock = clock
+        self.ring = Ring(max(2, min(MAX_SLOTS, math.ceil(window_s / interval_s))))
+        self.slice_series = SeriesSet(self.ring, len(SLICE_COLUMNS), max_slices)
+        self.client_series = SeriesSet(self.ring, 2, max_clients)
+        self.latest = Latest()
+        self.errors = 0
+        self.polls = 0
+        self.lock = threading.Lock()  # the series and `latest`: written by the thread, read by requests
+        # Previous counter readings: client mac -> (vap_id, ts, connected_s, tx_bytes, rx_bytes);
+        # (vnf_id, port) -> (ts, rx_bytes, tx_bytes). Only what the last poll saw is kept.
+        self._clients_prev: dict[str, tuple[str, float, float | None, int, int]] = {}
+        self._ports_prev: dict[tuple[int, str], tuple[float, int, int]] = {}
+        self._failing: set[str] = set()  # calls failing since an earlier poll (logged once)
+        self._asked: set[str] = set()  # calls made in the current poll
+        self._refused_logged = False
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # --- the thread --------------------------------------------------------------------------------------------
+    def start(self) -> None:
+        if self._thread is None:
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._run, name="wislice-telemetry", daemon=True)
+            self._thread.start()
+
+    def stop(self, timeout_s: float = 30.0) -> None:
+        """Ends the thread after its current poll (which may wait on a controller call up to its timeout)."""
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            self._stop.set()
+            thread.join(timeout_s)
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def _run(self) -> None:
+        next_at = time.monotonic()
+        while not self._stop.is_set():
+            try:
+                self.poll_once()
+            except Exception:  # a bug or the database: counted and logged, the thread goes on
+                self.errors += 1
+                log.exception("telemetry poll failed")
+            next_at += self.interval_s
+            now = time.monotonic()
+            if next_at < now:  # the poll overran: skip the missed ticks
+                next_at = now + self.interval_s
+            self._stop.wait(next_at - now)
+
+    # --- one poll ----------------------------------------------------------------------------------------------
+    def _call(self, what: str, fn: Callable[[], Any]) -> Any:
+        """A controller call and the reading of its reply; None (counted, logged when it starts failing) if either
+        fails."""
+        self._asked.add(what)
+        try:
+            result = fn()
+        except Exception as exc:  # ControllerError, or a reply of the wrong shape
+            self.errors += 1
+            if what not in self._failing:
+                self._failing.add(what)
+                log.warning("telemetry: %s failed: %s", what, exc)
+            return None
+        if what in self._failing:
+            self._failing.discard(what)
+            log.info("telemetry: %s answers again", what)
+        return result
+
+    def load_slices(self) -> list[SliceInfo]:
+        with self.session_factory() as db:
+            rows = db.scalars(select(Slice).where(Slice.status.in_(LIVE)).order_by(Slice.id)
+                              .options(selectinload(Slice.vaps), selectinload(Slice.vnfs)))
+            return [SliceInfo(s.id, s.tenant_id, (s.down_guaranteed_kbps, s.up_guaranteed_kbps),
+                              (s.down_cap_kbps, s.up_cap_kbps),
+                              [(v.agent_id, v.vap_id) for v in s.vaps if v.state == "up"],
+                              [v.vnf_id for v in s.vnfs if v.state == "running"]) for s in rows]
+
+    def poll_once(self, now: float | None = None) -> None:
+        ts = self.clock() if now is None else now
+        slices = self.load_slices()
+        ctl = self.controllers
+        latest = Latest(ts=ts)
+        latest.radios = self._call("list_agents", lambda: _capacities(ctl.list_agents())) or {}
+        clients = self._call("list_clients", lambda: [c for c in ctl.list_clients() if isinstance(c, dict)])
+        owner = {vap_id: s.slice_id for s in slices for _, vap_id in s.vaps}
+        client_rows = self._client_rates(ts, clients, owner, latest)
+        slice_rows = {}
+        for s in slices:
+            down: float | None = 0.0
+            up: float | None = 0.0
+            for agent_id, vap_id in s.vaps:
+                rates = self._call(f"vap_rates {agent_id}/{vap_id}",
+                                   lambda a=agent_id, v=vap_id: _tx_rx(ctl.vap_rates(a, v)))
+                if rates is None or down is None or up is None:
+                    down = up = None  # one vAP unknown: the slice's sum is unknown
+                    continue
+                down += rates[0]  # the AP's tx = towards the stations
+                up += rates[1]
+            vaps = {vap_id for _, vap_id in s.vaps}
+            count = None if clients is None else sum(1 for c in clients if c.get("vap_id") in vaps)
+            slice_rows[s.slice_id] = (down, up, count, *s.guaranteed)
+            latest.slices[s.slice_id] = {"tenant_id": s.tenant_id, "down_bps": down, "up_bps": up, "clients": count,
+                                         "guaranteed": s.guaranteed, "cap": s.cap}
+            self._vnf_rates(ts, s, latest)
+        running = {vnf for s in slices for vnf in s.vnfs}
+        self._ports_prev = {k: v for k, v in self._ports_prev.items() if k[0] in running}
+        self._failing &= self._asked
+        self._asked = set()
+        with self.lock:
+            slot = self.ring.advance(ts)
+            refused = self.slice_series.record(slot, slice_rows) + self.client_series.record(slot, client_rows)
+            live = {s.slice_id for s in slices}
+            self.slice_series.discard(k for k in self.slice_series.series if k not in live)
+            self.client_series.discard(k for k in self.client_series.series if k[0] not in live)
+            self.latest = latest
+            self.polls += 1
+        if refused and not self._refused_logged:
+            self._refused_logged = True
+            log.warning("telemetry: series full (TELEMETRY_MAX_SLICES/TELEMETRY_MAX_CLIENTS); not kept: %s",
+                        refused[:10])
+
+    def _client_rates(self, ts: float, clients: list[dict[str, Any]] | None, owner: dict[str, int],
+                      latest: Latest) -> dict[tuple[int, str], tuple[float | None, float | None]]:
+        if clients is None:  # unknown this poll: keep the baselines for the next one
+            return {}
+        rows: dict[tuple[int, str], tuple[float | None, float | None]] = {}
+        seen: dict[str, tuple[str, float, float | None, int, int]] = {}
+        for c in clients:
+            mac, vap_id = str(c.get("mac", "")).lower(), c.get("vap_id")
+            tx, rx = _bytes(c, "tx_bytes"), _bytes(c, "rx_bytes")
+            if vap_id not in owner or not mac or tx is None or rx is None:
+                continue
+            connected = c.get("connected_s") if isinstance(c.get("connected_s"), int | float) else None
+            prev = self._clients_prev.get(mac)
+            down = up = None
+            # Same association on the same vAP: its connected time kept growing (a new one restarts it).
+            if prev is not None and prev[0] == vap_id and (connected is None or prev[2] is None
+                                                           or connected >= prev[2]):
+                down = counter_rate((prev[1], prev[3]), ts, tx)  # the AP's tx = towards the station
+                up = counter_rate((prev[1], prev[4]), ts, rx)
+            seen[mac] = (vap_id, ts, connected, tx, rx)
+            rows[(owner[vap_id], mac)] = (down, up)
+        self._clients_prev = seen
+        latest.clients = rows
+        return rows
+
+    def _vnf_rates(self, ts: float, s: SliceInfo, latest: Latest) -> None:
+        for vnf_id in s.vnfs:
+            ports = self._call(f"vnf_stats {vnf_id}",
+                               lambda v=vnf_id: [p for p in self.controllers.vnf_stats(v).get("ports") or []
+                                                 if isinstance(p, dict)])
+            for port in ports or []:
+                rx, tx = _bytes(port, "rx_bytes"), _bytes(port, "tx_bytes")
+                if rx is None or tx is None:
+                    continue
+                key = (vnf_id, str(port.get("name")))
+                prev = self._ports_prev.get(key)
+                rates = (None, None) if prev is None else (counter_rate((prev[0], prev[1]), ts, rx),
+                                                           counter_rate((prev[0], prev[2]), ts, tx))
+                self._ports_prev[key] = (ts, rx, tx)
+                latest.vnf_ports[(s.slice_id, vnf_id, key[1])] = rates
+
+    # --- reading -----------------------------------------------------------------------------------------------
+    def series(self, slice_id: int, since: float = 0.0) -> dict[str, Any]:
+        """A slice's points and its clients' points later than `since` (epoch s), oldest first."""
+        with self.lock:
+            slots = self.ring.order(since)
+            points = [{"ts": t, **{name: _num(v) for name, v in zip(SLICE_COLUMNS, row, strict=True)}}
+                      for t, row in self.slice_series.read(slice_id, slots)]
+            clients = {}
+            for key in [k for k in self.client_series.series if k[0] == slice_id]:
+                rows = self.client_series.read(key, slots)
+                if rows:
+                    clients[key[1]] = [{"ts": t, "down_bps": _num(d), "up_bps": _num(u)} for t, (d, u) in rows]
+        return {"slice_id": slice_id, "interval_s": self.interval_s, "points": points, "clients": clients}
+
+    def snapshot(self) -> Latest:
+        with self.lock:
+            return self.latest
