@@ -45,9 +45,11 @@ def test_full_translation_is_loaded_by_the_agent(shell, tmp_path):
         tls_ca_file=str(tmp_path / "ca.pem"), tls_cert_file=str(tmp_path / "ap.pem"),
         tls_key_file=str(tmp_path / "ap.key"), tls_server_name="ctl.example.org", shaping="none",
         pof_switch_socket="/var/run/pofswitch.sock", stats_interval="7", keepalive="12", remove_vaps_on_exit="yes",
-        log_level="DEBUG", hostapd_global="/var/run/hostapd/global", conf_dir="/var/lib/wislice-ap-agent")
+        log_level="DEBUG", hostapd_global="/var/run/hostapd/global", conf_dir="/var/lib/wislice-ap-agent",
+        pof_switch_uplink="wan.1", default_capacity_kbps="30000")
     sections.append(Section("radio", "radio1", {"phy": "phy1", "iface": "wlan1", "max_vaps": "2", "driver": "wired",
-                                                "mac": "02:00:00:00:01:00", "channel": "36", "hw_mode": "a"}))
+                                                "mac": "02:00:00:00:01:00", "channel": "36", "hw_mode": "a",
+                                                "capacity_kbps": "54000"}))
     run, run_dir = start_agent(shell, tmp_path, sections)
     assert run.rc == 0, run.errors()
     ini = run_dir / "agent.ini"
@@ -59,11 +61,13 @@ def test_full_translation_is_loaded_by_the_agent(shell, tmp_path):
     assert (cfg.tls, cfg.tls_ca_file, cfg.tls_server_name) == (True, str(tmp_path / "ca.pem"), "ctl.example.org")
     assert (cfg.shaping, cfg.stats_interval_s, cfg.keepalive_s, cfg.log_level) == ("none", 7, 12, "DEBUG")
     assert cfg.remove_vaps_on_exit is True
-    assert cfg.pof_switch_socket == "/var/run/pofswitch.sock"
+    assert (cfg.pof_switch_socket, cfg.pof_switch_uplink) == ("/var/run/pofswitch.sock", "wan.1")
+    assert cfg.default_capacity_kbps == 30000
+    # an operator capacity only where UCI sets one; radio0 is left to the agent's measurement
     assert cfg.radios == [
         {"name": "phy0", "iface": "wlan0", "max_vaps": 4, "driver": "nl80211"},
         {"name": "phy1", "iface": "wlan1", "max_vaps": 2, "driver": "wired", "mac": "02:00:00:00:01:00",
-         "channel": 36, "hw_mode": "a"}]
+         "channel": 36, "hw_mode": "a", "capacity_kbps": 54000}]
     # the secret lives in its own file that only root reads, and procd watches it
     secret_file = run_dir / "secret"
     assert stat.S_IMODE(secret_file.stat().st_mode) == 0o600
@@ -73,6 +77,63 @@ def test_full_translation_is_loaded_by_the_agent(shell, tmp_path):
     assert ["procd_append_param", "file", str(secret_file)] in inst
     assert ["procd_set_param", "respawn", "3600", "5", "0"] in inst
     assert ["procd_set_param", "stdout", "1"] in inst and ["procd_set_param", "stderr", "1"] in inst
+
+
+def test_capacity_and_uplink_defaults_are_the_agents(shell, tmp_path):
+    """Unset in UCI, the rendered values are the agent's own defaults (so the INI says what the agent would do)."""
+    run, run_dir = start_agent(shell, tmp_path, agent_sections(tmp_path))
+    assert run.rc == 0, run.errors()
+    ini = run_dir / "agent.ini"
+    lines = ini.read_text().splitlines()
+    assert "pof_switch_uplink = up" in lines and "default_capacity_kbps = 20000" in lines
+    assert not any(line.startswith("capacity_kbps") for line in lines)
+    cfg = agent_config.load(str(ini))
+    defaults = agent_config.AgentConfig("a", "h", 1, "/g", [])
+    assert (cfg.pof_switch_uplink, cfg.default_capacity_kbps) == (defaults.pof_switch_uplink,
+                                                                  defaults.default_capacity_kbps)
+    assert "capacity_kbps" not in cfg.radios[0]
+
+
+@pytest.mark.parametrize("value", ["1", "20000", "10000000"])
+def test_capacity_bounds_are_accepted(shell, tmp_path, value):
+    sections = agent_sections(tmp_path, default_capacity_kbps=value)
+    sections[1].options["capacity_kbps"] = value
+    run, run_dir = start_agent(shell, tmp_path, sections)
+    assert run.rc == 0, run.errors()
+    cfg = agent_config.load(str(run_dir / "agent.ini"))
+    assert cfg.default_capacity_kbps == cfg.radios[0]["capacity_kbps"] == int(value)
+
+
+# Out of the agent's range, not a whole number, or a form the init script does not pass on (leading zero, sign).
+BAD_KBPS = ["0", "10000001", "99999999999999999999", "-5", "+5", "1.5", "1e6", "020000", "0x10", " 5", "5 ",
+            "five"]
+
+
+@pytest.mark.parametrize("where", ["agent", "radio"])
+@pytest.mark.parametrize("value", BAD_KBPS, ids=repr)
+def test_bad_capacities_are_refused(shell, tmp_path, where, value):
+    sections = agent_sections(tmp_path)
+    field = "default_capacity_kbps" if where == "agent" else "capacity_kbps"
+    sections[0 if where == "agent" else 1].options[field] = value
+    run, run_dir = start_agent(shell, tmp_path, sections)
+    assert_refused(run, run_dir, tmp_path, field)
+
+
+def test_capacity_check_of_the_init_script_itself(shell, tmp_path):
+    """Values the UCI validator may pass (validate_data's range() reads a leading zero as decimal) are still
+    refused by the script's own check, with the option named and the allowed range."""
+    sections = agent_sections(tmp_path)
+    sections[1].options["capacity_kbps"] = "054000"
+    run, run_dir = start_agent(shell, tmp_path, sections)
+    assert_refused(run, run_dir, tmp_path)
+    assert "option capacity_kbps: bad value '054000' (want kbit/s, 1 to 10000000)" in run.errors()
+
+
+@pytest.mark.parametrize("value", ["-up", "x" * 16, "up=eth0", "up,rate=1", "up link"], ids=repr)
+def test_bad_uplink_port_names_are_refused(shell, tmp_path, value):
+    run, run_dir = start_agent(shell, tmp_path, agent_sections(tmp_path, pof_switch_uplink=value))
+    assert_refused(run, run_dir, tmp_path, "pof_switch_uplink")
+    assert "want portname" in run.errors()
 
 
 def test_disabled_starts_nothing(shell, tmp_path):
@@ -96,8 +157,9 @@ def test_reload_and_triggers(shell, tmp_path):
 HOSTILE = ["x\n[radio evil]\niface = evil0", "x'y", 'x"y', "$(touch PWNED)", "`touch PWNED`", "x;touch PWNED",
            "x y", "x\r", ""]
 AGENT_FIELDS = ["agent_id", "controller_host", "hostapd_global", "hostapd_ctrl_dir", "conf_dir",
-                "pof_switch_socket", "tls_server_name", "secret_file", "log_level", "shaping"]
-RADIO_FIELDS = ["phy", "iface", "mac", "channel", "hw_mode", "driver", "max_vaps"]
+                "pof_switch_socket", "tls_server_name", "secret_file", "log_level", "shaping", "pof_switch_uplink",
+                "default_capacity_kbps"]
+RADIO_FIELDS = ["phy", "iface", "mac", "channel", "hw_mode", "driver", "max_vaps", "capacity_kbps"]
 
 
 def assert_refused(run, run_dir: Path, tmp: Path, field: str | None = None) -> None:
@@ -131,7 +193,7 @@ def test_leading_dash_is_refused_where_it_could_read_as_an_option(shell, tmp_pat
 @pytest.mark.parametrize("value", HOSTILE, ids=repr)
 def test_hostile_radio_values_are_refused(shell, tmp_path, field, value):
     sections = agent_sections(tmp_path)
-    if value == "" and field in ("mac", "channel", "hw_mode", "driver", "max_vaps"):
+    if value == "" and field in ("mac", "channel", "hw_mode", "driver", "max_vaps", "capacity_kbps"):
         pytest.skip("empty = option unset, which is valid for this field")
     sections[1].options[field] = value
     run, run_dir = start_agent(shell, tmp_path, sections)

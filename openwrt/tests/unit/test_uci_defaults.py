@@ -4,6 +4,7 @@ ship disabled; with `enabled` switched on, the shipped defaults pass the init sc
 from __future__ import annotations
 
 import re
+import sys
 
 import pytest
 from owrt import (
@@ -19,6 +20,9 @@ from owrt import (
     run_harness,
     uci_config,
 )
+
+sys.path.insert(0, str(AP_AGENT_SRC))
+from wislice_ap_agent import config as agent_config  # the real loader, from the tree being packaged
 
 SECTION_TYPES = {"wislice-ap-agent": {"agent", "radio"}, "wislice-pofswitch": {"switch"}}
 
@@ -74,3 +78,33 @@ def test_shipped_defaults_start_once_enabled(shell, tmp_path):
                       {"ETHTOOL": str(tmp_path / "no-ethtool")})
     assert run.rc == 0, run.errors()
     assert run.command()[0] == "/usr/sbin/pofswitch-afp"
+
+
+@pytest.mark.parametrize("shell", SHELLS, ids=" ".join)
+def test_shipped_agent_and_switch_agree(shell, tmp_path):
+    """Both packages as shipped, each translated by its own init script: the agent's switch socket is the switch's
+    management socket, and the port the agent rates (pof_switch_uplink, as the agent's loader reads the generated
+    INI) is one of the switch's start-up ports, by port name (NAME of NAME=NETDEV)."""
+    secret = tmp_path / "secret"
+    secret.write_text("0123456789abcdef0123456789abcdef\n")
+    sections = parse_uci(uci_config("wislice-ap-agent").read_text())
+    sections[0].options.update(enabled="1", secret_file=str(secret))
+    run = run_harness(shell, init_script("wislice-ap-agent"), render_uci(sections), "start", tmp_path / "a",
+                      {"PROG": str(agent_wrapper(tmp_path, AP_AGENT_SRC)), "RUN_DIR": str(tmp_path / "run")})
+    assert run.rc == 0, run.errors()
+    agent = agent_config.load(str(tmp_path / "run" / "agent.ini"))
+    # the shipped values are the agent's own defaults
+    defaults = agent_config.AgentConfig("a", "h", 1, "/g", [])
+    assert (agent.pof_switch_uplink, agent.default_capacity_kbps) == (defaults.pof_switch_uplink,
+                                                                      defaults.default_capacity_kbps)
+
+    sections = parse_uci(uci_config("wislice-pofswitch").read_text())
+    sections[0].options["enabled"] = "1"
+    run = run_harness(shell, init_script("wislice-pofswitch"), render_uci(sections), "start", tmp_path / "s",
+                      {"ETHTOOL": str(tmp_path / "no-ethtool")})
+    assert run.rc == 0, run.errors()
+    argv = run.command()
+    mgmt = argv[argv.index("--mgmt") + 1]
+    port_names = [argv[i + 1].split("=", 1)[0] for i, a in enumerate(argv) if a == "--port"]
+    assert agent.pof_switch_socket == mgmt
+    assert agent.pof_switch_uplink in port_names, (agent.pof_switch_uplink, port_names)
