@@ -20,9 +20,11 @@ def test_two_isolated_slices_end_to_end() -> None:
     from wislice_testbed.topology.testbed import up
 
     log = StepLog("e2e")
-    with up(log, stations=2) as tb:
+    with up(log, stations=2, radio_capacity_kbps=10_000) as tb:
         results = e2e_slice.run(tb, log, second_slice=True)
     verdict = demo.evaluate(results)
     assert all(verdict.values()), {"failed": sorted(k for k, ok in verdict.items() if not ok), **results}
     # Both slices ran concurrently, each held to its own cap.
-    assert set(results["rates_mbps"]) == {"slice1_alone", "slice1_concurrent", "slice2_concurrent"}
+    assert set(results["rates_mbps"]) == {"slice1_alone", "slice1_concurrent", "slice2_concurrent", "slice2_patched"}
+    # The live change (PATCH) took effect without the station reassociating.
+    assert results["checks"]["slice2_patched"] and results["checks"]["slice2_station_kept"]

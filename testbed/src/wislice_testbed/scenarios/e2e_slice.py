@@ -85,9 +85,9 @@ def operator_setup(tb: Any, log: StepLog, slices: list[SliceRun]) -> None:
     log.say(f"operator declared the wired topology (AP sw -> core sw -> MEC sw) and {len(slices)} tenant(s)")
 
 
-def create_slice(tb: Any, log: StepLog, s: SliceRun) -> dict[str, Any]:
+def create_slice(tb: Any, log: StepLog, s: SliceRun, body: dict[str, Any] | None = None) -> dict[str, Any]:
     _, op, headers = tb.orch.call("POST", f"/api/v1/tenants/{s.tenant_id}/slices", s.token,
-                                  slice_body(s, tb.ap.agent_id))
+                                  body or slice_body(s, tb.ap.agent_id))
     op = wait_operation(tb, s.token, headers.get("Location") or f"/api/v1/operations/{op['id']}")
     if op["status"] != "succeeded":
         raise RuntimeError(f"slice creation {op['status']}: {json.dumps(op, indent=1)[:3000]}\n"
@@ -132,9 +132,10 @@ def wire_server_side(tb: Any, s: SliceRun) -> None:
     tb.server.exec(["ip", "route", "replace", f"10.6{s.tenant_id}.1.0/24", "via", s.vnf_out_addr])
 
 
-def associate(tb: Any, log: StepLog, s: SliceRun) -> float:
-    sta = s.station
-    sta.connect(s.ssid, mode="wpa2-psk", passphrase=PASSPHRASE, address=f"{s.sta_addr}/24")
+def associate(tb: Any, log: StepLog, s: SliceRun, station: Any = None, address: str = "") -> float:
+    """Station (default: the slice's own) joins the slice's SSID with an address in its wireless subnet."""
+    sta = station or s.station
+    sta.connect(s.ssid, mode="wpa2-psk", passphrase=PASSPHRASE, address=f"{address or s.sta_addr}/24")
     took = sta.wait_associated(timeout=60)
     sta.exec(f"ip route replace 10.6{s.tenant_id}.2.0/24 via {s.gw_addr}")
     mac = sta.mac().lower()
@@ -166,6 +167,25 @@ def iperf_down(tb: Any, s: SliceRun, seconds: int = IPERF_SECONDS) -> float:
     if "error" in out:
         raise RuntimeError(f"iperf3: {out['error']}")
     return out["end"]["sum_received"]["bits_per_second"] / 1e6
+
+
+def connections(tb: Any, sta: Any) -> int:
+    """How many times the station's wpa_supplicant completed an association (its log, since it started)."""
+    res = tb.ap.vm.run(f"grep -c CTRL-EVENT-CONNECTED /tmp/wpas-{sta.ns}.log", check=False)
+    return int(res.out.strip() or 0)
+
+
+def patch_bandwidth(tb: Any, log: StepLog, s: SliceRun, bandwidth: dict[str, int]) -> dict[str, Any]:
+    """A live change of the slice's rates through the orchestrator (PATCH, an operation applied to the AP and the
+    wired path); returns the slice as it reads afterwards."""
+    _, _, headers = tb.orch.call("PATCH", f"/api/v1/tenants/{s.tenant_id}/slices/{s.slice_id}", s.token,
+                                 {"bandwidth": bandwidth})
+    op = wait_operation(tb, s.token, headers["Location"])
+    if op["status"] != "succeeded":
+        raise RuntimeError(f"slice update {op['status']}: {json.dumps(op, indent=1)[:3000]}")
+    sl = tb.orch.call("GET", f"/api/v1/tenants/{s.tenant_id}/slices/{s.slice_id}", s.token)[1]
+    log.say(f"slice {s.slice_id} changed live: bandwidth {sl['bandwidth']} ({len(op['steps'])} steps)")
+    return sl
 
 
 def delete_slice(tb: Any, log: StepLog, s: SliceRun) -> dict[str, bool]:
@@ -239,9 +259,20 @@ def run(tb: Any, log: StepLog, second_slice: bool = True) -> dict[str, Any]:
                 results["rates_mbps"]["slice2_concurrent"] = round(f2.result(), 3)
         log.say(f"concurrently: slice 1 {results['rates_mbps']['slice1_concurrent']:.2f} Mbit/s (cap 5), "
                 f"slice 2 {results['rates_mbps']['slice2_concurrent']:.2f} Mbit/s (cap 2)")
+        with log.step("slice2_patch", "tenant 2 raises its slice's cap to 3 Mbit/s live (PATCH)"):
+            before = connections(tb, second.station)
+            sl = patch_bandwidth(tb, log, second, {"down_cap_kbps": 3000, "up_cap_kbps": 3000})
+            checks["slice2_patched"] = sl["bandwidth"]["down_cap_kbps"] == 3000 and sl["status"] == "active"
+            results["rates_mbps"]["slice2_patched"] = round(iperf_down(tb, second), 3)
+            # Kept associated: no new association since the change, and still associated now.
+            checks["slice2_station_kept"] = (connections(tb, second.station) == before
+                                             and second.station.state().get("wpa_state") == "COMPLETED")
+        log.say(f"after the change: slice 2 {results['rates_mbps']['slice2_patched']:.2f} Mbit/s (cap 3), station "
+                f"kept its association: {checks['slice2_station_kept']}")
     for s, key in ((r, f"slice{r.tenant_id}_delete") for r in reversed(runs)):
         with log.step(key, f"tenant {s.tenant_id} deletes its slice"):
             gone = delete_slice(tb, log, s)
         checks.update({f"slice{s.tenant_id}_{k}": v for k, v in gone.items()})
     checks["pof_flows_after_delete"] = pof_flow_count(tb)
+    results["tokens"] = {s.tenant_id: s.token for s in runs}
     return results

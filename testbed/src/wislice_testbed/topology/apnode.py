@@ -63,7 +63,10 @@ class ApNode:
 
 
 @contextmanager
-def ap_node(onos: Onos, tap: str, agent_id: str = "ap-1", stations: int = 2, say: Any = print) -> Iterator[ApNode]:
+def ap_node(onos: Onos, tap: str, agent_id: str = "ap-1", stations: int = 2, say: Any = print,
+            capacity_kbps: int = 0) -> Iterator[ApNode]:
+    """capacity_kbps: the radio's usable capacity as the operator sets it in the agent's config (0 = the agent
+    measures it from its stations' PHY rates)."""
     apvm, wifi = _ap_vm_modules()
     if shutil.which(apvm.QEMU) is None:
         raise RuntimeError(f"{apvm.QEMU} missing (testbed/ap-vm/deps/apt.txt)")
@@ -85,7 +88,8 @@ def ap_node(onos: Onos, tap: str, agent_id: str = "ap-1", stations: int = 2, say
                 "hostapd_global": "/run/hostapd-global", "hostapd_ctrl_dir": "/run/hostapd",
                 "conf_dir": "/run/wislice/agent", "shaping": "tc", "stats_interval_s": 2,
                 "pof_switch_socket": MGMT, "remove_vaps_on_exit": True, "log_level": "INFO",
-                "radios": [{"name": "phy0", "iface": "wlan0", "max_vaps": 4}]}
+                "radios": [{"name": "phy0", "iface": "wlan0", "max_vaps": 4,
+                            **({"capacity_kbps": capacity_kbps} if capacity_kbps else {})}]}
         hostapd.write_file("/run/wislice/agent.json", json.dumps(conf) + "\n")
         agent_pid = vm.spawn("env PYTHONPATH=/opt/wislice/ap-agent python3 -m wislice_ap_agent "
                              "--config /run/wislice/agent.json", log="/tmp/agent.log")

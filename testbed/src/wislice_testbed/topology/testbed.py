@@ -53,7 +53,7 @@ class Testbed:
 
 
 @contextmanager
-def up(log: StepLog, stations: int = 2) -> Iterator[Testbed]:
+def up(log: StepLog, stations: int = 2, radio_capacity_kbps: int = 0) -> Iterator[Testbed]:
     with ExitStack() as stack:
         log_dir = Path(tempfile.mkdtemp(prefix="wislice-demo-logs-"))
         processes = ProcessManager(log_dir)
@@ -69,7 +69,8 @@ def up(log: StepLog, stations: int = 2) -> Iterator[Testbed]:
             server = Namespace.create("srv")
             stack.callback(server.delete)
         with log.step("ap", "AP VM: hostapd, ap-agent, AP pof-switch, stations"):
-            ap = stack.enter_context(ap_node(onos, tap, stations=stations, say=log.say))
+            ap = stack.enter_context(ap_node(onos, tap, stations=stations, say=log.say,
+                                                capacity_kbps=radio_capacity_kbps))
         with log.step("mec", "MEC node: private dockerd, MEC pof-switch, mec-agent"):
             mec = stack.enter_context(mec_node(onos, processes, link.b, say=log.say))
         with log.step("orchestrator", "orchestrator-api (SQLite, real ONOS controllers)"):

@@ -1,0 +1,128 @@
+"""Real video for the demo's Fig. 10/11 replay: ffmpeg streams a constant-bitrate MPEG-TS clip over UDP from the
+server namespace to a station; a small UDP sink in the station (in the AP VM) keeps what arrives and counts it per
+second; Y-PSNR of the received stream against the uncompressed source (ffmpeg's psnr filter) says what a viewer saw.
+
+The clip is ffmpeg's testsrc2 pattern encoded once (H.264, CBR, muxed at the stream's rate) and cached; the PSNR
+reference is the same pattern generated again, so a perfectly received stream scores its encoding's PSNR and every
+lost packet lowers it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from wislice_testbed.topology.common import cache_dir
+
+from .traffic import Series, next_port
+
+SIZE, FPS = "640x360", 25
+# Runs in the station's namespace inside the VM (python3 is there): keeps the datagrams, counts bytes per second.
+SINK = r'''
+import json, socket, sys, time
+port, seconds, out = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 21)
+s.bind(("0.0.0.0", port))
+s.settimeout(0.2)
+start = time.time(); per_s = {}
+with open(out + ".ts", "wb") as f:
+    while time.time() - start < seconds:
+        try:
+            data = s.recv(65536)
+        except socket.timeout:
+            continue
+        f.write(data)
+        k = int(time.time() - start)
+        per_s[k] = per_s.get(k, 0) + len(data)
+json.dump({"bytes_per_s": per_s}, open(out + ".json", "w"))
+'''
+
+
+@dataclass(frozen=True)
+class Clip:
+    path: Path
+    kbps: int
+    seconds: int
+
+
+def clip(kbps: int, seconds: int) -> Clip:
+    """The source clip at `kbps` (TS mux rate; the video inside at 90 % of it), cached by its parameters."""
+    path = cache_dir() / "video" / f"testsrc2-{SIZE}-{kbps}k-{seconds}s.ts"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        v = int(kbps * 0.9)
+        subprocess.run(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                        f"testsrc2=size={SIZE}:rate={FPS}:duration={seconds}", "-c:v", "libx264", "-preset",
+                        "veryfast", "-g", str(FPS), "-b:v", f"{v}k", "-minrate", f"{v}k", "-maxrate", f"{v}k",
+                        "-bufsize", f"{v // 2}k", "-x264-params", "nal-hrd=cbr", "-muxrate", f"{kbps}k",
+                        "-f", "mpegts", str(path) + ".part"], check=True, timeout=600)
+        Path(str(path) + ".part").rename(path)
+    return Clip(path, kbps, seconds)
+
+
+@dataclass
+class VideoFlow:
+    """One client's video: ffmpeg in the server namespace -> UDP -> the sink in the station."""
+
+    name: str
+    station: Any
+    station_addr: str
+    clip: Clip
+    start_s: float = 0.0
+
+    def run(self, tb: Any, t0: float) -> Series:
+        series = Series(self.name)
+        port = next_port()
+        share = tb.ap.vm.share
+        (share / "udp_sink.py").write_text(SINK)
+        out = f"/mnt/share/{self.name}"
+        listen = self.clip.seconds + 6
+        sink = tb.ap.vm.spawn(f"ip netns exec {self.station.ns} python3 /mnt/share/udp_sink.py {port} {listen} {out}",
+                              log=f"/tmp/{self.name}-sink.log")
+        delay = t0 + self.start_s - time.time()
+        if delay > 0:
+            time.sleep(delay)
+        launched = time.time() - t0
+        sender = tb.processes.start(tb.server.argv([
+            "ffmpeg", "-nostdin", "-loglevel", "error", "-re", "-i", str(self.clip.path), "-c", "copy",
+            "-muxrate", f"{self.clip.kbps}k", "-f", "mpegts", f"udp://{self.station_addr}:{port}?pkt_size=1316"]),
+            log_name=f"ffmpeg-{self.name}")
+        try:
+            sender.wait(timeout=self.clip.seconds + 30)
+        except subprocess.TimeoutExpired:
+            series.error = "ffmpeg did not finish"
+        finally:
+            tb.processes.stop(sender)
+        tb.ap.vm.wait_for(f"! kill -0 {sink} 2>/dev/null", timeout=listen + 15)
+        try:
+            report = json.loads((share / f"{self.name}.json").read_text())
+        except (OSError, ValueError) as exc:
+            series.error = f"the sink wrote no report: {exc}"
+            return series
+        # The guest's clock is not the host's: the sink's first second with data is when the sender started.
+        per_s = {int(k): v for k, v in report["bytes_per_s"].items()}
+        first = min(per_s, default=0)
+        series.points = [(launched + 1.0 + k, per_s.get(first + k, 0) * 8 / 1e6) for k in range(self.clip.seconds)]
+        return series
+
+    def received(self, tb: Any) -> Path:
+        return tb.ap.vm.share / f"{self.name}.ts"
+
+
+def y_psnr(received: Path, clip_: Clip) -> float:
+    """Mean Y-PSNR (dB) of the received stream against the uncompressed source pattern; 0.0 if nothing decodes."""
+    ref = f"testsrc2=size={SIZE}:rate={FPS}:duration={clip_.seconds}"
+    proc = subprocess.run(["ffmpeg", "-nostdin", "-hide_banner", "-err_detect", "ignore_err", "-i", str(received),
+                           "-f", "lavfi", "-i", ref, "-lavfi",
+                           "[0:v]setpts=PTS-STARTPTS[r];[1:v]setpts=PTS-STARTPTS[s];[r][s]psnr", "-f", "null", "-"],
+                          capture_output=True, text=True, timeout=600)
+    found = re.findall(r"PSNR y:([0-9.]+|inf)", proc.stderr)
+    if not found:
+        return 0.0
+    return 99.0 if found[-1] == "inf" else float(found[-1])

@@ -1,0 +1,66 @@
+"""The Fig. 11 arithmetic on recorded series: which intervals count, worst client, bounds of the demo's checks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from wislice_testbed.scenarios import fig11, isolation, video
+from wislice_testbed.scenarios.traffic import Flow, Series
+
+SCALE = isolation.Scale(capacity_kbps=10_000, video_kbps=2_000, video_up_kbps=1_000, neighbour_start_s=6.0,
+                        video_s=16, tail_s=6)
+
+
+def series(name: str, rate_at: dict[int, float], offset: float = 0.3) -> Series:
+    return Series(name, [(offset + t, rate_at.get(t, 0.0)) for t in range(1, 23)])
+
+
+def test_mean_counts_only_whole_intervals_inside_the_window() -> None:
+    s = Series("x", [(1.0, 1.0), (2.0, 2.0), (3.0, 3.0), (4.0, 10.0)])
+    assert s.mean(1.0, 3.0) == 2.5  # the intervals ending at 2 and 3
+    assert s.mean(10.0, 12.0) == 0.0  # a flow that reported nothing there counts as silent
+
+
+def test_measure_takes_the_worst_video_client_and_the_neighbour_alone() -> None:
+    exp = isolation.Experiment("sliced_down")
+    exp.series = {"video1": series("video1", {t: 2.0 for t in range(17)}),
+                  "video2": series("video2", {**{t: 2.0 for t in range(17)}, **{t: 1.0 for t in range(10, 17)}}),
+                  "neighbour": series("neighbour", {t: (5.0 if t < 17 else 9.8) for t in range(7, 23)})}
+    isolation.measure(exp, SCALE, uplink=False)
+    # Contention window [9, 15.5]: video2 at 1.0 from t=10 drags the worst client down.
+    assert exp.metrics["video_worst_mbps"] < 2.0
+    assert exp.metrics["video_share_pct"] == round(100 * exp.metrics["video_worst_mbps"] / 2.0, 1)
+    assert exp.metrics["neighbour_contended_mbps"] == 5.0
+    assert exp.metrics["neighbour_alone_mbps"] == 9.8
+
+
+def test_flows_follow_the_direction_of_the_run() -> None:
+    stations = [(object(), "sta1"), (object(), "sta2")]
+    for uplink in (False, True):
+        flows = isolation.flows_for(SCALE, [(type("S", (), {"server_addr": "10.61.2.10"})(), s, "10.61.1.10")
+                                            for _, s in stations],
+                                    (type("S", (), {"server_addr": "10.62.2.10"})(), "sta3"), uplink)
+        assert [f.name for f in flows] == ["video1", "video2", "neighbour"]
+        assert all(f.down is not uplink for f in flows)
+        assert flows[0].udp_kbps == (1_000 if uplink else 2_000)
+        assert flows[-1].parallel == 10 and flows[-1].start_s == 6.0 and flows[-1].seconds == 16
+    clip = video.Clip(Path("/nonexistent.ts"), 2000, 16)
+    real = isolation.flows_for(SCALE, [(None, "sta1", "10.61.1.10")], (type("S", (), {"server_addr": "x"})(), "sta3"),
+                               False, clip)
+    assert isinstance(real[0], video.VideoFlow) and real[0].station_addr == "10.61.1.10"
+    down = Flow("v", None, "10.61.2.10", down=True, seconds=5, udp_kbps=2000).argv(5301)
+    up = Flow("v", None, "10.61.2.10", down=False, seconds=5, udp_kbps=2000).argv(5301)
+    assert "-R" in down and "--get-server-output" not in down and "-b 2000k" in down
+    assert "--get-server-output" in up and "-R" not in up
+
+
+def test_demo_checks_have_both_bounds() -> None:
+    good = {"guaranteed_share_pct": 99.0, "guaranteed_share_up_pct": 98.0, "capped_peak_pct": 101.0,
+            "unsliced_video_pct": 40.0, "neighbour_contended_mbps": 5.0, "psnr_sliced_db": 55.0,
+            "psnr_unsliced_db": 15.0}
+    assert all(fig11.checks(good).values())
+    for key, bad in (("guaranteed_share_pct", 80.0), ("guaranteed_share_pct", 150.0), ("capped_peak_pct", 120.0),
+                     ("capped_peak_pct", 10.0), ("unsliced_video_pct", 60.0), ("unsliced_video_pct", 0.0),
+                     ("neighbour_contended_mbps", 0.1), ("psnr_sliced_db", 20.0), ("psnr_unsliced_db", 0.0),
+                     ("psnr_unsliced_db", 60.0)):
+        assert not all(fig11.checks({**good, key: bad}).values()), (key, bad)
