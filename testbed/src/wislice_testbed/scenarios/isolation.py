@@ -28,7 +28,7 @@ OVERHEAD = 1.08
 @dataclass(frozen=True)
 class Scale:
     capacity_kbps: int = 10_000    # the radio's usable capacity (operator-set in the testbed)
-    video_kbps: int = 2_000        # per video client, down (the paper's 10 Mbit/s at 1:5)
+    video_kbps: int = 2_000        # per video client, down (the paper's 10 Mbit/s, scaled to the radio)
     video_up_kbps: int = 500       # per video client, up (its upstream, e.g. a call's camera)
     neighbour_guaranteed_kbps: int = 500
     neighbour_cap_kbps: int = 0    # 0 = the uncapped neighbour of the integration test; the demo caps it loosely
