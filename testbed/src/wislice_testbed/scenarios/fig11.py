@@ -3,7 +3,7 @@ with slicing, and with slicing while the neighbour saturates the uplink. Writes 
 the series as JSON and a PNG per run under bench/results/scenario-isolation/, and returns the checks.
 
 Scale: the radio carries 10 Mbit/s; each video client receives 3 Mbit/s (the paper's 10 Mbit/s), so the two
-streams take 60 % of the radio, and sends 1 Mbit/s up; the neighbour slice is guaranteed 0.5 Mbit/s each way and
+streams take 60 % of the radio, and sends 1 Mbit/s up; the neighbour slice is guaranteed 0.3 Mbit/s each way and
 capped at 7 Mbit/s; its client starts 10 TCP flows at t = 25 s, as in the paper. (At 2 Mbit/s per client, 40 % of the
 radio, the radio's per-flow fair queueing alone left the unsliced video 54 % of its rate.)
 """
@@ -20,7 +20,7 @@ from . import isolation, plots, video
 
 NAME = "scenario-isolation"
 DEMO_SCALE = isolation.Scale(capacity_kbps=10_000, video_kbps=3_000, video_up_kbps=1_000,
-                             neighbour_guaranteed_kbps=500, neighbour_cap_kbps=7_000, flows=10,
+                             neighbour_guaranteed_kbps=300, neighbour_cap_kbps=7_000, flows=10,
                              neighbour_start_s=25.0, video_s=40, tail_s=8)
 
 
