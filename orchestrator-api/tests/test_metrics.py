@@ -30,8 +30,8 @@ def with_traffic(world):
     world.fake.set_vap_rates(vap, 6_000_000, 1_500_000)
     world.fake.agents["ap-1"]["radios"][0].update(capacity_kbps=54_000, capacity_source="measured")
     mac = sorted(m for m, c in world.fake.clients.items() if c["vap_id"] == vap)[0]
-    for k, (tx_bytes, port_bytes) in enumerate([(0, 0), (500_000, 250_000)]):
-        world.fake.set_client_counters(mac, tx_bytes, tx_bytes // 2, 10 + 2 * k)
+    for k, (rates, port_bytes) in enumerate([((None, None), 0), ((2_000_000, 1_000_000), 250_000)]):
+        world.fake.set_client_rates(mac, *rates)
         world.fake.set_vnf_counters(vnf, "in", port_bytes, port_bytes)
         collector.poll_once(now=T0 + 2 * k)
     return s, mac, vnf
@@ -107,7 +107,7 @@ def test_telemetry_gauges(world):
 def test_errors_counter_and_missing_rates(world):
     s, _, _ = with_traffic(world)
     world.fake.clear_failures()
-    world.fake.fail_always("vap_rates")
+    world.fake.fail_always("wifi_stats")
     world.app.extensions["wislice_telemetry"].poll_once(now=T0 + 4)
     families = check_format(scrape(world).get_data(as_text=True))
     assert samples(families, "wislice_telemetry_poll_errors_total") == {(): 1}
@@ -124,7 +124,7 @@ def test_label_values_are_escaped(world):
     world.fake.agents["ap-1"]["radios"][0]["name"] = odd
     collector = world.app.extensions["wislice_telemetry"]
     collector.poll_once(now=T0 + 4)
-    world.fake.set_client_counters(odd, 1000, 1000)
+    world.fake.set_client_rates(odd, 1000, 1000)
     collector.poll_once(now=T0 + 6)
     text = scrape(world).get_data(as_text=True)
     assert 'radio="a\\"b\\\\c\\nd"' in text

@@ -24,6 +24,8 @@ REPLIES = {
     ("DELETE", "/onos/wifi/agents/ap-1/clients/02:00:00:00:00:01"): (204, None),
     ("POST", "/onos/wifi/agents/ap-1/radios/phy0/channel"): (200, {"radio": {"name": "phy0", "channel": 11}}),
     ("GET", "/onos/wifi/agents/ap-1/vaps/v1/rates"): (200, {"tx_bps": 5, "rx_bps": 6, "interval_s": 1}),
+    ("GET", "/onos/wifi/stats"): (200, {"node": "n1", "agents": [{"agent_id": "ap-1", "ts": 1.0, "interval_s": 5,
+                                                                   "vaps": [], "clients": []}]}),
     ("GET", "/onos/nfv/nodes"): (200, {"nodes": []}),
     ("GET", "/onos/nfv/vnfs"): (200, {"vnfs": []}),
     ("POST", "/onos/nfv/vnfs"): (201, {"vnf": {"vnf_id": 65538, "state": "running"}, "node": "mec-1"}),
@@ -71,6 +73,7 @@ def test_calls_follow_the_contract(onos):
     ctl.kick_client("ap-1", "02:00:00:00:00:01")
     assert ctl.set_channel("ap-1", "phy0", 11)["channel"] == 11 and seen[-1][3] == {"channel": 11}
     assert ctl.vap_rates("ap-1", "v1")["tx_bps"] == 5
+    assert ctl.wifi_stats()[0]["agent_id"] == "ap-1" and seen[-1][:2] == ("GET", "/onos/wifi/stats")
     vnf, node = ctl.create_vnf({"tenant_id": 1, "instance_id": 2}, node="mec-1", near_ap="ap-1")
     assert node == "mec-1" and seen[-1][3] == {"tenant_id": 1, "instance_id": 2, "node": "mec-1", "near_ap": "ap-1"}
     ctl.delete_vnf(65538)

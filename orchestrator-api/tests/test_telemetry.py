@@ -1,5 +1,5 @@
-"""Telemetry collector: series from recorded controller stats, rates from counter deltas (resets, new
-associations), the ring's bound, controller errors, the thread, and GET .../telemetry."""
+"""Telemetry collector: series from recorded controller stats (one wifi_stats call per poll, the clients' reported
+rates), the ring's bound, controller errors, the thread, and GET .../telemetry."""
 
 from __future__ import annotations
 
@@ -43,17 +43,20 @@ def test_series_from_recorded_stats(world, collector):
     s = make_slice(world)
     vap = s["vaps"][0]["vap_id"]
     m1, m2 = macs_of(world, vap)
-    # What the controllers reported at three polls, 2 s apart: vAP rates and the clients' byte counters.
+    # What the agents' stats reported at three polls, 2 s apart: vAP rates and the clients' rates (none at a
+    # client's first report).
     recorded = [
-        ((8_000_000, 2_000_000), {m1: (1_000, 500, 10), m2: (0, 0, 10)}),
-        ((9_000_000, 2_500_000), {m1: (501_000, 250_500, 12), m2: (250_000, 0, 12)}),
-        ((7_000_000, 1_000_000), {m1: (1_001_000, 500_500, 14), m2: (250_000, 125_000, 14)}),
+        ((8_000_000, 2_000_000), {m1: (None, None), m2: (None, None)}),
+        ((9_000_000, 2_500_000), {m1: (2_000_000, 1_000_000), m2: (1_000_000, 0)}),
+        ((7_000_000, 1_000_000), {m1: (2_000_000, 1_000_000), m2: (0, 500_000)}),
     ]
-    for k, ((tx, rx), counters) in enumerate(recorded):
+    for k, ((tx, rx), rates) in enumerate(recorded):
         world.fake.set_vap_rates(vap, tx, rx)
-        for mac, (tx_bytes, rx_bytes, connected) in counters.items():
-            world.fake.set_client_counters(mac, tx_bytes, rx_bytes, connected)
+        for mac, (tx_bps, rx_bps) in rates.items():
+            world.fake.set_client_rates(mac, tx_bps, rx_bps)
+        world.fake.calls.clear()
         collector.poll_once(now=T0 + 2 * k)
+        assert world.fake.calls == ["wifi_stats", "vnf_stats"]  # one wifi call per poll (and one per vNF)
 
     data = telemetry(world, s)
     assert data["slice_id"] == s["slice_id"] and data["interval_s"] == 2.0
@@ -61,7 +64,7 @@ def test_series_from_recorded_stats(world, collector):
     assert [(p["down_bps"], p["up_bps"], p["clients"]) for p in data["points"]] == [
         (8_000_000, 2_000_000, 2), (9_000_000, 2_500_000, 2), (7_000_000, 1_000_000, 2)]
     assert {(p["guaranteed_down_kbps"], p["guaranteed_up_kbps"]) for p in data["points"]} == {(5000, 1000)}
-    # Client rates: none at the first poll (no baseline), then bytes * 8 / 2 s; the AP's tx is the client's down.
+    # Client rates: none at the first poll (the agent had none yet), then the reported ones; the AP's tx is down.
     assert [(p["ts"], p["down_bps"], p["up_bps"]) for p in data["clients"][m1]] == [
         (T0 + 2, 2_000_000, 1_000_000), (T0 + 4, 2_000_000, 1_000_000)]
     assert [(p["down_bps"], p["up_bps"]) for p in data["clients"][m2]] == [(1_000_000, 0), (0, 500_000)]
@@ -81,7 +84,7 @@ def test_guarantee_changes_show_in_later_points(world, collector):
     assert [p["guaranteed_down_kbps"] for p in telemetry(world, s)["points"]] == [5000, 8000]
 
 
-def test_counter_rate_edge_cases():
+def test_counter_rate_edge_cases():  # vNF port counters
     assert counter_rate(None, 10.0, 100) is None  # first reading
     assert counter_rate((10.0, 100), 12.0, 350) == 1000.0
     assert counter_rate((10.0, 100), 12.0, 50) is None  # reset
@@ -90,40 +93,52 @@ def test_counter_rate_edge_cases():
     assert counter_rate((10.0, 0), 11.0, int(MAX_RATE_BPS)) is None  # absurd: 800 Gbit/s
 
 
-def test_counter_reset_and_new_association_give_no_rate(world, collector):
+def test_client_points_only_where_the_agent_reported_rates(world, collector):
     s = make_slice(world)
     vap = s["vaps"][0]["vap_id"]
     mac = macs_of(world, vap)[0]
-    steps = [  # (tx_bytes, rx_bytes, connected_s) -> expected (down, up)
-        ((10_000, 10_000, 100), (None, None)),
-        ((20_000, 30_000, 102), (40_000, 80_000)),
-        ((500, 700, 104), (None, None)),  # counters reset (agent restarted)
-        ((1_500, 1_700, 106), (4_000, 4_000)),
-        ((90_000, 90_000, 1), (None, None)),  # re-associated: connected_s restarted while bytes grew
-        ((91_000, 91_000, 3), (4_000, 4_000)),
-    ]
-    for k, ((tx, rx, connected), _) in enumerate(steps):
-        world.fake.set_client_counters(mac, tx, rx, connected)
+    steps = [  # the agent's (tx_bps, rx_bps) for the client, or None: no rate (first report, new association)
+        (None, None), (40_000, 80_000), (None, None), (4_000.4, 0), (0, 0), (float("nan"), 1), (-1, 1)]
+    for k, (tx, rx) in enumerate(steps):
+        world.fake.set_client_rates(mac, tx, rx)
+        world.fake.set_client_counters(mac, 10_000 * k, 10_000 * k)  # counters alone make no rate
         collector.poll_once(now=T0 + 2 * k)
     got = {p["ts"]: (p["down_bps"], p["up_bps"]) for p in telemetry(world, s)["clients"][mac]}
-    assert got == {T0 + 2 * k: want for k, (_, want) in enumerate(steps) if want != (None, None)}
-    assert all(v >= 0 for pair in got.values() for v in pair)
+    assert got == {T0 + 2: (40_000, 80_000), T0 + 6: (4_000, 0), T0 + 8: (0, 0)}
 
 
-def test_client_moving_to_another_slice_starts_a_new_baseline(world, collector):
+def test_client_rates_go_to_the_slice_of_the_reported_vap(world, collector):
     a = make_slice(world)
     b = make_slice(world, name="other", agent="ap-2")
     mac = macs_of(world, a["vaps"][0]["vap_id"])[0]
-    world.fake.set_client_counters(mac, 1_000, 1_000, 50)
+    world.fake.set_client_rates(mac, 1_000, 1_000)
     collector.poll_once(now=T0)
-    world.fake.clients[mac]["vap_id"] = b["vaps"][0]["vap_id"]
-    world.fake.set_client_counters(mac, 9_000_000, 9_000_000, 52)
+    # Roamed to b's vAP (another agent): the agent reports it there, without a rate for the new association.
+    world.fake.clients[mac].update(vap_id=b["vaps"][0]["vap_id"], agent_id="ap-2")
+    world.fake.set_client_rates(mac, None, None)
     collector.poll_once(now=T0 + 2)
-    assert mac not in telemetry(world, b)["clients"]  # no rate from the old vAP's counters
+    assert mac not in telemetry(world, b)["clients"]
     assert collector.snapshot().clients[(b["slice_id"], mac)] == (None, None)
-    world.fake.set_client_counters(mac, 9_000_500, 9_001_000, 54)
+    assert (a["slice_id"], mac) not in collector.snapshot().clients
+    world.fake.set_client_rates(mac, 2_000, 4_000)
     collector.poll_once(now=T0 + 4)
     assert telemetry(world, b)["clients"][mac] == [{"ts": T0 + 4, "down_bps": 2000, "up_bps": 4000}]
+    # The same vap_id reported by another agent is not the slice's vAP.
+    world.fake.clients[mac]["agent_id"] = "ap-1"
+    collector.poll_once(now=T0 + 6)
+    assert (b["slice_id"], mac) not in collector.snapshot().clients
+
+
+def test_a_vap_missing_from_the_stats_leaves_its_slice_unknown(world, collector):
+    s = make_slice(world)
+    world.fake.agents["ap-1"]["connected"] = False  # its agent's stats are gone with its connection
+    collector.poll_once(now=T0)
+    point = telemetry(world, s)["points"][-1]
+    assert (point["down_bps"], point["up_bps"], point["clients"]) == (None, None, None)
+    assert collector.errors == 0  # not a failed call: the controller answered
+    world.fake.agents["ap-1"]["connected"] = True
+    collector.poll_once(now=T0 + 2)
+    assert telemetry(world, s)["points"][-1]["clients"] == 2
 
 
 def test_ring_is_bounded(world):
@@ -167,15 +182,14 @@ def test_deleted_slice_series_are_dropped(world, collector):
 def test_controller_errors_are_counted_and_leave_gaps(world, collector, caplog):
     caplog.set_level(logging.INFO, logger="wislice_orchestrator.telemetry")
     s = make_slice(world)
-    world.fake.fail_always("vap_rates")
-    world.fake.fail_always("list_clients")
+    world.fake.fail_always("wifi_stats")
     for k in range(3):
         collector.poll_once(now=T0 + 2 * k)
     point = telemetry(world, s)["points"][-1]
     assert (point["down_bps"], point["up_bps"], point["clients"]) == (None, None, None)
     assert point["guaranteed_down_kbps"] == 5000
-    assert collector.errors == 6
-    assert sum("telemetry: vap_rates" in r.message for r in caplog.records) == 1  # logged once, not per poll
+    assert collector.errors == 3
+    assert sum("telemetry: wifi_stats" in r.message for r in caplog.records) == 1  # logged once, not per poll
     world.fake.clear_failures()
     collector.poll_once(now=T0 + 6)
     assert telemetry(world, s)["points"][-1]["clients"] == 2
@@ -245,17 +259,24 @@ def test_simulated_traffic_moves_the_fake_counters():
                      "chain_position": 0})
     fake.traffic_ts -= 2  # as if two seconds went by
     clients = fake.list_clients()
-    assert all(c["tx_bytes"] > 0 and c["rx_bytes"] > 0 for c in clients)
+    assert all(c["tx_bytes"] > 0 and c["rx_bytes"] > 0 and c["tx_bps"] > 0 for c in clients)
+    assert {c["mac"] for c in fake.wifi_stats()[0]["clients"]} == {c["mac"] for c in clients}
     assert all(p["rx_bytes"] > 0 for p in fake.vnf_stats(65537)["ports"])
 
 
-def test_malformed_replies_count_as_errors(world, collector, monkeypatch):
+@pytest.mark.parametrize("reply", [
+    {"agents": []},  # not a list
+    [{"vaps": []}],  # no agent_id
+    [{"agent_id": "ap-1", "vaps": [{"vap_id": "v", "tx_bps": "fast", "rx_bps": -1, "clients": 2}]}],
+    [{"agent_id": "ap-1", "vaps": [{"vap_id": "v", "tx_bps": 1, "rx_bps": 1, "clients": True}]}],
+    [{"agent_id": "ap-1", "radios": "phy0"}],
+])
+def test_malformed_replies_count_as_errors(world, collector, monkeypatch, reply):
     s = make_slice(world)
-    monkeypatch.setattr(world.fake, "vap_rates", lambda agent, vap: {"tx_bps": "fast", "rx_bps": -1})
-    monkeypatch.setattr(world.fake, "list_agents", lambda: [{"radios": "phy0"}])
+    monkeypatch.setattr(world.fake, "wifi_stats", lambda: reply)
     monkeypatch.setattr(world.fake, "vnf_stats", lambda vnf: ["not", "an", "object"])
     collector.poll_once(now=T0)
-    assert collector.errors == 3
+    assert collector.errors == 2
     point = telemetry(world, s)["points"][0]
-    assert (point["down_bps"], point["clients"]) == (None, 2)
+    assert (point["down_bps"], point["clients"]) == (None, None)
     assert collector.snapshot().radios == {}

@@ -251,9 +251,7 @@ class Agent:
                 self._send({"type": "ping", "id": next(self.ids)})
                 next_ping = now + self.cfg.keepalive_s
             if now >= next_stats:
-                self.vaps.refresh_capacity()
-                self._send(protocol.event("stats", {"interval_s": self.stats_interval, "vaps": self.vaps.stats(),
-                                                    "radios": self.vaps.radio_capacities()}))
+                self._send(protocol.event("stats", self.vaps.stats_event(self.stats_interval)))
                 next_stats = now + self.stats_interval
 
     def _handle(self, m: Any) -> None:

@@ -69,8 +69,8 @@ class Handlers:
         return {"radio": self.vaps.change_channel(p["radio"], p["channel"], p.get("cs_count", 5))}
 
     def get_client(self, p: dict[str, Any]) -> dict[str, Any]:
-        return {"clients": self.vaps.clients(p.get("mac"), p.get("vap_id"))}
+        return {"clients": self.vaps.stations.find(p.get("mac"), p.get("vap_id"))}
 
     def remove_client(self, p: dict[str, Any]) -> dict[str, Any]:
-        self.vaps.remove_client(p["mac"], p.get("vap_id"), p.get("reason"))
+        self.vaps.stations.remove(p["mac"], p.get("vap_id"), p.get("reason"))
         return {}

@@ -19,6 +19,7 @@ HEX64_LOWER = re.compile(r"^[0-9a-f]{64}\Z")
 CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f]")
 MAX_ID = 9007199254740991
 SECURITY_MODES = ("open", "wpa2-psk", "wpa3-sae", "wpa2-wpa3")
+MAX_STATS_CLIENTS = 2048  # a stats event's clients
 ERROR_CODES = ("bad_request", "unknown_method", "not_found", "conflict", "capacity", "unsupported", "internal")
 
 
@@ -401,13 +402,28 @@ def _stats_radio(v: Any, path: str) -> None:
     enum(v["capacity_source"], f"{path}.capacity_source", CAPACITY_SOURCES)
 
 
+def _stats_client(v: Any, path: str) -> None:
+    obj(v, path, ("mac", "vap_id", "tx_bytes", "rx_bytes"), ("tx_bps", "rx_bps"))
+    mac(v["mac"], f"{path}.mac")
+    ident(v["vap_id"], f"{path}.vap_id")
+    for key in ("tx_bytes", "rx_bytes"):
+        integer(v[key], f"{path}.{key}", 0, 2**63 - 1)
+    if ("tx_bps" in v) != ("rx_bps" in v):
+        raise ValidationError(path, "tx_bps and rx_bps come together")
+    for key in ("tx_bps", "rx_bps"):
+        if key in v:
+            number(v[key], f"{path}.{key}")
+
+
 def _stats(d: Any, path: str) -> None:
-    obj(d, path, ("interval_s",), ("vaps", "radios", "vnfs", "node"))
+    obj(d, path, ("interval_s",), ("vaps", "radios", "clients", "vnfs", "node"))
     number(d["interval_s"], f"{path}.interval_s", 0, exclusive_lo=True)
     if "vaps" in d:
         array(d["vaps"], f"{path}.vaps", _stats_vap)
     if "radios" in d:
         array(d["radios"], f"{path}.radios", _stats_radio, 16)
+    if "clients" in d:
+        array(d["clients"], f"{path}.clients", _stats_client, MAX_STATS_CLIENTS)
     if "vnfs" in d:
         array(d["vnfs"], f"{path}.vnfs", _stats_vnf)
     if "node" in d:

@@ -1,4 +1,5 @@
-"""vAP lifecycle on one hostapd: create, delete, reconcile to a desired set, track clients from hostapd events.
+"""vAP lifecycle on one hostapd: create, delete, reconcile to a desired set, track clients from hostapd events
+(their counters and getClient / removeClient: clients.py).
 
 Each vAP is one extra BSS: ``ADD bss_config=<phy>:<file>`` on the global control socket (driver=nl80211), or,
 for radio-less hosts (driver=wired on a veth, used by the host integration tests), ``ADD <ifname> config=<file>``
@@ -21,6 +22,7 @@ from . import bssconf
 from . import validate as V
 from .bssconf import RadioConfig
 from .capacity import DEFAULT_CAPACITY_KBPS, RadioCapacity, phy_rates
+from .clients import Stations, StationWalk, counter
 from .errors import AgentError
 from .events import BssDisabled, BssEnabled, ChannelSwitched, Event, StaConnected, StaDisconnected
 from .hostapd_ctrl import CtrlError, HostapdControl, channel_to_freq, freq_to_channel
@@ -94,6 +96,7 @@ class VapManager:
         self.emit: EmitFn = emit or (lambda name, data: None)
         self.meter = meter or RateMeter()
         self.vaps: dict[str, Vap] = {}
+        self.stations = Stations(hostapd, self.vaps)
         self.conf_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
 
     # ---- queries --------------------------------------------------------------------------------------------
@@ -304,7 +307,7 @@ class VapManager:
             self._reshape(vap)
             vap.pof_port = self._reattach(ifname)
             for sta in self.hostapd.all_sta(ifname):
-                vap.clients[sta["mac"]] = time.monotonic() - _int(sta.get("connected_time"))
+                vap.clients[sta["mac"]] = time.monotonic() - counter(sta.get("connected_time"))
             self.vaps[spec["vap_id"]] = vap
             self.meter.start(ifname)
             adopted.append(spec["vap_id"])
@@ -366,7 +369,7 @@ class VapManager:
         if isinstance(ev, StaConnected):
             if ev.mac not in vap.clients:
                 vap.clients[ev.mac] = time.monotonic()
-                signal = self._signal(vap, ev.mac)
+                signal = self.stations.signal(vap, ev.mac)
                 self.emit("clientAssociated", {"vap_id": vap_id, "mac": ev.mac, "signal_dbm": signal})
         elif isinstance(ev, StaDisconnected):
             if vap.clients.pop(ev.mac, None) is not None:
@@ -377,13 +380,6 @@ class VapManager:
                 vap.state = state
                 self.emit("vapState", {"vap_id": vap_id, "state": state})
 
-    def _signal(self, vap: Vap, mac: str) -> int | None:
-        try:
-            info = self.hostapd.sta(vap.ifname, mac)
-        except CtrlError:
-            return None
-        return signal_of(info)
-
     def _on_channel_switched(self, ev: ChannelSwitched) -> None:
         if ev.freq is None:
             return
@@ -392,33 +388,6 @@ class VapManager:
                 self.radios[name] = dataclasses.replace(r, channel=freq_to_channel(ev.freq))
 
     # ---- Table II helpers ----------------------------------------------------------------------------------
-
-    def clients(self, mac: str | None = None, vap_id: str | None = None) -> list[dict[str, Any]]:
-        vaps = [self.get(vap_id)] if vap_id else list(self.vaps.values())
-        out = []
-        for vap in vaps:
-            try:
-                stas = [self.hostapd.sta(vap.ifname, mac)] if mac else self.hostapd.all_sta(vap.ifname)
-            except CtrlError as e:
-                raise AgentError("internal", f"hostapd STA on {vap.ifname}: {e}") from e
-            for sta in stas:
-                if sta is None:
-                    continue
-                out.append({"mac": sta["mac"], "vap_id": vap.spec["vap_id"], "signal_dbm": signal_of(sta),
-                            "connected_s": _int(sta.get("connected_time")), "tx_bytes": _int(sta.get("tx_bytes")),
-                            "rx_bytes": _int(sta.get("rx_bytes"))})
-        return out
-
-    def remove_client(self, mac: str, vap_id: str | None = None, reason: int | None = None) -> None:
-        found = [c for c in self.clients(mac, vap_id)]
-        if not found:
-            raise AgentError("not_found", f"no client {mac}" + (f" on vAP {vap_id}" if vap_id else ""))
-        for c in found:
-            vap = self.vaps[c["vap_id"]]
-            try:
-                self.hostapd.deauthenticate(vap.ifname, mac, reason)
-            except CtrlError as e:
-                raise AgentError("internal", f"hostapd could not remove {mac}: {e}") from e
 
     def change_channel(self, radio_name: str, channel: int, cs_count: int = 5) -> dict[str, Any]:
         radio = self.radios.get(radio_name)
@@ -442,6 +411,14 @@ class VapManager:
         bps, pps = (r.tx_bps, r.tx_pps) if direction == "tx" else (r.rx_bps, r.rx_pps)
         return {"vap_id": vap_id, "bps": round(bps, 1), "packets_per_s": round(pps, 1),
                 "interval_s": round(r.interval_s, 3)}
+
+    def stats_event(self, interval_s: float) -> dict[str, Any]:
+        """The stats event's data. hostapd's stations are walked once per BSS, for both the radios' measured
+        capacity (re-rating their hierarchies when it changed) and the clients' counters and rates."""
+        walk = StationWalk(self.hostapd)
+        self.refresh_capacity(walk)
+        return {"interval_s": interval_s, "vaps": self.stats(), "radios": self.radio_capacities(),
+                "clients": self.stations.report(walk)}
 
     def stats(self) -> list[dict[str, Any]]:
         out = []
@@ -474,14 +451,15 @@ class VapManager:
             self.shaper.add_radio(name, radio.iface, self.capacity[name].kbps)
         self.update_uplink_rate()
 
-    def refresh_capacity(self) -> list[str]:
-        """Measure the radios without an operator capacity; re-rate the hierarchies (and the switch's uplink port)
-        whose capacity changed. Returns their names."""
+    def refresh_capacity(self, stations: HostapdControl | StationWalk | None = None) -> list[str]:
+        """Measure the radios without an operator capacity (from ``stations``, default: ask hostapd); re-rate the
+        hierarchies (and the switch's uplink port) whose capacity changed. Returns their names."""
         changed = []
         for name, radio in self.radios.items():
             cap = self.capacity[name]
             ifnames = [radio.iface, *(v.ifname for v in self.on_radio(name))]
-            if cap.operator or not cap.update(phy_rates(self.hostapd, ifnames, radio.driver == "nl80211")):
+            rates = None if cap.operator else phy_rates(stations or self.hostapd, ifnames, radio.driver == "nl80211")
+            if not cap.update(rates):
                 continue
             changed.append(name)
             log.info("radio %s: capacity %d kbit/s (%s)", name, cap.kbps, cap.source)
@@ -495,23 +473,6 @@ class VapManager:
     def update_uplink_rate(self) -> None:
         """The pof-switch's uplink port sends at the sum of the radios' capacities (docs/guaranteed-slices.md)."""
         self.uplink.set(sum(c.kbps for c in self.capacity.values()))
-
-
-def signal_of(sta: dict[str, str] | None) -> int | None:
-    if not sta:
-        return None
-    try:
-        value = int(sta.get("signal", ""))
-    except ValueError:
-        return None
-    return value if -127 <= value <= 0 else None
-
-
-def _int(text: str | None) -> int:
-    try:
-        return max(0, int(text or 0))
-    except ValueError:
-        return 0
 
 
 def _write_private(path: Path, text: str) -> None:

@@ -251,6 +251,10 @@ def test_update_vap_capacity_in_hello_and_stats(run_agent, controller, fake_host
     s.discard("stats")
     stats = s.wait_event("stats", timeout=5)
     assert stats["data"]["radios"] == [{"name": "phy0", "capacity_kbps": 27000, "capacity_source": "measured"}]
+    # and the station's counters (the same STA replies), with rates from its second report on
+    assert stats["data"]["clients"][0]["mac"] == "02:00:00:00:01:00"
+    later = s.wait_event("stats", timeout=5)["data"]["clients"][0]
+    assert later["vap_id"] == "v1" and later["tx_bytes"] == 1000 and later["tx_bps"] == 0.0
     assert s.request("getStatus")["result"]["radios"][0]["capacity_kbps"] == 27000
     assert shaper.radios["phy0"] == 27000 and switch.port_rates[-1] == ("wan", 27000)
     assert s.schema_errors == []

@@ -130,13 +130,13 @@ def test_events_become_protocol_events(manager, fake_hostapd, sockdir):
 
     assert wait_until(pump, 3)
     assert ("clientAssociated", {"vap_id": "v1", "mac": "02:00:00:00:01:00", "signal_dbm": -51}) in manager.emitted
-    assert manager.clients()[0]["signal_dbm"] == -51 and manager.clients()[0]["connected_s"] == 3
-    manager.remove_client("02:00:00:00:01:00", reason=3)
+    assert manager.stations.find()[0]["signal_dbm"] == -51 and manager.stations.find()[0]["connected_s"] == 3
+    manager.stations.remove("02:00:00:00:01:00", reason=3)
     assert fake_hostapd.commands_named("DEAUTHENTICATE") == ["DEAUTHENTICATE 02:00:00:00:01:00 reason=3"]
     assert wait_until(lambda: pump() and any(n == "clientDisassociated" for n, _ in manager.emitted), 3)
     assert len(manager.vaps["v1"].clients) == 0
     with pytest.raises(AgentError) as e:
-        manager.remove_client("02:00:00:00:01:00")
+        manager.stations.remove("02:00:00:00:01:00")
     assert e.value.code == "not_found"
     ev.close()
 

@@ -128,9 +128,29 @@ def test_vap_lifecycle_through_rest(wifi: tuple[Onos, int]) -> None:
                                        lambda b: b["radios"][0].get("capacity_kbps") == 27000)
         assert body["radios"][0]["capacity_source"] == "measured" and body["radios"][0]["channel"] == 11
 
+        # A stats event's clients: their counters and rates reach the stored client, and GET /onos/wifi/stats
+        # answers every agent's last stats event (vAP rates, client rates, radios) in one call.
+        mac = "02:00:00:00:02:00"
+        await agent.event("clientAssociated", {"vap_id": "t1-cafe", "mac": mac})
+        await agent.event("stats", {
+            "interval_s": 5, "vaps": [{"vap_id": "t1-cafe", "tx_bps": 8_000_000, "rx_bps": 100_000, "clients": 1}],
+            "radios": [{"name": "phy0", "capacity_kbps": 27000, "capacity_source": "measured"}],
+            "clients": [{"mac": mac, "vap_id": "t1-cafe", "tx_bytes": 5_000_000, "rx_bytes": 62_500,
+                         "tx_bps": 8_000_000, "rx_bps": 100_000}]})
+        clients = await asyncio.to_thread(rest_until, onos, "/onos/wifi/clients?vap=t1-cafe",
+                                          lambda b: any(c.get("tx_bps") for c in b["clients"]))
+        assert clients["clients"][0]["tx_bytes"] == 5_000_000 and clients["clients"][0]["rx_bps"] == 100_000
+        stats = await asyncio.to_thread(rest_until, onos, "/onos/wifi/stats",
+                                        lambda b: any(a["agent_id"] == "ap-1" for a in b["agents"]))
+        ap1 = next(a for a in stats["agents"] if a["agent_id"] == "ap-1")
+        assert ap1["vaps"][0]["tx_bps"] == 8_000_000 and ap1["clients"][0]["mac"] == mac
+        assert ap1["radios"][0]["capacity_kbps"] == 27000 and ap1["interval_s"] == 5
+
         # Reconnect: the desired vAP is pushed again with syncVaps.
         await agent.close()
         await asyncio.to_thread(rest_until, onos, "/onos/wifi/agents/ap-1", lambda b: not b["connected"])
+        code, stats = await asyncio.to_thread(onos.request, "GET", "/onos/wifi/stats")
+        assert code == 200 and all(a["agent_id"] != "ap-1" for a in stats["agents"])  # gone with its connection
         again = await connected_agent(port, "ap-1")
         assert "t1-cafe" in again.vaps and again.requests_seen[0] == "syncVaps"
         assert again.vaps["t1-cafe"]["rate_limit"] == new_rate

@@ -309,8 +309,8 @@ class TelemetryPointSchema(Schema):
 class ClientPointSchema(Schema):
     ts = fields.Float()
     down_bps = fields.Integer(allow_none=True, metadata={
-        "description": "from the client's byte counters between two polls (no point at its first poll, after a "
-                       "counter reset or a new association)"})
+        "description": "as the client's ap-agent measures it over its last stats interval (no point at the "
+                       "client's first report or after a new association)"})
     up_bps = fields.Integer(allow_none=True)
 
 

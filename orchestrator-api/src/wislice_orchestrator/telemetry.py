@@ -2,19 +2,22 @@
 per client in memory (timeseries.py), and the latest values for /metrics.
 
 Per poll: the live slices from the database (which vAPs and vNFs are whose), then through the controller client
-`list_agents` (radios' capacity_kbps), `list_clients` (per client tx/rx byte counters; per vAP client counts),
-`vap_rates` per up vAP (the agent's tx/rx bps: tx = down, towards the stations) and `vnf_stats` per running vNF
-(port byte counters). Byte counters become rates from the delta between two polls; a counter that went backwards
-(reset), a new association (connected_s restarted), a client that moved to another vAP, no elapsed time or a
-rate above MAX_RATE_BPS give no rate for that poll, only a new baseline. A failed controller call counts in
-`errors` (wislice_telemetry_poll_errors_total) and leaves that part of the poll empty (null in the series); a
-failure is logged when it starts and when it ends, not at every poll. Nothing raised stops the thread.
+one `wifi_stats` call (GET /onos/wifi/stats: every ap-agent's last stats event, i.e. each vAP's tx/rx bps and
+client count, each radio's capacity_kbps, each client's tx/rx bps; tx = down, towards the stations) and
+`vnf_stats` per running vNF (port byte counters). Client rates are the ones the agent reports (it measures them
+from hostapd's counters between its stats events and leaves them out for a new association): a client without
+them has no rate that poll. A slice with a vAP missing from the stats (its agent not connected, or not yet
+reporting) has no rate and no client count that poll. vNF port byte counters become rates from the delta between
+two polls; a counter that went backwards (reset), no elapsed time or a rate above MAX_RATE_BPS give no rate for
+that poll, only a new baseline. A failed controller call (or a reply of the wrong shape) counts in `errors`
+(wislice_telemetry_poll_errors_total) and leaves that part of the poll empty (null in the series); a failure is
+logged when it starts and when it ends, not at every poll. Nothing raised stops the thread.
 
 Memory: one ring of S = min(3600, ceil(TELEMETRY_WINDOW_S / TELEMETRY_INTERVAL_S)) slots (450 at the defaults);
 a slice series is 5 float32 columns, a client series 2, so at most
 8*S + 4*S*(5*TELEMETRY_MAX_SLICES + 2*TELEMETRY_MAX_CLIENTS) bytes (about 23.4 MB at the defaults: 1000 slices,
-4000 clients; about 0.3 MB for 10 slices with 50 clients), plus the previous counters of the clients and vNF ports
-seen at the last poll. Slices and clients beyond the caps are left out of the series (logged), not of /metrics.
+4000 clients; about 0.3 MB for 10 slices with 50 clients), plus the previous counters of the vNF ports seen at the
+last poll. Slices and clients beyond the caps are left out of the series (logged), not of /metrics.
 """
 
 from __future__ import annotations
@@ -56,6 +59,16 @@ class SliceInfo:
 
 
 @dataclass
+class WifiStats:
+    """One wifi_stats answer, indexed: (agent_id, vap_id) -> (tx_bps, rx_bps, clients); (agent_id, radio) ->
+    capacity_kbps; per client (agent_id, vap_id, mac, tx_bps, rx_bps), rates None where the agent gave none."""
+
+    vaps: dict[tuple[str, str], tuple[float, float, int]] = field(default_factory=dict)
+    radios: dict[tuple[str, str], int] = field(default_factory=dict)
+    clients: list[tuple[str, str, str, float | None, float | None]] = field(default_factory=list)
+
+
+@dataclass
 class Latest:
     """The last poll's values (what /metrics shows). Rates are None where the controllers could not be read."""
 
@@ -84,10 +97,10 @@ def _num(value: float) -> int | None:
     return None if kept is None else round(kept)
 
 
-def _capacities(agents: list[dict[str, Any]]) -> dict[tuple[str, str], int]:
-    """(agent_id, radio) -> capacity_kbps of the radios that report one."""
-    return {(str(a["agent_id"]), str(r["name"])): r["capacity_kbps"] for a in agents for r in a.get("radios") or []
-            if isinstance(r.get("capacity_kbps"), int) and not isinstance(r.get("capacity_kbps"), bool)}
+def _count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"bad count {value!r}")
+    return value
 
 
 def _tx_rx(rates: dict[str, Any]) -> tuple[float, float]:
@@ -97,9 +110,49 @@ def _tx_rx(rates: dict[str, Any]) -> tuple[float, float]:
     return tx, rx
 
 
+def _client_rates(client: dict[str, Any]) -> tuple[float | None, float | None]:
+    """The reported (tx_bps, rx_bps) of a stats client, (None, None) when it has none (or not numbers >= 0)."""
+    try:
+        return _tx_rx(client)
+    except (KeyError, TypeError, ValueError):
+        return None, None
+
+
+def wifi_view(agents: Any) -> WifiStats:
+    """wifi_stats' answer indexed; ValueError (or KeyError/TypeError) for a reply of the wrong shape. A radio
+    without an integer capacity and a client without a MAC are left out, not an error."""
+    if not isinstance(agents, list):
+        raise ValueError("wifi_stats: a list of agents expected")
+    view = WifiStats()
+    for a in agents:
+        agent_id = str(a["agent_id"])
+        for v in a.get("vaps") or []:
+            view.vaps[(agent_id, str(v["vap_id"]))] = (*_tx_rx(v), _count(v["clients"]))
+        for r in a.get("radios") or []:
+            capacity = r.get("capacity_kbps")
+            if isinstance(capacity, int) and not isinstance(capacity, bool):
+                view.radios[(agent_id, str(r["name"]))] = capacity
+        for c in a.get("clients") or []:
+            mac = str(c.get("mac") or "").lower()
+            if mac:
+                view.clients.append((agent_id, str(c.get("vap_id")), mac, *_client_rates(c)))
+    return view
+
+
 def _bytes(entry: dict[str, Any], key: str) -> int | None:
     value = entry.get(key)
     return int(value) if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _slice_sums(wifi: WifiStats | None, vaps: list[tuple[str, str]]) -> tuple[float | None, float | None, int | None]:
+    """A slice's down bit/s (its vAPs' tx: towards the stations), up bit/s and client count; all None when the
+    stats or one of its vAPs are unknown."""
+    if wifi is None:
+        return None, None, None
+    known = [r for r in (wifi.vaps.get(vap) for vap in vaps) if r is not None]
+    if len(known) < len(vaps):
+        return None, None, None
+    return sum(r[0] for r in known), sum(r[1] for r in known), sum(r[2] for r in known)
 
 
 class TelemetryCollector:
@@ -119,9 +172,7 @@ class TelemetryCollector:
         self.errors = 0
         self.polls = 0
         self.lock = threading.Lock()  # the series and `latest`: written by the thread, read by requests
-        # Previous counter readings: client mac -> (vap_id, ts, connected_s, tx_bytes, rx_bytes);
-        # (vnf_id, port) -> (ts, rx_bytes, tx_bytes). Only what the last poll saw is kept.
-        self._clients_prev: dict[str, tuple[str, float, float | None, int, int]] = {}
+        # Previous counter readings: (vnf_id, port) -> (ts, rx_bytes, tx_bytes). Only what the last poll saw is kept.
         self._ports_prev: dict[tuple[int, str], tuple[float, int, int]] = {}
         self._failing: set[str] = set()  # calls failing since an earlier poll (logged once)
         self._asked: set[str] = set()  # calls made in the current poll
@@ -193,24 +244,13 @@ class TelemetryCollector:
         slices = self.load_slices()
         ctl = self.controllers
         latest = Latest(ts=ts)
-        latest.radios = self._call("list_agents", lambda: _capacities(ctl.list_agents())) or {}
-        clients = self._call("list_clients", lambda: [c for c in ctl.list_clients() if isinstance(c, dict)])
-        owner = {vap_id: s.slice_id for s in slices for _, vap_id in s.vaps}
-        client_rows = self._client_rates(ts, clients, owner, latest)
+        wifi: WifiStats | None = self._call("wifi_stats", lambda: wifi_view(ctl.wifi_stats()))
+        latest.radios = wifi.radios if wifi is not None else {}
+        owner = {vap: s.slice_id for s in slices for vap in s.vaps}
+        client_rows = self._client_rates(wifi, owner, latest)
         slice_rows = {}
         for s in slices:
-            down: float | None = 0.0
-            up: float | None = 0.0
-            for agent_id, vap_id in s.vaps:
-                rates = self._call(f"vap_rates {agent_id}/{vap_id}",
-                                   lambda a=agent_id, v=vap_id: _tx_rx(ctl.vap_rates(a, v)))
-                if rates is None or down is None or up is None:
-                    down = up = None  # one vAP unknown: the slice's sum is unknown
-                    continue
-                down += rates[0]  # the AP's tx = towards the stations
-                up += rates[1]
-            vaps = {vap_id for _, vap_id in s.vaps}
-            count = None if clients is None else sum(1 for c in clients if c.get("vap_id") in vaps)
+            down, up, count = _slice_sums(wifi, s.vaps)
             slice_rows[s.slice_id] = (down, up, count, *s.guaranteed)
             latest.slices[s.slice_id] = {"tenant_id": s.tenant_id, "down_bps": down, "up_bps": up, "clients": count,
                                          "guaranteed": s.guaranteed, "cap": s.cap}
@@ -232,28 +272,17 @@ class TelemetryCollector:
             log.warning("telemetry: series full (TELEMETRY_MAX_SLICES/TELEMETRY_MAX_CLIENTS); not kept: %s",
                         refused[:10])
 
-    def _client_rates(self, ts: float, clients: list[dict[str, Any]] | None, owner: dict[str, int],
+    @staticmethod
+    def _client_rates(wifi: WifiStats | None, owner: dict[tuple[str, str], int],
                       latest: Latest) -> dict[tuple[int, str], tuple[float | None, float | None]]:
-        if clients is None:  # unknown this poll: keep the baselines for the next one
+        """(slice_id, mac) -> (down, up) bit/s of the clients on the slices' vAPs, as their agents report them."""
+        if wifi is None:
             return {}
         rows: dict[tuple[int, str], tuple[float | None, float | None]] = {}
-        seen: dict[str, tuple[str, float, float | None, int, int]] = {}
-        for c in clients:
-            mac, vap_id = str(c.get("mac", "")).lower(), c.get("vap_id")
-            tx, rx = _bytes(c, "tx_bytes"), _bytes(c, "rx_bytes")
-            if vap_id not in owner or not mac or tx is None or rx is None:
-                continue
-            connected = c.get("connected_s") if isinstance(c.get("connected_s"), int | float) else None
-            prev = self._clients_prev.get(mac)
-            down = up = None
-            # Same association on the same vAP: its connected time kept growing (a new one restarts it).
-            if prev is not None and prev[0] == vap_id and (connected is None or prev[2] is None
-                                                           or connected >= prev[2]):
-                down = counter_rate((prev[1], prev[3]), ts, tx)  # the AP's tx = towards the station
-                up = counter_rate((prev[1], prev[4]), ts, rx)
-            seen[mac] = (vap_id, ts, connected, tx, rx)
-            rows[(owner[vap_id], mac)] = (down, up)
-        self._clients_prev = seen
+        for agent_id, vap_id, mac, tx, rx in wifi.clients:
+            slice_id = owner.get((agent_id, vap_id))
+            if slice_id is not None:
+                rows[(slice_id, mac)] = (tx, rx)  # the AP's tx = towards the station
         latest.clients = rows
         return rows
 

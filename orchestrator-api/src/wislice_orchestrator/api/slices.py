@@ -255,8 +255,8 @@ def slice_telemetry(args: dict[str, Any], tenant_id: int, slice_id: int) -> dict
 
     One point per poll of the orchestrator's telemetry collector (every `interval_s`; the last 15 minutes are kept
     by default): the down/up rate and client count over the slice's vAPs, with its guarantees at that time; per
-    client MAC its down/up rate from its byte counters. A slice's rate is null where the controllers could not be
-    read; a client has no point at its first poll, after a counter reset or a new association (no sound delta).
+    client MAC its down/up rate as its ap-agent measures it. A slice's rate is null where the controllers could not
+    be read; a client has no point at its first report or after a new association (its agent has no rate yet).
     `since` returns only newer points: poll with the last `ts` seen. Empty while the collector is off
     (WISLICE_TELEMETRY) or has not polled the slice yet."""
     auth.require_tenant(tenant_id)

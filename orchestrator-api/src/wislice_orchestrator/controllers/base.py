@@ -53,6 +53,12 @@ class Controllers(ABC):
     @abstractmethod
     def vap_rates(self, agent_id: str, vap_id: str) -> Json: ...
 
+    @abstractmethod
+    def wifi_stats(self) -> list[Json]:
+        """The last stats event of every connected ap-agent, in one call: per agent `{agent_id, ts, interval_s,
+        vaps?: [{vap_id, tx_bps, rx_bps, clients}], radios?: [{name, capacity_kbps, capacity_source}], clients?:
+        [{mac, vap_id, tx_bytes, rx_bytes, tx_bps?, rx_bps?}]}` (spec/onos-rest, GET /onos/wifi/stats)."""
+
     # --- nfv ----------------------------------------------------------------------------------------------
     @abstractmethod
     def list_nodes(self) -> list[Json]: ...

@@ -2,9 +2,10 @@
 
 Holds a small infrastructure (APs with one radio each, MEC nodes, one pof-switch per agent plus a core switch),
 lets a test make any method fail (`fail_next` / `fail_always`), and invents moving vAP rates so charts move. With
-`simulate_traffic` the clients' and vNF ports' byte counters grow too (development, browser tests); without it
-they stay where a test puts them (`set_client_counters`, `set_vnf_counters`), and `set_vap_rates` scripts a vAP's
-rates.
+`simulate_traffic` the clients' and vNF ports' byte counters grow, and the clients have rates, too (development,
+browser tests); without it they stay where a test puts them (`set_client_counters`, `set_client_rates`,
+`set_vnf_counters`), and `set_vap_rates` scripts a vAP's rates. `wifi_stats` answers what the agents' last stats
+events would say: those rates and counters, as of `stats_ts` (a test sets it; default now).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ class FakeControllers(Controllers):
         self.simulate_traffic = simulate_traffic
         self.traffic_ts = time.time()
         self.scripted_rates: dict[str, Json] = {}  # vap_id -> vap_rates reply
+        self.stats_ts: float | None = None  # the wifi_stats events' ts (None: now)
         self.vnf_counters: dict[tuple[int, str], dict[str, int]] = {}  # (vnf_id, port) -> byte counters
         self.calls: list[str] = []
         self.failures: dict[str, tuple[ControllerError, bool]] = {}
@@ -204,10 +206,35 @@ class FakeControllers(Controllers):
             vap = self.vaps.get(vap_id)
             if vap is None:
                 raise self._missing(f"vap {vap_id}")
-            if vap_id in self.scripted_rates:
-                return dict(self.scripted_rates[vap_id])
-            tx, rx = self._wave(vap, time.time())
-            return {"tx_bps": tx, "rx_bps": rx, "interval_s": 1}
+            return self._rates(vap)
+
+    def _rates(self, vap: Json) -> Json:
+        if vap["vap_id"] in self.scripted_rates:
+            return dict(self.scripted_rates[vap["vap_id"]])
+        tx, rx = self._wave(vap, time.time())
+        return {"tx_bps": tx, "rx_bps": rx, "interval_s": 1}
+
+    def wifi_stats(self) -> list[Json]:
+        with self.lock:
+            self._enter("wifi_stats")
+            self._traffic()
+            out = []
+            for agent_id, agent in self.agents.items():
+                if not agent.get("connected", True):
+                    continue
+                clients = [c for c in self.clients.values() if c["agent_id"] == agent_id]
+                vaps = []
+                for vap in (v for v in self.vaps.values() if v["agent_id"] == agent_id):
+                    rates = self._rates(vap)
+                    vaps.append({"vap_id": vap["vap_id"], "tx_bps": rates["tx_bps"], "rx_bps": rates["rx_bps"],
+                                 "clients": sum(1 for c in clients if c["vap_id"] == vap["vap_id"])})
+                out.append({"agent_id": agent_id, "ts": time.time() if self.stats_ts is None else self.stats_ts,
+                            "interval_s": 1, "vaps": vaps,
+                            "radios": [{k: r[k] for k in ("name", "capacity_kbps", "capacity_source")}
+                                       for r in agent["radios"] if "capacity_kbps" in r],
+                            "clients": [{k: c[k] for k in ("mac", "vap_id", "tx_bytes", "rx_bytes", "tx_bps", "rx_bps")
+                                         if k in c} for c in clients]})
+            return out
 
     @staticmethod
     def _wave(vap: Json, now: float) -> tuple[int, int]:
@@ -231,6 +258,7 @@ class FakeControllers(Controllers):
                 client = self.clients[mac]
                 client["tx_bytes"] += int(tx * share * elapsed / 8)
                 client["rx_bytes"] += int(rx * share * elapsed / 8)
+                client.update(tx_bps=round(tx * share, 1), rx_bps=round(rx * share, 1))
                 client["connected_s"] = int(now - self.assoc_ts.get(mac, now))
         for vnf in self.vnfs.values():
             for port in vnf["ports"]:
@@ -349,6 +377,16 @@ class FakeControllers(Controllers):
             client.update(tx_bytes=tx_bytes, rx_bytes=rx_bytes)
             if connected_s is not None:
                 client["connected_s"] = connected_s
+
+    def set_client_rates(self, mac: str, tx_bps: float | None, rx_bps: float | None) -> None:
+        """The rates the client's agent reports (None: none, as on its first report)."""
+        with self.lock:
+            client = self.clients[mac]
+            if tx_bps is None or rx_bps is None:
+                client.pop("tx_bps", None)
+                client.pop("rx_bps", None)
+            else:
+                client.update(tx_bps=tx_bps, rx_bps=rx_bps)
 
     def set_vnf_counters(self, vnf_id: int, port: str, rx_bytes: int, tx_bytes: int) -> None:
         with self.lock:

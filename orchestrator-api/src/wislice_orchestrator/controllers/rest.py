@@ -77,6 +77,9 @@ class RestControllers(Controllers):
     def vap_rates(self, agent_id: str, vap_id: str) -> Json:
         return self._call("GET", f"/onos/wifi/agents/{quote(agent_id)}/vaps/{quote(vap_id)}/rates")
 
+    def wifi_stats(self) -> list[Json]:
+        return self._call("GET", "/onos/wifi/stats")["agents"]
+
     # --- nfv ----------------------------------------------------------------------------------------------
     def list_nodes(self) -> list[Json]:
         return self._call("GET", "/onos/nfv/nodes")["nodes"]

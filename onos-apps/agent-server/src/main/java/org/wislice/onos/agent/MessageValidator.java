@@ -250,7 +250,7 @@ public final class MessageValidator {
     }
 
     private static void stats(JsonNode d, String at) throws ProtocolException {
-        Fields.object(d, at, Set.of("interval_s", "vaps", "vnfs", "node", "radios"), Set.of("interval_s"));
+        Fields.object(d, at, Set.of("interval_s", "vaps", "vnfs", "node", "radios", "clients"), Set.of("interval_s"));
         Fields.number(d, "interval_s", at, 0, true, Double.MAX_VALUE);
         JsonNode vaps = Fields.array(d, "vaps", at, Integer.MAX_VALUE);
         Set<String> vapFields = Set.of("vap_id", "tx_bps", "rx_bps", "clients");
@@ -272,6 +272,10 @@ public final class MessageValidator {
         JsonNode radios = Fields.array(d, "radios", at, 16);
         for (int i = 0; radios != null && i < radios.size(); i++) {
             Schema.radioCapacityEntry(radios.get(i), at + ".radios[" + i + "]");
+        }
+        JsonNode clients = Fields.array(d, "clients", at, Schema.MAX_STATS_CLIENTS);
+        for (int i = 0; clients != null && i < clients.size(); i++) {
+            Schema.statsClient(clients.get(i), at + ".clients[" + i + "]");
         }
     }
 

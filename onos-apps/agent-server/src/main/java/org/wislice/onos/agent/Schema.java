@@ -36,6 +36,10 @@ public final class Schema {
             Set.of("ifname", "bssid", "state", "clients", "pof_port"));
     private static final Set<String> VAP_STATE_REQUIRED = union(VAP_SPEC_REQUIRED,
             Set.of("ifname", "bssid", "state", "clients"));
+    /** At most this many clients in a stats event. */
+    public static final int MAX_STATS_CLIENTS = 2048;
+    private static final Set<String> STATS_CLIENT_REQUIRED = Set.of("mac", "vap_id", "tx_bytes", "rx_bytes");
+    private static final Set<String> STATS_CLIENT_FIELDS = union(STATS_CLIENT_REQUIRED, Set.of("tx_bps", "rx_bps"));
     private static final Set<String> VNF_SPEC_FIELDS = Set.of("tenant_id", "instance_id", "image", "params", "cpu",
             "memory_mib", "chain_position");
     private static final Set<String> VNF_SPEC_REQUIRED = Set.of("tenant_id", "instance_id", "image", "cpu",
@@ -147,6 +151,23 @@ public final class Schema {
         Fields.integer(c, "connected_s", path, 0, Long.MAX_VALUE);
         Fields.integer(c, "tx_bytes", path, 0, Long.MAX_VALUE);
         Fields.integer(c, "rx_bytes", path, 0, Long.MAX_VALUE);
+    }
+
+    /**
+     * A stats event's client: {mac, vap_id, tx_bytes, rx_bytes} and, together or not at all, tx_bps and rx_bps
+     * (the rates since the agent's previous stats event).
+     */
+    public static void statsClient(JsonNode c, String path) throws ProtocolException {
+        Fields.object(c, path, STATS_CLIENT_FIELDS, STATS_CLIENT_REQUIRED);
+        Fields.string(c, "mac", path, MAC);
+        Fields.string(c, "vap_id", path, IDENT);
+        Fields.integer(c, "tx_bytes", path, 0, Long.MAX_VALUE);
+        Fields.integer(c, "rx_bytes", path, 0, Long.MAX_VALUE);
+        if (c.has("tx_bps") != c.has("rx_bps")) {
+            throw ProtocolException.badRequest(path + ": tx_bps and rx_bps come together");
+        }
+        Fields.number(c, "tx_bps", path, 0, false, Double.MAX_VALUE);
+        Fields.number(c, "rx_bps", path, 0, false, Double.MAX_VALUE);
     }
 
     /** Capacity: cpu > 0 (offered) or >= 0 (used), memory_mib >= 0. */

@@ -6,7 +6,7 @@ import org.junit.Test;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.fail;
 
-/** The guaranteed-rate additions: rate_limit guarantees, radio capacity, stats radios, updateVap. */
+/** The guaranteed-rate additions: rate_limit guarantees, radio capacity, stats radios and clients, updateVap. */
 public class SchemaTest {
 
     private static JsonNode parse(String s) throws ProtocolException {
@@ -91,5 +91,35 @@ public class SchemaTest {
         rejected(stats("[{\"name\":\"phy0\",\"capacity_kbps\":80000,\"capacity_source\":\"operator\","
                 + "\"channel\":6}]"), "bad_request");
         rejected(stats("{\"phy0\":1}"), "bad_request");
+    }
+
+    private static String statsClients(String clients) {
+        return "{\"type\":\"event\",\"event\":\"stats\",\"ts\":1,\"data\":{\"interval_s\":5,\"clients\":"
+                + clients + "}}";
+    }
+
+    private static String client(String extra) {
+        return "{\"mac\":\"02:00:00:00:01:00\",\"vap_id\":\"v1\",\"tx_bytes\":1000,\"rx_bytes\":20" + extra + "}";
+    }
+
+    @Test
+    public void statsMayCarryClientCountersAndRates() throws ProtocolException {
+        accepted(statsClients("[]"));
+        accepted(statsClients("[" + client("") + "," + client(",\"tx_bps\":8000.5,\"rx_bps\":0") + "]"));
+        rejected(statsClients("[" + client(",\"tx_bps\":8000") + "]"), "bad_request");
+        rejected(statsClients("[" + client(",\"rx_bps\":8000") + "]"), "bad_request");
+        rejected(statsClients("[" + client(",\"tx_bps\":-1,\"rx_bps\":0") + "]"), "bad_request");
+        rejected(statsClients("[" + client(",\"tx_bps\":\"fast\",\"rx_bps\":0") + "]"), "bad_request");
+        rejected(statsClients("[" + client(",\"signal_dbm\":-40") + "]"), "bad_request");
+        rejected(statsClients("[{\"mac\":\"02:00:00:00:01:00\",\"vap_id\":\"v1\",\"tx_bytes\":1}]"), "bad_request");
+        rejected(statsClients("[" + client("").replace("02:00", "02:0G") + "]"), "bad_request");
+        rejected(statsClients("[" + client("").replace("1000", "1.5") + "]"), "bad_request");
+        StringBuilder many = new StringBuilder("[");
+        for (int i = 0; i <= Schema.MAX_STATS_CLIENTS; i++) {
+            many.append(i == 0 ? "" : ",").append(client(""));
+        }
+        rejected(statsClients(many.append("]").toString()), "bad_request");
+        many.setLength(many.lastIndexOf(",{")); // drop the last client
+        accepted(statsClients(many.append("]").toString()));
     }
 }

@@ -47,6 +47,13 @@ public interface WifiService extends ListenerService<WifiEvent, WifiListener> {
     /** Current rates of a vAP: {tx_bps, rx_bps, interval_s}. */
     ObjectNode rates(String agentId, String vapId);
 
+    /**
+     * The last stats event of every agent connected to this controller node, in one answer: {"node", "agents":
+     * [{agent_id, ts, interval_s, vaps?, radios?, clients?}]} (the event's own lists, spec/agent/PROTOCOL.md). An
+     * agent appears once it sent stats and leaves when its connection closes.
+     */
+    ObjectNode stats();
+
     /** Controller metrics: agents connected, event latency percentiles, heap. */
     ObjectNode metrics();
 

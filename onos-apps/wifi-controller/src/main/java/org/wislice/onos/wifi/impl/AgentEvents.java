@@ -10,8 +10,10 @@ import org.wislice.onos.agent.Schema;
 import org.wislice.onos.wifi.api.WifiEvent;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
@@ -20,14 +22,23 @@ import static org.slf4j.LoggerFactory.getLogger;
 /**
  * Applies what ap-agents report to the WifiStore (which turns it into WifiEvents): getVaps and getClient results
  * after a (re)connect, and validated events: clients, vAP states, and from stats events the radios' current
- * capacity; the stats samples themselves are posted as STATS events.
+ * capacity and the clients' counters and rates; the vAP samples themselves are posted as STATS events, and each
+ * agent's last stats event is kept (on this node) for GET /onos/wifi/stats.
  */
 final class AgentEvents {
     private final Logger log = getLogger(getClass());
     private final WifiStore store;
     private final Consumer<WifiEvent> post;
-    /** Last stats sample per "agent/vap": rates are ephemeral, kept per node, not in the store. */
+    /**
+     * Last stats event of each agent connected to this node, as {agent_id, ts, interval_s, vaps?, radios?,
+     * clients?}: rates are ephemeral, kept per node, not in the store. One entry per connected agent.
+     */
     private final Map<String, ObjectNode> lastStats = new ConcurrentHashMap<>();
+    /**
+     * Per agent, what its last stats event said of each client (at most Schema.MAX_STATS_CLIENTS): a client
+     * whose numbers did not change since is not written again.
+     */
+    private final Map<String, Map<String, ClientSample>> clientSamples = new ConcurrentHashMap<>();
 
     AgentEvents(WifiStore store, Consumer<WifiEvent> post) {
         this.store = store;
@@ -69,6 +80,7 @@ final class AgentEvents {
             Schema.client(list.get(i), "clients[" + i + "]");
         }
         List<String> present = new ArrayList<>();
+        clientSamples.remove(agentId); // fresh records: the next stats event writes its counters again
         for (JsonNode client : list) {
             store.putClient(agentId, (ObjectNode) client.deepCopy());
             present.add(client.get("mac").asText());
@@ -92,10 +104,12 @@ final class AgentEvents {
                 client.put("connected_s", 0).put("tx_bytes", 0).put("rx_bytes", 0);
                 client.put("updated_ts", ts);
                 store.putClient(agentId, client);
+                forgetSample(agentId, data.get("mac").asText());
                 break;
             }
             case "clientDisassociated":
                 store.removeClient(agentId, data.get("mac").asText());
+                forgetSample(agentId, data.get("mac").asText());
                 break;
             case "vapState":
                 if ("removed".equals(data.get("state").asText())) {
@@ -120,7 +134,44 @@ final class AgentEvents {
         }
     }
 
+    /** The agent's session on this node ended: its last stats are no longer current. */
+    void forget(String agentId) {
+        lastStats.remove(agentId);
+        clientSamples.remove(agentId);
+    }
+
+    /** The agent server restarted: every session on this node ended. */
+    void forgetAll() {
+        lastStats.clear();
+        clientSamples.clear();
+    }
+
+    /** The last stats event of every agent connected to this node, by agent_id. */
+    List<ObjectNode> lastStats() {
+        List<ObjectNode> all = new ArrayList<>(lastStats.values());
+        all.sort(Comparator.comparing(s -> s.get("agent_id").asText()));
+        return all;
+    }
+
+    private void forgetSample(String agentId, String mac) {
+        Map<String, ClientSample> samples = clientSamples.get(agentId);
+        if (samples != null) {
+            samples.remove(mac);
+        }
+    }
+
     private void onStats(String agentId, JsonNode data, double ts) {
+        ObjectNode last = Json.object().put("agent_id", agentId).put("ts", ts);
+        last.set("interval_s", data.get("interval_s"));
+        for (String key : new String[] {"vaps", "radios", "clients"}) {
+            if (data.has(key)) {
+                last.set(key, data.get(key)); // the event's own nodes: read-only from here on
+            }
+        }
+        lastStats.put(agentId, last);
+        if (data.has("clients")) {
+            clientCounters(agentId, data.get("clients"), ts);
+        }
         if (!data.has("vaps")) {
             return;
         }
@@ -132,8 +183,74 @@ final class AgentEvents {
             sample.put("rx_bps", v.get("rx_bps").asDouble());
             sample.put("clients", v.get("clients").asLong());
             sample.put("interval_s", data.get("interval_s").asDouble());
-            lastStats.put(agentId + "/" + v.get("vap_id").asText(), sample);
             post.accept(new WifiEvent(WifiEvent.Type.STATS, sample, (long) (ts * 1000)));
+        }
+    }
+
+    /**
+     * A stats event's clients: the stored client of each (same agent, MAC and vAP) takes the reported tx_bytes,
+     * rx_bytes and tx_bps/rx_bps (removed when the event has no rates for it) and updated_ts. Only clients whose
+     * numbers changed since the agent's previous stats event are written, so an idle client costs no store write;
+     * a client the store does not have is left to the association events.
+     */
+    private void clientCounters(String agentId, JsonNode reported, double ts) {
+        Map<String, ClientSample> previous = clientSamples.getOrDefault(agentId, Map.of());
+        Map<String, ClientSample> current = new ConcurrentHashMap<>();
+        for (JsonNode c : reported) {
+            ClientSample sample = new ClientSample(c);
+            String mac = c.get("mac").asText();
+            current.put(mac, sample);
+            if (!sample.equals(previous.get(mac))) {
+                store.updateClient(agentId, mac, client -> sample.applyTo(client, ts));
+            }
+        }
+        clientSamples.put(agentId, current);
+    }
+
+    /** What a stats event says of one client; rates NaN when it has none. */
+    private static final class ClientSample {
+        private final String vapId;
+        private final long txBytes;
+        private final long rxBytes;
+        private final double txBps;
+        private final double rxBps;
+
+        ClientSample(JsonNode c) {
+            vapId = c.get("vap_id").asText();
+            txBytes = c.get("tx_bytes").asLong();
+            rxBytes = c.get("rx_bytes").asLong();
+            txBps = c.has("tx_bps") ? c.get("tx_bps").asDouble() : Double.NaN;
+            rxBps = c.has("rx_bps") ? c.get("rx_bps").asDouble() : Double.NaN;
+        }
+
+        /** The client record with these numbers, or null (no change) if the record is of another vAP. */
+        ObjectNode applyTo(ObjectNode client, double ts) {
+            if (!vapId.equals(client.path("vap_id").asText())) {
+                return null;
+            }
+            client.put("tx_bytes", txBytes).put("rx_bytes", rxBytes).put("updated_ts", ts);
+            if (Double.isNaN(txBps)) {
+                client.remove(List.of("tx_bps", "rx_bps"));
+            } else {
+                client.put("tx_bps", txBps).put("rx_bps", rxBps);
+            }
+            return client;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof ClientSample)) {
+                return false;
+            }
+            ClientSample s = (ClientSample) o;
+            // Double.compare: NaN equals NaN (no rates both times).
+            return vapId.equals(s.vapId) && txBytes == s.txBytes && rxBytes == s.rxBytes
+                    && Double.compare(txBps, s.txBps) == 0 && Double.compare(rxBps, s.rxBps) == 0;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(vapId, txBytes, rxBytes, txBps, rxBps);
         }
     }
 

@@ -20,6 +20,7 @@ import org.wislice.onos.wifi.api.WifiEvent;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 
 /**
@@ -174,6 +175,20 @@ public class DistributedWifiStore extends AbstractStore<WifiEvent, WifiStoreDele
     @Override
     public void removeClient(String agentId, String mac) {
         clients.remove(key(agentId, mac));
+    }
+
+    @Override
+    public void updateClient(String agentId, String mac, UnaryOperator<ObjectNode> change) {
+        // Compare-and-set on the record's version: a concurrent write (an association, a removal) wins, and the
+        // change is applied again to what it wrote, a few times at most. No record: nothing is written.
+        String key = key(agentId, mac);
+        for (int attempt = 0; attempt < 3; attempt++) {
+            Versioned<String> current = clients.get(key);
+            ObjectNode updated = current == null ? null : change.apply(parse(current.value()));
+            if (updated == null || clients.replace(key, current.version(), Json.write(updated))) {
+                return;
+            }
+        }
     }
 
     @Override

@@ -112,6 +112,7 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
     protected void modified(ComponentContext context) {
         if (server.apply(agentServerConfig(context))) {
             sessions.clear();
+            events.forgetAll();
         }
     }
 
@@ -136,6 +137,7 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
     private void stopServer() {
         server.stop();
         sessions.clear();
+        events.forgetAll();
     }
 
     /** Port the agent server listens on (tests configure 0 = any free port). */
@@ -183,6 +185,7 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
             if (!sessions.remove(session.agentId(), session)) {
                 return; // an older connection of an agent that already reconnected
             }
+            events.forget(session.agentId());
             store.agent(session.agentId()).ifPresent(agent -> {
                 agent.put("connected", false);
                 agent.put("last_seen", now());
@@ -436,6 +439,14 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
         }
         return Json.object().put("tx_bps", tx.get("bps").asDouble()).put("rx_bps", rx.get("bps").asDouble())
                 .put("interval_s", tx.get("interval_s").asDouble());
+    }
+
+    @Override
+    public ObjectNode stats() {
+        ObjectNode root = Json.object().put("node", clusterService.getLocalNode().id().id());
+        ArrayNode agents = root.putArray("agents");
+        events.lastStats().forEach(agents::add);
+        return root;
     }
 
     @Override

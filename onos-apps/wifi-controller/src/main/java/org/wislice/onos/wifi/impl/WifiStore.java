@@ -6,6 +6,7 @@ import org.wislice.onos.wifi.api.WifiEvent;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 
 /** Cluster-wide state of the WiFi controller: agents, desired vAP specs, vAP states, clients. */
 public interface WifiStore extends Store<WifiEvent, WifiStoreDelegate> {
@@ -37,6 +38,12 @@ public interface WifiStore extends Store<WifiEvent, WifiStoreDelegate> {
     void putClient(String agentId, ObjectNode client);
 
     void removeClient(String agentId, String mac);
+
+    /**
+     * Replaces a stored client by change(client) in one atomic step, if the store has that client (a client removed
+     * meanwhile stays removed; nothing is created). change returns null to leave the record as it is.
+     */
+    void updateClient(String agentId, String mac, UnaryOperator<ObjectNode> change);
 
     List<ObjectNode> clients(String agentId);
 }

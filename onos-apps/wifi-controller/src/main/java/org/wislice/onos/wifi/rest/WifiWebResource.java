@@ -146,6 +146,14 @@ public class WifiWebResource extends AbstractWebResource {
                     get(WifiService.class).rates(ident(agentId, "agent_id"), ident(vapId, "vap_id")));
     }
 
+    /** The last stats event of every agent connected to this node: vAP and client rates, radio capacities. */
+    @GET
+    @Path("stats")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response stats() {
+        return json(Response.Status.OK, get(WifiService.class).stats());
+    }
+
     /** Controller metrics (agents connected, event latency, heap). */
     @GET
     @Path("metrics")

@@ -384,6 +384,30 @@ public class WifiManagerTest {
     }
 
     @Test
+    public void statsReachTheAggregateAndTheStoredClients() throws Exception {
+        try (TestAgentClient agent = connect("ap-13", List.of(vapState(vapSpec("v1"))))) {
+            ObjectNode assoc = Json.object().put("type", "event").put("event", "clientAssociated").put("ts", 1);
+            assoc.putObject("data").put("vap_id", "v1").put("mac", "02:00:00:00:01:00");
+            agent.send(assoc);
+            ObjectNode ev = Json.object().put("type", "event").put("event", "stats").put("ts", 2);
+            ObjectNode data = ev.putObject("data").put("interval_s", 5);
+            data.putArray("vaps").addObject().put("vap_id", "v1").put("tx_bps", 8e6).put("rx_bps", 1e5)
+                    .put("clients", 1);
+            data.putArray("clients").addObject().put("mac", "02:00:00:00:01:00").put("vap_id", "v1")
+                    .put("tx_bytes", 5_000_000).put("rx_bytes", 62_500).put("tx_bps", 8e6).put("rx_bps", 1e5);
+            agent.send(ev);
+            waitFor(() -> manager.clients("ap-13", "v1").stream().anyMatch(c -> c.has("tx_bps")));
+            assertEquals(5_000_000, manager.clients("ap-13", "v1").get(0).get("tx_bytes").asLong());
+            ObjectNode stats = manager.stats();
+            assertEquals("node-1", stats.get("node").asText());
+            assertEquals("ap-13", stats.at("/agents/0/agent_id").asText());
+            assertEquals(8e6, stats.at("/agents/0/vaps/0/tx_bps").asDouble(), 0);
+            assertEquals(1e5, stats.at("/agents/0/clients/0/rx_bps").asDouble(), 0);
+        }
+        waitFor(() -> manager.stats().get("agents").size() == 0); // gone with its connection
+    }
+
+    @Test
     public void wrongSecretIsRefused() throws Exception {
         try (TestAgentClient agent = new TestAgentClient(manager.boundPort())) {
             JsonNode bye = agent.hello("ap", "ap-7", "wrong", apCapabilities());

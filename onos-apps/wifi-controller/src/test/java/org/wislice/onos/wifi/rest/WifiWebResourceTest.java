@@ -128,6 +128,16 @@ public class WifiWebResourceTest extends JerseyTest {
     }
 
     @Test
+    public void statsOfEveryAgentInOneAnswer() throws Exception {
+        Response r = target("stats").request().get();
+        assertEquals(200, r.getStatus());
+        JsonNode body = json(r);
+        assertEquals("node-1", body.get("node").asText());
+        assertEquals(1_000_000, body.at("/agents/0/vaps/0/tx_bps").asDouble(), 0);
+        assertEquals(4000, body.at("/agents/0/clients/0/rx_bps").asDouble(), 0);
+    }
+
+    @Test
     public void metrics() throws Exception {
         assertTrue(json(target("metrics").request().get()).has("event_p99_ms"));
         assertEquals(204, target("metrics").request().delete().getStatus());
@@ -200,6 +210,18 @@ public class WifiWebResourceTest extends JerseyTest {
         public ObjectNode rates(String agentId, String vapId) {
             maybeFail();
             return Json.object().put("tx_bps", 1.0).put("rx_bps", 2.0).put("interval_s", 5);
+        }
+
+        @Override
+        public ObjectNode stats() {
+            ObjectNode root = Json.object().put("node", "node-1");
+            ObjectNode agent = root.putArray("agents").addObject().put("agent_id", "ap-1").put("ts", 10.0)
+                    .put("interval_s", 5);
+            agent.putArray("vaps").addObject().put("vap_id", "v1").put("tx_bps", 1e6).put("rx_bps", 1e4)
+                    .put("clients", 1);
+            agent.putArray("clients").addObject().put("mac", "02:00:00:00:01:00").put("vap_id", "v1")
+                    .put("tx_bytes", 1).put("rx_bytes", 2).put("tx_bps", 8.0).put("rx_bps", 4000.0);
+            return root;
         }
 
         @Override
