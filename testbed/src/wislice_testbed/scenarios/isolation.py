@@ -174,32 +174,31 @@ def run_sliced(tb: Any, log: StepLog, scale: Scale, tokens: dict[int, str], upli
     """The video slice (2 clients, guaranteed) and the neighbour slice (1 client) on one radio."""
     video = e2e.SliceRun(1, "video", 0, tb.ap.stations[0], token=tokens[1])
     bulk = e2e.SliceRun(2, "bulk", 0, tb.ap.stations[2], token=tokens[2])
-    slices = bring_up(tb, log, [(video, video_body(scale, tb.ap.agent_id, video.ssid, True), tb.ap.stations[:2]),
-                                (bulk, neighbour_body(scale, tb.ap.agent_id, bulk.ssid), [tb.ap.stations[2]])])
-    try:
-        exp = Experiment("sliced_up" if uplink else "sliced_down")
-        vids = [(video, sta, addr) for s, sta, addr in slices.members if s is video]
-        exp.flows = flows_for(scale, vids, (bulk, tb.ap.stations[2]), uplink, clip)
-        exp.series = run_flows(tb, exp.flows)
-        measure(exp, scale, uplink)
-        score_video(tb, exp)
-        log.say(f"{exp.name}: " + ", ".join(f"{k}={v}" for k, v in exp.metrics.items()))
-        return exp
-    finally:
-        tear_down(tb, log, slices)
+    layout = [(video, video_body(scale, tb.ap.agent_id, video.ssid, True), tb.ap.stations[:2]),
+              (bulk, neighbour_body(scale, tb.ap.agent_id, bulk.ssid), [tb.ap.stations[2]])]
+    return _run(tb, log, "sliced_up" if uplink else "sliced_down", scale, layout, bulk, uplink, clip)
 
 
 def run_unsliced(tb: Any, log: StepLog, scale: Scale, tokens: dict[int, str], clip: Clip | None = None
                  ) -> Experiment:
     """The same clients and traffic on one shared SSID without guarantees: the radio's fair queueing alone."""
     shared = e2e.SliceRun(1, "shared", 0, tb.ap.stations[0], token=tokens[1])
-    slices = bring_up(tb, log, [(shared, video_body(scale, tb.ap.agent_id, shared.ssid, False), tb.ap.stations)])
+    layout = [(shared, video_body(scale, tb.ap.agent_id, shared.ssid, False), tb.ap.stations)]
+    return _run(tb, log, "unsliced_down", scale, layout, shared, False, clip)
+
+
+def _run(tb: Any, log: StepLog, name: str, scale: Scale, layout: list[tuple[e2e.SliceRun, dict[str, Any], list[Any]]],
+         neighbour_slice: e2e.SliceRun, uplink: bool, clip: Clip | None) -> Experiment:
+    """Brings the layout up; stations 1 and 2 are the video clients, station 3 the neighbour; runs, measures,
+    tears down."""
+    slices = bring_up(tb, log, layout)
     try:
-        exp = Experiment("unsliced_down")
-        vids = [(shared, sta, addr) for _, sta, addr in slices.members[:2]]
-        exp.flows = flows_for(scale, vids, (shared, tb.ap.stations[2]), False, clip)
+        exp = Experiment(name)
+        neighbour = tb.ap.stations[2]
+        vids = [(s, sta, addr) for s, sta, addr in slices.members if sta is not neighbour]
+        exp.flows = flows_for(scale, vids, (neighbour_slice, neighbour), uplink, clip)
         exp.series = run_flows(tb, exp.flows)
-        measure(exp, scale, False)
+        measure(exp, scale, uplink)
         score_video(tb, exp)
         log.say(f"{exp.name}: " + ", ".join(f"{k}={v}" for k, v in exp.metrics.items()))
         return exp

@@ -204,8 +204,13 @@ document.getElementById("slice-form").addEventListener("submit", async ev => {
   const body = { name: f.name.value, latency_class: f.latency.value, vaps: [vap],
     vnfs: f.image.value ? [{ image: f.image.value }] : [],
     bandwidth: { down_guaranteed_kbps: Number(f.down.value), down_cap_kbps: Number(f.down_cap.value) } };
+  await followOperation(() => api("POST", `/tenants/${f.tenant.value}/slices`, body), out);
+});
+
+// Starts an operation, shows its progress in `out` until it ends (data-status = its final status), then refreshes.
+async function followOperation(start, out) {
   try {
-    let op = await api("POST", `/tenants/${f.tenant.value}/slices`, body);
+    let op = await start();
     out.className = "";
     while (["pending", "running", "rolling_back"].includes(op.status)) {
       out.textContent = `operation ${op.operation_id}: ${op.status} ${Math.round(op.progress * 100)}%`;
@@ -220,7 +225,7 @@ document.getElementById("slice-form").addEventListener("submit", async ev => {
     out.dataset.status = "error";
   }
   refresh();
-});
+}
 
 // --- live change of a slice's bandwidth / latency class (PATCH, applied as an operation) -----------------
 const BANDWIDTH_FIELDS = ["down_guaranteed_kbps", "down_cap_kbps", "up_guaranteed_kbps", "up_cap_kbps"];
@@ -242,22 +247,8 @@ document.getElementById("edit-form").addEventListener("submit", async ev => {
   const f = ev.target, out = document.getElementById("edit-result");
   const [tenant, slice] = f.dataset.slice.split("/");
   const bandwidth = Object.fromEntries(BANDWIDTH_FIELDS.map(k => [k, Number(f[k].value)]));
-  try {
-    let op = await api("PATCH", `/tenants/${tenant}/slices/${slice}`, { bandwidth, latency_class: f.latency.value });
-    out.className = "";
-    while (["pending", "running", "rolling_back"].includes(op.status)) {
-      out.textContent = `operation ${op.operation_id}: ${op.status}`;
-      await new Promise(r => setTimeout(r, 300));
-      op = await api("GET", `/operations/${op.operation_id}`);
-    }
-    out.textContent = `operation ${op.operation_id}: ${op.status} ${op.error || ""}`;
-    out.dataset.status = op.status;
-  } catch (e) {
-    out.className = "error";
-    out.textContent = e.message;
-    out.dataset.status = "error";
-  }
-  refresh();
+  await followOperation(
+    () => api("PATCH", `/tenants/${tenant}/slices/${slice}`, { bandwidth, latency_class: f.latency.value }), out);
 });
 
 // --- navigation and login ---------------------------------------------------------------------------------
