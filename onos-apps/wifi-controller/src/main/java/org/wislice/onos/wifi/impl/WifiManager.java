@@ -310,15 +310,25 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
         }
         // Desired state first: if the agent is away, the vAP is created when it reconnects.
         store.putDesiredVap(agentId, (ObjectNode) vapSpec.deepCopy());
-        AgentSession s = session(agentId);
         ObjectNode params = Json.object();
         params.set("vap", vapSpec);
+        // The agent refused it: nothing is desired.
+        return askForVap(agentId, "createVap", params, () -> store.removeDesiredVap(agentId, vapId));
+    }
+
+    /**
+     * Sends a vAP call whose desired state is already stored, records the VapState the agent answers and returns
+     * it. If the agent refuses (not when it is away or slow: the desired state then reaches it with its next
+     * syncVaps), undoRefused takes the desired state back first.
+     */
+    private ObjectNode askForVap(String agentId, String method, ObjectNode params, Runnable undoRefused) {
+        AgentSession s = session(agentId);
         JsonNode result;
         try {
-            result = call(s, "createVap", params);
+            result = call(s, method, params);
         } catch (ControllerException e) {
             if (!AgentRequestException.UNREACHABLE.equals(e.code()) && !AgentRequestException.TIMEOUT.equals(e.code())) {
-                store.removeDesiredVap(agentId, vapId); // the agent refused it: nothing is desired
+                undoRefused.run();
             }
             throw e;
         }
@@ -375,21 +385,10 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
         store.putDesiredVap(agentId, spec);
         ObjectNode params = Json.object().put("vap_id", vapId);
         params.set("rate_limit", rateLimit.deepCopy());
-        JsonNode result;
-        try {
-            result = call(session(agentId), "updateVap", params);
-        } catch (ControllerException e) {
-            if (!AgentRequestException.UNREACHABLE.equals(e.code()) && !AgentRequestException.TIMEOUT.equals(e.code())) {
-                spec.set("rate_limit", previous); // the agent refused: the vAP keeps its rates
-                store.putDesiredVap(agentId, spec);
-            }
-            throw e;
-        }
-        JsonNode vap = result.get("vap");
-        checked(vap, "VapState", n -> Schema.vapState(n, "vap"));
-        ObjectNode state = (ObjectNode) vap.deepCopy();
-        store.putVap(agentId, state);
-        return state;
+        return askForVap(agentId, "updateVap", params, () -> {
+            spec.set("rate_limit", previous); // the agent refused: the vAP keeps its rates
+            store.putDesiredVap(agentId, spec);
+        });
     }
 
     @Override
