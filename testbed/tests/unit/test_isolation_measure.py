@@ -64,3 +64,11 @@ def test_demo_checks_have_both_bounds() -> None:
                      ("neighbour_contended_mbps", 0.1), ("psnr_sliced_db", 20.0), ("psnr_unsliced_db", 0.0),
                      ("psnr_unsliced_db", 60.0)):
         assert not all(fig11.checks({**good, key: bad}).values()), (key, bad)
+
+
+def test_capped_peak_is_the_neighbours_highest_second_alone() -> None:
+    exp = isolation.Experiment("sliced_down")
+    # Alone window [17.5, 22]: the intervals ending at 19..22; 9.0 ends at 17.3, before the window.
+    exp.series = {"neighbour": Series("neighbour", [(17.3, 9.0), (19.3, 6.9), (20.3, 7.2), (21.3, 6.8)])}
+    assert fig11.capped_peak_mbps(exp, SCALE) == 7.2
+    assert fig11.capped_peak_mbps(isolation.Experiment("x", {"neighbour": Series("neighbour")}), SCALE) == 0.0

@@ -26,9 +26,7 @@ DEMO_SCALE = isolation.Scale(capacity_kbps=10_000, video_kbps=3_000, video_up_kb
 
 def capped_peak_mbps(exp: isolation.Experiment, scale: isolation.Scale) -> float:
     """The neighbour's highest 1 s rate once it is alone (its cap is the only limit then)."""
-    a0, a1 = scale.alone()
-    inside = [mbps for t, mbps in exp.series["neighbour"].points if a0 <= t - 1.0 and t <= a1]
-    return max(inside, default=0.0)
+    return max(exp.series["neighbour"].window(*scale.alone()), default=0.0)
 
 
 def run(tb: Any, log: StepLog, tokens: dict[int, str] | None = None,

@@ -34,9 +34,13 @@ class Series:
     points: list[tuple[float, float]] = field(default_factory=list)
     error: str = ""
 
+    def window(self, start: float, end: float) -> list[float]:
+        """The rates of the 1 s intervals that lie wholly within [start, end]."""
+        return [mbps for t, mbps in self.points if start <= t - 1.0 and t <= end]
+
     def mean(self, start: float, end: float) -> float:
         """Mean rate over the intervals that lie within [start, end]; 0 if none do (a silent flow counts as 0)."""
-        inside = [mbps for t, mbps in self.points if start <= t - 1.0 and t <= end]
+        inside = self.window(start, end)
         return sum(inside) / len(inside) if inside else 0.0
 
     def to_json(self) -> dict[str, Any]:
