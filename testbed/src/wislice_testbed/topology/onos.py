@@ -179,8 +179,14 @@ def onos_runtime(say: Any = print, keep_log_in: Path | None = None, heap: str = 
             _listening(port) for port in (wifi, nfv, pof)), timeout=60, period=0.5)
         for name, path in READY_PATHS.items():
             # An app turns ACTIVE before the web extender mounts its REST resources.
-            wait_for(f"{name} controller REST", lambda p=path: onos.request("GET", p)[0] == 200, timeout=120,
-                     period=0.5)
+            try:
+                wait_for(f"{name} controller REST", lambda p=path: onos.request("GET", p)[0] == 200, timeout=120,
+                         period=0.5)
+            except TimeoutError as exc:
+                # Seen once (2026-11-25, the pof REST never mounted, passing on a rerun): keep what Karaf said.
+                log = run_dir / "karaf" / "data" / "log" / "karaf.log"
+                tail = log.read_text(errors="replace").splitlines()[-60:] if log.exists() else []
+                raise TimeoutError(f"{exc}\nkaraf.log (last 60 lines):\n" + "\n".join(tail)) from exc
         yield onos
     finally:
         runtime_cmd("stop", timeout=120)
