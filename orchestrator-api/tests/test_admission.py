@@ -195,7 +195,7 @@ def test_rest_admission_rejection_is_problem_json(world):
     ({"bandwidth": {"down_guaranteed_kbps": 10, "down_cap_kbps": 5}}, "bandwidth"),
     ({"vaps": [{"agent_id": "ap-1", "ssid": "x" * 33}]}, "vaps"),
     ({"vaps": [{"agent_id": "ap-1", "ssid": "ok", "security": {"mode": "wpa2-psk"}}]}, "vaps"),
-    ({"vnfs": [{"image": "nat", "params": {"k": [1]}}]}, "vnfs"),
+    ({"vnfs": [{"image": "kernel-fwd", "params": {"k": [1]}}]}, "vnfs"),
     ({"surprise": 1}, "surprise"),
     ({"vaps": [{"agent_id": "bad id!", "ssid": "x"}]}, "vaps"),  # found by schemathesis: a 500 once
 ])

@@ -31,7 +31,7 @@ ENDPOINTS = [
     ("POST", T + "/vaps", {"agent_id": "ap-2", "ssid": "extra"}, "tenant"),
     ("DELETE", T + "/vaps/{vap}", None, "tenant"),
     ("GET", T + "/vnfs", None, "tenant"),
-    ("POST", T + "/vnfs", {"image": "nat"}, "tenant"),
+    ("POST", T + "/vnfs", {"image": "kernel-fwd"}, "tenant"),
     ("DELETE", T + "/vnfs/{vnf}", None, "tenant"),
     ("GET", T + "/clients", None, "tenant"),
     ("DELETE", T + "/clients/{mac}", None, "tenant"),

@@ -49,7 +49,7 @@ def test_tenant_slice_lifecycle(served, capsys):
 
 def test_slice_update(served, capsys):
     w, url = served
-    assert run(capsys, url, w.tenant_a, "slices", "create", "--name", "cam", "--vap", "ap-1=cam", "--vnf", "nat",
+    assert run(capsys, url, w.tenant_a, "slices", "create", "--name", "cam", "--vap", "ap-1=cam", "--vnf", "kernel-fwd",
                "--down", "2000", "--down-cap", "8000")[0] == 0
     sid = str(w.call("GET", "/api/v1/tenants/1/slices", w.tenant_a).get_json()["slices"][0]["slice_id"])
     code, out, _ = run(capsys, url, w.tenant_a, "slice", "update", "1", sid, "--down-guaranteed", "3000",

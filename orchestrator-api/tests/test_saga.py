@@ -193,7 +193,7 @@ def test_add_and_remove_vap_and_vnf(world):
     assert r.status_code == 202 and world.call("GET", r.headers["Location"], world.tenant_a).get_json()["status"] \
         == "succeeded"
     assert len(world.fake.resources()["paths"]) == 2
-    r = world.call("POST", base + "/vnfs", world.tenant_a, json={"image": "nat"})
+    r = world.call("POST", base + "/vnfs", world.tenant_a, json={"image": "kernel-fwd"})
     assert world.call("GET", r.headers["Location"], world.tenant_a).get_json()["status"] == "succeeded"
     path = next(iter(world.fake.paths.values()))
     assert len(path["hops"]) == 4  # ap, core, mec -> vnf1, vnf1 -> vnf2
@@ -201,7 +201,7 @@ def test_add_and_remove_vap_and_vnf(world):
     assert [v["chain_position"] for v in vnfs] == [0, 1]
     # A failing re-path undoes the new vNF and restores the old chain.
     world.fake.fail_on("create_path", 2)
-    r = world.call("POST", base + "/vnfs", world.tenant_a, json={"image": "cache"})
+    r = world.call("POST", base + "/vnfs", world.tenant_a, json={"image": "monitor"})
     assert world.call("GET", r.headers["Location"], world.tenant_a).get_json()["status"] == "failed"
     assert len(world.fake.resources()["vnfs"]) == 2
     assert all(len(p["hops"]) == 4 for p in world.fake.paths.values()) and len(world.fake.paths) == 2

@@ -255,7 +255,7 @@ def test_simulated_traffic_moves_the_fake_counters():
 
     fake = FakeControllers(simulate_traffic=True)
     fake.create_vap("ap-1", {"vap_id": "v1", "radio": "phy0", "ssid": "x", "security": {"mode": "open"}})
-    fake.create_vnf({"tenant_id": 1, "instance_id": 1, "image": "nat", "params": {}, "cpu": 0.1, "memory_mib": 1,
+    fake.create_vnf({"tenant_id": 1, "instance_id": 1, "image": "kernel-fwd", "params": {}, "cpu": 0.1, "memory_mib": 1,
                      "chain_position": 0})
     fake.traffic_ts -= 2  # as if two seconds went by
     clients = fake.list_clients()

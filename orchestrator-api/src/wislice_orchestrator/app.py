@@ -18,6 +18,7 @@ from .controllers.rest import RestControllers
 from .dashboard import blp as dashboard_blp
 from .metrics import Metrics
 from .models import ApiToken, Setting, Slice
+from .policy import PolicyEngine
 from .schemas import ProblemSchema
 from .service import SliceService
 from .telemetry import TelemetryCollector
@@ -86,6 +87,9 @@ def create_app(test_config: dict[str, Any] | None = None, controllers: Controlle
                                    app.config["TELEMETRY_WINDOW_S"], app.config["TELEMETRY_MAX_SLICES"],
                                    app.config["TELEMETRY_MAX_CLIENTS"])
     app.extensions["wislice_telemetry"] = telemetry
+    policies = PolicyEngine(session_factory, service)
+    app.extensions["wislice_policies"] = policies
+    telemetry.observers.append(policies.observe)
     metrics.add_telemetry(telemetry)
     _bootstrap(session_factory, settings, ctl)
 

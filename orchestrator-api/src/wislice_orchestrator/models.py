@@ -65,6 +65,10 @@ class Slice(Base):
     # Placement result: the wired links the slice reserves bandwidth on, as [[a_device, b_device], ...].
     path_links: Mapped[list[Any]] = mapped_column(JSON, default=list)
     tag: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # Closed-loop policies the slice declared (schemas.PolicySchema), and the policy engine's state of each, in the
+    # same order (policy.py): kept here so the dashboard and the API show it and a restart resumes it.
+    policies: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    policy_state: Mapped[list[Any]] = mapped_column(JSON, default=list)
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     tenant: Mapped[Tenant] = relationship(back_populates="slices")
     vaps: Mapped[list[SliceVap]] = relationship(back_populates="slice", order_by="SliceVap.id")

@@ -128,6 +128,16 @@ class VapRequestSchema(Strict):
     max_clients = fields.Integer(validate=validate.Range(min=1, max=2007), allow_none=True, load_default=None)
 
 
+def check_vnf_params(params: dict) -> None:
+    """A vNF's catalog parameters are flat: strings (at most 256 characters), numbers or booleans."""
+    for key, value in params.items():
+        if isinstance(value, bool) or isinstance(value, int | float | str):
+            if isinstance(value, str) and len(value) > 256:
+                raise ValidationError(f"parameter {key!r}: at most 256 characters", "params")
+            continue
+        raise ValidationError(f"parameter {key!r} must be a string, number or boolean", "params")
+
+
 class VnfRequestSchema(Strict):
     image = fields.String(required=True, validate=IDENT, metadata={"description": "catalog name, e.g. dpdk-fwd"})
     params = fields.Dict(keys=fields.String(validate=validate.Length(min=1, max=64)),
@@ -137,12 +147,56 @@ class VnfRequestSchema(Strict):
 
     @validates_schema
     def check_params(self, data, **_kwargs):  # noqa: ANN001 - marshmallow hook signature
-        for key, value in data.get("params", {}).items():
-            if isinstance(value, bool) or isinstance(value, int | float | str):
-                if isinstance(value, str) and len(value) > 256:
-                    raise ValidationError(f"parameter {key!r}: at most 256 characters", "params")
-                continue
-            raise ValidationError(f"parameter {key!r} must be a string, number or boolean", "params")
+        check_vnf_params(data.get("params", {}))
+
+
+class VnfAddSchema(VnfRequestSchema):
+    position = fields.Integer(validate=validate.Range(min=0, max=7), load_default=None, metadata={
+        "description": "where in the chain: 0 = the head (next to the wired path); left out = the end"})
+
+
+class TranscoderSchema(Strict):
+    bitrate_kbps = fields.Integer(required=True, validate=validate.Range(min=50, max=100_000),
+                                  metadata={"description": "the bitrate each stream is re-encoded at"})
+    params = fields.Dict(keys=fields.String(validate=validate.Length(min=1, max=64)), values=fields.Raw(),
+                         load_default=dict, metadata={"description": "further catalog parameters of `transcoder`"})
+    cpu = fields.Float(validate=validate.Range(min=0.01, max=64), load_default=0.5)
+    memory_mib = fields.Integer(validate=validate.Range(min=1, max=262_144), load_default=256)
+
+    @validates_schema
+    def check_params(self, data, **_kwargs):  # noqa: ANN001 - marshmallow hook signature
+        check_vnf_params(data.get("params", {}))
+
+
+POLICY_TYPES = ("transcode_on_overload",)
+
+
+class PolicySchema(Strict):
+    type = fields.String(required=True, validate=validate.OneOf(POLICY_TYPES), metadata={
+        "description": "transcode_on_overload: when the slice's down demand (its clients x per_client_down_kbps) "
+                       "exceeds its down guarantee for hold_s, deploy a transcoding vNF at the head of its chain "
+                       "(placement picks the MEC node); remove it when the demand is within the guarantee for "
+                       "release_s. Every action is an event (kind policy) with its reason."})
+    per_client_down_kbps = fields.Integer(required=True, validate=validate.Range(min=1, max=10_000_000), metadata={
+        "description": "the rate each client of the slice's service receives (e.g. the video bitrate)"})
+    transcoder = fields.Nested(TranscoderSchema, required=True)
+    hold_s = fields.Float(validate=validate.Range(min=0, max=3600), load_default=4.0)
+    release_s = fields.Float(validate=validate.Range(min=0, max=86_400), load_default=20.0)
+
+
+class PolicyStateSchema(Schema):
+    state = fields.String(metadata={"description": "idle | overloaded | deploying | active | releasing | removing"})
+    since = fields.Float(allow_none=True, metadata={"description": "epoch seconds the current condition began"})
+    vnf_id = fields.Integer(allow_none=True, metadata={"description": "the vNF the policy deployed"})
+    operation_id = fields.Integer(allow_none=True)
+    retry_at = fields.Float(allow_none=True)
+    reaction_s = fields.Float(allow_none=True, metadata={
+        "description": "last deployment: seconds from the demand exceeding the guarantee to the vNF running"})
+    reason = fields.String()
+
+
+class PoliciesSchema(Strict):
+    policies = fields.List(fields.Nested(PolicySchema), required=True, validate=validate.Length(max=4))
 
 
 def bandwidth_errors(data: dict) -> dict[str, list[str]]:
@@ -203,6 +257,8 @@ class SliceCreateSchema(Strict):
                        metadata={"description": "the service chain, in order"})
     mec_node = fields.String(validate=IDENT, allow_none=True, load_default=None,
                              metadata={"description": "pin the vNFs to this MEC node"})
+    policies = fields.List(fields.Nested(PolicySchema), load_default=list, validate=validate.Length(max=4),
+                           metadata={"description": "closed-loop assurance the orchestrator runs for the slice"})
 
 
 class VapSchema(Schema):
@@ -244,6 +300,9 @@ class SliceSchema(Schema):
     tag = fields.Integer(allow_none=True)
     vaps = fields.List(fields.Nested(VapSchema))
     vnfs = fields.List(fields.Nested(VnfSchema))
+    policies = fields.List(fields.Nested(PolicySchema))
+    policy_state = fields.List(fields.Nested(PolicyStateSchema), metadata={
+        "description": "the policy engine's state of each policy, in the same order"})
     created_at = fields.DateTime()
 
 

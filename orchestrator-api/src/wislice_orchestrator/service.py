@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from .admission import AdmissionError, Snapshot, TenantUsage, admit, check_change, check_quota
 from .controllers import Controllers
 from .models import Event, Operation, Slice, SliceVap, SliceVnf, Tenant
+from .policy_state import initial_state
 from .saga import ACTIVE_STATES, SagaRunner
 from .steps import bandwidth_of, load_topology, new_step, path_id, path_rates, rate_limit, vap_route
 from .topology import reserve
@@ -150,7 +151,8 @@ class SliceService:
             slice_ = Slice(tenant_id=tenant.id, name=body["name"], latency_class=body["latency_class"],
                            down_guaranteed_kbps=bw["down_guaranteed_kbps"], up_guaranteed_kbps=bw["up_guaranteed_kbps"],
                            down_cap_kbps=bw["down_cap_kbps"], up_cap_kbps=bw["up_cap_kbps"], status="creating",
-                           mec_node=plan.mec_node, path_links=plan.link_keys())
+                           mec_node=plan.mec_node, path_links=plan.link_keys(), policies=body.get("policies", []),
+                           policy_state=[initial_state() for _ in body.get("policies", [])])
             db.add(slice_)
             db.flush()
             for k, v in enumerate(body["vaps"], start=1):
@@ -221,9 +223,12 @@ class SliceService:
         self.runner.submit(op.id)
         return op, True
 
-    def add_vnf(self, db: Session, slice_: Slice, body: dict[str, Any],
-                idempotency_key: str | None = None) -> tuple[Operation, bool]:
-        digest = request_hash(f"add_vnf:{slice_.id}", body)
+    def add_vnf(self, db: Session, slice_: Slice, body: dict[str, Any], idempotency_key: str | None = None,
+                position: int | None = None) -> tuple[Operation, bool]:
+        """Admit one more vNF for an active slice and queue the operation that builds it and re-installs the
+        slice's paths through it: at the end of the chain, or at `position` (0 = the head, next to the wired
+        path; the vNFs from there on move one place down)."""
+        digest = request_hash(f"add_vnf:{slice_.id}" + ("" if position is None else f":{position}"), body)
         with self.admission_lock:
             old = self._replay(db, slice_.tenant_id, idempotency_key, digest)
             if old is not None:
@@ -263,10 +268,13 @@ class SliceService:
                 slice_.path_links = plan.link_keys()
                 for i, v in enumerate(slice_.vaps):
                     v.path_links = plan.route_keys(i)
+            chain = sorted(slice_.vnfs, key=lambda v: v.chain_position)
+            at = len(chain) if position is None else max(0, min(position, len(chain)))
+            for k, v in enumerate(chain):
+                v.chain_position = k + (k >= at)
             vnf = SliceVnf(slice=slice_, tenant_id=slice_.tenant_id, instance_id=self._next_instance(db, tenant.id),
                            image=body["image"], params=body["params"], cpu=body["cpu"], memory_mib=body["memory_mib"],
-                           chain_position=1 + max((v.chain_position for v in slice_.vnfs), default=-1),
-                           node=slice_.mec_node)
+                           chain_position=at, node=slice_.mec_node)
             db.add(vnf)
             db.flush()
             steps = [new_step("create_vnf", row=vnf.id, vnf_id=vnf.vnf_id)]
@@ -329,6 +337,24 @@ class SliceService:
             db.commit()
         self.runner.submit(op.id)
         return op
+
+    def set_policies(self, db: Session, slice_: Slice, policies: list[dict[str, Any]]) -> None:
+        """Replace a slice's policies. A policy whose vNF is deployed keeps it (and its state) when the same policy
+        stays at the same place; anything else starts idle, and a vNF a dropped policy deployed stays in the chain
+        until the tenant removes it (an event says so)."""
+        with self.admission_lock:
+            if slice_.status != "active":
+                raise Conflict(f"slice is {slice_.status}; only an active slice's policies can be changed")
+            old, states = list(slice_.policies or []), list(slice_.policy_state or [])
+            kept = [states[i] if i < len(old) and i < len(states) and old[i] == p else initial_state()
+                    for i, p in enumerate(policies)]
+            for i, st in enumerate(states):
+                if st.get("vnf_id") is not None and (i >= len(policies) or kept[i] is not st):
+                    event(db, "policy", f"slice {slice_.id}: policy {i} changed; the vNF {st['vnf_id']} it deployed "
+                                        "stays in the chain until removed", slice_.tenant_id, "warn")
+            slice_.policies, slice_.policy_state = policies, kept
+            event(db, "policy", f"slice {slice_.id} {slice_.name!r}: {len(policies)} policies set", slice_.tenant_id)
+            db.commit()
 
     # --- delete -------------------------------------------------------------------------------------------------
     def delete_slice(self, db: Session, slice_: Slice) -> Operation:

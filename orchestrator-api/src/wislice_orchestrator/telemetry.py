@@ -179,6 +179,9 @@ class TelemetryCollector:
         self._refused_logged = False
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        # Called with each poll's Latest after it is recorded (the policy engine); an observer's failure is logged
+        # and counted, never stops the polls.
+        self.observers: list[Callable[[Latest], None]] = []
 
     # --- the thread --------------------------------------------------------------------------------------------
     def start(self) -> None:
@@ -267,6 +270,12 @@ class TelemetryCollector:
             self.client_series.discard(k for k in self.client_series.series if k[0] not in live)
             self.latest = latest
             self.polls += 1
+        for observer in self.observers:
+            try:
+                observer(latest)
+            except Exception:
+                self.errors += 1
+                log.exception("telemetry observer %s failed", observer)
         if refused and not self._refused_logged:
             self._refused_logged = True
             log.warning("telemetry: series full (TELEMETRY_MAX_SLICES/TELEMETRY_MAX_CLIENTS); not kept: %s",

@@ -34,7 +34,8 @@ def test_operator_workflow(orchestrator, page):
     from playwright.sync_api import expect
 
     assert orchestrator.call("POST", "/tenants", json={"tenant_id": 5, "name": "acme"}).status_code == 201
-    body = {"name": "existing", "vaps": [{"agent_id": "ap-1", "ssid": "existing-ssid"}], "vnfs": [{"image": "nat"}]}
+    body = {"name": "existing", "vaps": [{"agent_id": "ap-1", "ssid": "existing-ssid"}],
+            "vnfs": [{"image": "kernel-fwd"}]}
     op = orchestrator.call("POST", "/tenants/5/slices", json=body).json()
     assert orchestrator.call("GET", f"/operations/{op['operation_id']}").status_code == 200
     # Log in as operator.

@@ -111,7 +111,7 @@ def test_slice_lifecycle_and_recovery_on_postgresql(postgres_url):
         s.add(Operation(kind="create_slice", tenant_id=1, slice_id=None, status="running",
                         steps=[{"kind": "create_vnf", "ref": {"row": 0, "vnf_id": 77}, "state": "started"}]))
         s.commit()
-    fake.create_vnf({"tenant_id": 0, "instance_id": 77, "image": "nat", "params": {}, "cpu": 0.1,
+    fake.create_vnf({"tenant_id": 0, "instance_id": 77, "image": "kernel-fwd", "params": {}, "cpu": 0.1,
                      "memory_mib": 1, "chain_position": 0})
     app.extensions["wislice_engine"].dispose()
     app2 = create_app({"DATABASE_URL": postgres_url, "START_WORKER": False, "TELEMETRY": False},

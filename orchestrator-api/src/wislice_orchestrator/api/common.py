@@ -63,7 +63,8 @@ def slice_json(s: Slice) -> dict[str, Any]:
             "bandwidth": {"down_guaranteed_kbps": s.down_guaranteed_kbps, "up_guaranteed_kbps": s.up_guaranteed_kbps,
                           "down_cap_kbps": s.down_cap_kbps, "up_cap_kbps": s.up_cap_kbps},
             "pending_change": s.pending_change,
-            "vaps": [vap_json(v) for v in s.vaps], "vnfs": [vnf_json(v) for v in s.vnfs], "created_at": s.created_at}
+            "vaps": [vap_json(v) for v in s.vaps], "vnfs": [vnf_json(v) for v in s.vnfs],
+            "policies": s.policies or [], "policy_state": s.policy_state or [], "created_at": s.created_at}
 
 
 def operation_json(op: Operation) -> dict[str, Any]:

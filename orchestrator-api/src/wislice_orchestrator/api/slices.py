@@ -17,6 +17,7 @@ from ..models import Slice
 from ..schemas import (
     ClientListSchema,
     OperationSchema,
+    PoliciesSchema,
     SliceCreateSchema,
     SliceListSchema,
     SlicePatchSchema,
@@ -26,8 +27,8 @@ from ..schemas import (
     TelemetryQuerySchema,
     VapListSchema,
     VapRequestSchema,
+    VnfAddSchema,
     VnfListSchema,
-    VnfRequestSchema,
     bandwidth_errors,
 )
 from ..service import event
@@ -117,6 +118,19 @@ def update_slice(body: dict[str, Any], tenant_id: int, slice_id: int) -> Any:
     return _accepted(service().update_slice(db(), slice_, bandwidth, body.get("latency_class")))
 
 
+@blp.put(SLICE + "/policies")
+@blp.arguments(PoliciesSchema)
+@blp.response(200, SliceSchema)
+def set_policies(body: dict[str, Any], tenant_id: int, slice_id: int) -> dict[str, Any]:
+    """Replace the slice's closed-loop policies (an empty list turns them off). A policy left unchanged at the same
+    place keeps its state and the vNF it deployed; the orchestrator's policy loop acts on the others from its next
+    telemetry poll. The slice must be active (else 409)."""
+    auth.require_tenant(tenant_id)
+    slice_ = get_slice(tenant_id, slice_id)
+    service().set_policies(db(), slice_, body["policies"])
+    return slice_json(slice_)
+
+
 @blp.delete(SLICE)
 @blp.response(202, OperationSchema)
 def delete_slice(tenant_id: int, slice_id: int) -> Any:
@@ -165,13 +179,15 @@ def get_vnfs(tenant_id: int, slice_id: int) -> dict[str, Any]:
 
 
 @blp.post(SLICE + "/vnfs")
-@blp.arguments(VnfRequestSchema)
+@blp.arguments(VnfAddSchema)
 @blp.response(202, OperationSchema)
 @blp.doc(parameters=[IDEMPOTENCY_HEADER])
 def add_vnf(body: dict[str, Any], tenant_id: int, slice_id: int) -> Any:
-    """addVnfToTenant: append a vNF to the slice's chain."""
+    """addVnfToTenant: a vNF into the slice's chain, at its end or at `position`; the slice's paths are
+    re-installed through it."""
     auth.require_tenant(tenant_id)
-    op, _ = service().add_vnf(db(), get_slice(tenant_id, slice_id), body, _key())
+    position = body.pop("position")
+    op, _ = service().add_vnf(db(), get_slice(tenant_id, slice_id), body, _key(), position=position)
     return _accepted(op)
 
 

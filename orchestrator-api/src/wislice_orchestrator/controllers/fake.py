@@ -52,7 +52,8 @@ class FakeControllers(Controllers):
             self.nodes[f"mec-{i}"] = {"agent_id": f"mec-{i}", "connected": True,
                                       "capacity": {"cpu": 4.0, "memory_mib": 8192},
                                       "used": {"cpu": 0.0, "memory_mib": 0},
-                                      "catalog": ["dpdk-fwd", "firewall", "nat", "cache"], "dpdk": True}
+                                      "catalog": ["kernel-fwd", "firewall", "monitor", "transcoder", "dpdk-fwd"],
+                                      "dpdk": True}
 
     # --- test controls ------------------------------------------------------------------------------------
     def fail_next(self, method: str, status: int = 500, code: str = "internal") -> None:
@@ -370,6 +371,16 @@ class FakeControllers(Controllers):
     def set_vap_rates(self, vap_id: str, tx_bps: int, rx_bps: int) -> None:
         with self.lock:
             self.scripted_rates[vap_id] = {"tx_bps": tx_bps, "rx_bps": rx_bps, "interval_s": 1}
+
+    def add_client(self, vap_id: str, mac: str) -> None:
+        """A station associates to the vAP (as its agent would report it)."""
+        with self.lock:
+            vap = self.vaps[vap_id]
+            self.clients[mac] = {"mac": mac, "vap_id": vap_id, "agent_id": vap["agent_id"], "signal_dbm": -45,
+                                 "connected_s": 0, "tx_bytes": 0, "rx_bytes": 0}
+            self.assoc_ts[mac] = time.time()
+            vap["clients"] = sum(1 for c in self.clients.values() if c["vap_id"] == vap_id)
+            self._refresh_counts()
 
     def set_client_counters(self, mac: str, tx_bytes: int, rx_bytes: int, connected_s: int | None = None) -> None:
         with self.lock:
