@@ -67,6 +67,28 @@ def test_slice_update(served, capsys):
     assert code == 1 and "nothing to change" in err
 
 
+def test_slice_policies(served, capsys):
+    w, url = served
+    assert run(capsys, url, w.tenant_a, "slices", "create", "--name", "tv", "--vap", "ap-1=tv", "--vnf", "kernel-fwd",
+               "--down", "5000", "--transcode", "2000:800:3")[0] == 0
+    sid = str(w.call("GET", "/api/v1/tenants/1/slices", w.tenant_a).get_json()["slices"][0]["slice_id"])
+    code, out, _ = run(capsys, url, w.tenant_a, "slice", "policies", "1", sid)
+    assert code == 0 and "transcode_on_overload" in out and "2000" in out and "idle" in out, out
+    s = w.call("GET", f"/api/v1/tenants/1/slices/{sid}", w.tenant_a).get_json()
+    assert s["policies"][0]["hold_s"] == 3.0 and s["policies"][0]["transcoder"]["bitrate_kbps"] == 800
+    code, out, _ = run(capsys, url, w.tenant_a, "slice", "policies", "1", sid, "--transcode", "1500:600:2:30")
+    assert code == 0 and "1500" in out, out
+    s = w.call("GET", f"/api/v1/tenants/1/slices/{sid}", w.tenant_a).get_json()
+    assert [(p["per_client_down_kbps"], p["release_s"]) for p in s["policies"]] == [(1500, 30.0)]
+    code, _, err = run(capsys, url, w.tenant_a, "slice", "policies", "1", sid, "--transcode", "0:600")
+    assert code == 1 and "422" in err
+    with pytest.raises(SystemExit):
+        run(capsys, url, w.tenant_a, "slice", "policies", "1", sid, "--transcode", "fast")
+    assert "PER_CLIENT_KBPS:BITRATE_KBPS" in capsys.readouterr().err
+    assert run(capsys, url, w.tenant_a, "slice", "policies", "1", sid, "--clear")[0] == 0
+    assert w.call("GET", f"/api/v1/tenants/1/slices/{sid}", w.tenant_a).get_json()["policies"] == []
+
+
 def test_errors_are_readable(served, capsys):
     w, url = served
     code, _, err = run(capsys, url, w.tenant_b, "agents")

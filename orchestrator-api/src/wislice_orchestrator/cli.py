@@ -100,6 +100,23 @@ def _vnf_arg(text: str) -> dict[str, Any]:
     return vnf
 
 
+def _transcode_arg(text: str) -> dict[str, Any]:
+    """PER_CLIENT_KBPS:BITRATE_KBPS[:HOLD_S[:RELEASE_S]] -> a transcode_on_overload policy (the API checks ranges)."""
+    parts = text.split(":")
+    if not 2 <= len(parts) <= 4:
+        raise argparse.ArgumentTypeError("use PER_CLIENT_KBPS:BITRATE_KBPS[:HOLD_S[:RELEASE_S]]")
+    try:
+        policy: dict[str, Any] = {"type": "transcode_on_overload", "per_client_down_kbps": int(parts[0]),
+                                  "transcoder": {"bitrate_kbps": int(parts[1])}}
+        if len(parts) > 2:
+            policy["hold_s"] = float(parts[2])
+        if len(parts) > 3:
+            policy["release_s"] = float(parts[3])
+    except ValueError:
+        raise argparse.ArgumentTypeError("use PER_CLIENT_KBPS:BITRATE_KBPS[:HOLD_S[:RELEASE_S]]") from None
+    return policy
+
+
 def _tenant(args: argparse.Namespace, client: Client) -> int:
     if args.tenant is not None:
         return args.tenant
@@ -153,6 +170,7 @@ def cmd_slices(a, c):
              ["slice_id", "name", "status", "status_reason", "mec_node", "tag"])
     elif a.action == "create":
         body = {"name": a.name, "latency_class": a.latency, "vaps": a.vap, "vnfs": a.vnf or [],
+                "policies": a.transcode or [],
                 "bandwidth": {"down_guaranteed_kbps": a.down, "up_guaranteed_kbps": a.up,
                               "down_cap_kbps": a.down_cap, "up_cap_kbps": a.up_cap}}
         headers = {"Idempotency-Key": a.idempotency_key} if a.idempotency_key else None
@@ -171,7 +189,19 @@ def cmd_slices(a, c):
 
 
 def cmd_slice(a, c):
-    """slice update TENANT SLICE: change a live slice's bandwidth (the options given) and/or latency class."""
+    """slice update TENANT SLICE: change a live slice's bandwidth (the options given) and/or latency class;
+    slice policies TENANT SLICE: show its policies and their state, or replace them (--transcode, --clear)."""
+    if a.action == "policies":
+        url = f"/tenants/{a.tenant}/slices/{a.slice}"
+        data = (c.call("PUT", url + "/policies", {"policies": [] if a.clear else a.transcode})
+                if a.clear or a.transcode else c.call("GET", url))
+        rows = [{"policy": i, "type": p["type"], "per_client_kbps": p["per_client_down_kbps"],
+                 "bitrate_kbps": p["transcoder"]["bitrate_kbps"], **{k: st.get(k) for k in
+                 ("state", "vnf_id", "reaction_s", "reason")}}
+                for i, (p, st) in enumerate(zip(data["policies"], data["policy_state"], strict=False))]
+        show(a, {"policies": rows} if not a.json else data, "policies",
+             ["policy", "type", "per_client_kbps", "bitrate_kbps", "state", "vnf_id", "reaction_s", "reason"])
+        return
     body: dict[str, Any] = {}
     bandwidth = {f"{way}_{kind}_kbps": getattr(a, f"{way}_{kind}") for way in ("down", "up")
                  for kind in ("guaranteed", "cap") if getattr(a, f"{way}_{kind}") is not None}
@@ -292,6 +322,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--down-cap", type=int, default=0)
     s.add_argument("--up-cap", type=int, default=0)
     s.add_argument("--latency", default="best_effort", choices=["best_effort", "low", "ultra_low"])
+    s.add_argument("--transcode", type=_transcode_arg, action="append", metavar="PER_CLIENT:BITRATE[:HOLD[:RELEASE]]",
+                   help="policy: deploy a transcoder (BITRATE kbps per stream) when clients x PER_CLIENT kbps "
+                        "exceed the down guarantee for HOLD s; remove it after RELEASE s within")
     s.add_argument("--idempotency-key")
     s.add_argument("--no-wait", action="store_true", help="return the operation at once")
     s.set_defaults(run=cmd_slices)
@@ -308,6 +341,13 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument("--latency-class", choices=["best_effort", "low", "ultra_low"])
     up.add_argument("--no-wait", action="store_true", help="return the operation at once")
     up.set_defaults(run=cmd_slice)
+    pol = one_sub.add_parser("policies", help="show a slice's closed-loop policies and their state, or replace them")
+    pol.add_argument("tenant", type=int)
+    pol.add_argument("slice", type=int)
+    pol.add_argument("--transcode", type=_transcode_arg, action="append", metavar="PER_CLIENT:BITRATE[:HOLD[:RELEASE]]",
+                     help="a transcode_on_overload policy (repeatable); the list replaces the slice's policies")
+    pol.add_argument("--clear", action="store_true", help="remove every policy")
+    pol.set_defaults(run=cmd_slice)
 
     for what, cols in (("vaps", ["vap_id", "agent_id", "radio", "ssid", "security_mode", "state"]),
                        ("vnfs", ["vnf_id", "address", "image", "cpu", "memory_mib", "node", "state"]),

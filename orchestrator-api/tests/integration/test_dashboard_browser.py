@@ -63,10 +63,14 @@ def test_operator_workflow(orchestrator, page):
     form.locator('input[name="ssid"]').fill("ui-ssid")
     form.locator('input[name="passphrase"]').fill("correct-horse")
     form.locator('select[name="image"]').select_option("firewall")
+    # A transcode policy that its two clients (2 x 1000 kbps) keep within the 2000 kbps guarantee: idle.
+    form.locator('input[name="per_client"]').fill("1000")
+    form.locator('input[name="bitrate"]').fill("600")
     form.locator("button[type=submit]").click()
     expect(page.locator("#slice-result")).to_have_attribute("data-status", "succeeded")
     row = page.locator("#slices-table tr", has_text="ui-slice")
     expect(row).to_contain_text("active")
+    expect(row).to_contain_text("transcode at 600 kbps if clients × 1000 kbps > guarantee: idle")
 
     # Change its bandwidth live in the edit dialog (PATCH, applied as an operation).
     row.get_by_role("button", name="Edit").click()

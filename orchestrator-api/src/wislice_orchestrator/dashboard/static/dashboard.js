@@ -109,7 +109,7 @@ const renderers = {
       ["latency_class", "Latency"],
       [s => `${s.bandwidth.down_guaranteed_kbps}..${s.bandwidth.down_cap_kbps || "∞"}`, "Down kbps"],
       [s => s.vaps.map(v => v.ssid).join(", "), "SSIDs"], [s => s.vnfs.map(v => v.image).join(" → "), "Chain"],
-      ["mec_node", "MEC"]], all.map(s => ({ ...s, _key: `${s.tenant_id}/${s.slice_id}` })),
+      ["mec_node", "MEC"], [policyText, "Policies"]], all.map(s => ({ ...s, _key: `${s.tenant_id}/${s.slice_id}` })),
       s => [el("button", { "data-chart": `${s.tenant_id}/${s.slice_id}`, onclick: () => showChart(s) }, "Chart"),
             el("button", { "data-edit": `${s.tenant_id}/${s.slice_id}`, onclick: () => editSlice(s) }, "Edit"),
             el("button", { onclick: async () => { await api("DELETE", `/tenants/${s.tenant_id}/slices/${s.slice_id}`); refresh(); } }, "Delete")]);
@@ -121,6 +121,16 @@ const renderers = {
       ["tenant_id", "Tenant"], ["message", "Message"]], events);
   },
 };
+
+// One line per policy: what it watches and where its state machine is (policy.py).
+function policyText(s) {
+  return (s.policies || []).map((p, i) => {
+    const st = (s.policy_state || [])[i] || {};
+    const vnf = st.vnf_id != null ? ` vNF ${st.vnf_id}` : "";
+    return `transcode at ${p.transcoder.bitrate_kbps} kbps if clients × ${p.per_client_down_kbps} kbps > guarantee: ` +
+      `${st.state || "idle"}${vnf}`;
+  }).join("; ");
+}
 
 // --- live charts of one slice: its telemetry series (the orchestrator polls the controllers; we poll it) -----
 const MAX_POINTS = 450;  // 15 minutes at the collector's default 2 s
@@ -203,7 +213,9 @@ document.getElementById("slice-form").addEventListener("submit", async ev => {
                 security: f.passphrase.value ? { mode: "wpa2-psk", passphrase: f.passphrase.value } : { mode: "open" } };
   const body = { name: f.name.value, latency_class: f.latency.value, vaps: [vap],
     vnfs: f.image.value ? [{ image: f.image.value }] : [],
-    bandwidth: { down_guaranteed_kbps: Number(f.down.value), down_cap_kbps: Number(f.down_cap.value) } };
+    bandwidth: { down_guaranteed_kbps: Number(f.down.value), down_cap_kbps: Number(f.down_cap.value) },
+    policies: f.per_client.value ? [{ type: "transcode_on_overload", per_client_down_kbps: Number(f.per_client.value),
+                                      transcoder: { bitrate_kbps: Number(f.bitrate.value) } }] : [] };
   await followOperation(() => api("POST", `/tenants/${f.tenant.value}/slices`, body), out);
 });
 
