@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
@@ -195,6 +196,7 @@ public final class SlicePath {
         for (JsonNode h : hs) {
             hops.add(hop(h, hops.size()));
         }
+        checkPortsOnce(hops, bidirectional);
         List<MeterRef> meters = new ArrayList<>();
         JsonNode ms = n.get("meters");
         if (ms != null && ms.isArray()) {
@@ -207,6 +209,26 @@ public final class SlicePath {
             }
         }
         return new SlicePath(id.asText(), tenant, tag, down, up, bidirectional, hops, meters);
+    }
+
+    /**
+     * A packet's hop is chosen by the switch and the port it enters on, so each may appear once in the path (both
+     * directions counted): a vNF with a single port can only end the path, since its port would otherwise carry
+     * both directions of the traffic through it.
+     */
+    private static void checkPortsOnce(List<Hop> hops, boolean bidirectional) {
+        Set<String> seen = new HashSet<>();
+        for (int i = 0; i < hops.size(); i++) {
+            Hop h = hops.get(i);
+            List<String> entries = bidirectional ? List.of(h.deviceId + "/" + h.inPort, h.deviceId + "/" + h.outPort)
+                    : List.of(h.deviceId + "/" + h.inPort);
+            for (String port : entries) {
+                if (!seen.add(port)) {
+                    throw SliceException.badRequest("hops[" + i + "]: port " + port + " enters the path twice (a "
+                            + "vNF with one port can only end a path: give a vNF in the middle an in and an out port)");
+                }
+            }
+        }
     }
 
     private static boolean present(JsonNode n, String key) {

@@ -283,18 +283,33 @@ public class PofSliceManager implements PofSliceService {
         throw new SliceException("capacity", 409, "all 65535 slice tags are in use");
     }
 
-    /** An edge port classifies traffic into exactly one slice: no two slices may enter on the same port. */
+    /**
+     * An edge port (a host's: vAP, vNF, egress) classifies traffic into exactly one slice: no two slices may enter
+     * on the same one.
+     */
     private static void checkEdges(SlicePath path, List<SlicePath> existing) {
         Set<String> taken = new HashSet<>();
         for (SlicePath s : existing) {
-            SliceFlows.directions(s).values().forEach(h -> taken.add(h.get(0).deviceId + "/" + h.get(0).inPort));
+            taken.addAll(edges(s));
         }
-        for (List<SlicePath.Hop> hops : SliceFlows.directions(path).values()) {
-            String edge = hops.get(0).deviceId + "/" + hops.get(0).inPort;
+        for (String edge : edges(path)) {
             if (taken.contains(edge)) {
                 throw SliceException.conflict("port " + edge + " already classifies another slice");
             }
         }
+    }
+
+    /** "device/in_port" of every hop of the path (both directions) that enters from a host port. */
+    private static Set<String> edges(SlicePath path) {
+        Set<String> edges = new HashSet<>();
+        for (List<SlicePath.Hop> hops : SliceFlows.directions(path).values()) {
+            for (int i = 0; i < hops.size(); i++) {
+                if (!SliceFlows.fromLink(hops, i)) {
+                    edges.add(hops.get(i).deviceId + "/" + hops.get(i).inPort);
+                }
+            }
+        }
+        return edges;
     }
 
     /** Waits until every meter is ADDED (the switch confirmed it). */

@@ -22,12 +22,16 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The flow entries of a slice path in the slice table (see README "Slicing table layout"):
- * first hop: in_port, any tag -> METER, ADD_FIELD tag word after the MACs, OUTPUT (priority 100);
- * transit: in_port + tag word -> METER, OUTPUT (priority 200);
- * last hop: in_port + tag word -> METER, DELETE_FIELD the tag word, OUTPUT (priority 200);
- * a one-hop path: in_port, any tag -> METER, OUTPUT. The reverse direction mirrors it. METER is there only when
- * the direction has rates (forward = up, reverse = down).
+ * The flow entries of a slice path in the slice table (see README "Slicing table layout"). The tag word exists
+ * only on links between switches: a hop's in_port is a link when the hop before it is on another switch, its
+ * out_port when the hop after it is; every other port is a host's (a vAP, a vNF, an egress), and hosts see plain
+ * Ethernet, so a chain of vNFs on one switch gets untagged frames at every vNF.
+ * host -> link (ingress edge): in_port, any tag -> METER, ADD_FIELD tag word after the MACs, OUTPUT (priority 100);
+ * link -> link (transit): in_port + tag word -> METER, OUTPUT (priority 200);
+ * link -> host (egress edge): in_port + tag word -> METER, DELETE_FIELD the tag word, OUTPUT (priority 200);
+ * host -> host (between vNFs, or a one-hop path): in_port, any tag -> METER, OUTPUT (priority 100).
+ * The reverse direction mirrors it. METER is there only when the direction has rates (forward = up, reverse =
+ * down).
  */
 public final class SliceFlows {
     public static final String FORWARD = SlicePath.FORWARD;
@@ -63,17 +67,26 @@ public final class SliceFlows {
             }
             for (int i = 0; i < hops.size(); i++) {
                 SlicePath.Hop hop = hops.get(i);
-                rules.add(rule(path, appId, direction, i, hops.size(), hop,
+                rules.add(rule(path, appId, direction, i, fromLink(hops, i), toLink(hops, i), hop,
                         meters.get(meterKey(direction, i, hop))));
             }
         });
         return rules;
     }
 
-    static FlowRule rule(SlicePath path, ApplicationId appId, String direction, int i, int n, SlicePath.Hop hop,
-                         MeterId meter) {
-        boolean first = i == 0;
-        boolean last = i == n - 1;
+    /** True when hop i's in_port is a link from another switch (the hop before it is on another switch). */
+    public static boolean fromLink(List<SlicePath.Hop> hops, int i) {
+        return i > 0 && !hops.get(i - 1).deviceId.equals(hops.get(i).deviceId);
+    }
+
+    /** True when hop i's out_port is a link to another switch (the hop after it is on another switch). */
+    public static boolean toLink(List<SlicePath.Hop> hops, int i) {
+        return i < hops.size() - 1 && !hops.get(i + 1).deviceId.equals(hops.get(i).deviceId);
+    }
+
+    static FlowRule rule(SlicePath path, ApplicationId appId, String direction, int i, boolean fromLink,
+                         boolean toLink, SlicePath.Hop hop, MeterId meter) {
+        boolean first = !fromLink;  // an edge: classifies whatever enters on in_port into the slice
         byte[] tagWord = PofTableLayout.tagWord(path.tag);
         PofMatchX inPort = PofMatchX.exact(PofTableLayout.IN_PORT.fieldId, PofTableLayout.IN_PORT.offset,
                 PofTableLayout.IN_PORT.length, new byte[] {(byte) hop.inPort});
@@ -83,11 +96,11 @@ public final class SliceFlows {
                 : PofMatchX.exact(PofTableLayout.TAG_WORD.fieldId, PofTableLayout.TAG_WORD.offset,
                         PofTableLayout.TAG_WORD.length, tagWord);
         List<PofAction> actions = new ArrayList<>();
-        if (first && !last) {
+        if (!fromLink && toLink) {
             actions.add(new PofAction.AddField(PofTableLayout.TAG_FIELD_ID, PofTableLayout.TAG_WORD.offset,
                     PofTableLayout.TAG_WORD.length, tagWord));
         }
-        if (last && !first) {
+        if (fromLink && !toLink) {
             actions.add(new PofAction.DeleteField(PofTableLayout.TAG_WORD.offset, PofTableLayout.TAG_WORD.length));
         }
         actions.add(new PofAction.Output(hop.outPort));
