@@ -1,268 +1,12 @@
-/* POF wire codec: byte offsets of spec/pof/README.md, big-endian, fixed-size bodies. */
+/* POF wire codec: byte offsets of spec/pof/README.md, big-endian, fixed-size bodies. Instruction and action
+ * bodies are their types' (pof_instr.c, pof_action.c). */
 #include "pof_wire.h"
 
 #include <stdbool.h>
 #include <string.h>
 
-static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
-static uint32_t get32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
-static uint64_t get64(const uint8_t *p) { return (uint64_t)get32(p) << 32 | get32(p + 4); }
-static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
-static void put32(uint8_t *p, uint32_t v) { put16(p, (uint16_t)(v >> 16)); put16(p + 2, (uint16_t)v); }
-static void put64(uint8_t *p, uint64_t v) { put32(p, (uint32_t)(v >> 32)); put32(p + 4, (uint32_t)v); }
-
-/* Copies a fixed-size NUL-padded string field, always terminating the host copy. */
-static void get_str(char *dst, const uint8_t *src, size_t n)
-{
-    memcpy(dst, src, n);
-    dst[n - 1] = '\0';
-}
-static void put_str(uint8_t *dst, const char *src, size_t n)
-{
-    size_t l = strnlen(src, n - 1);
-    memcpy(dst, src, l);
-}
-
-static int fail(struct pof_status *err, uint16_t type, uint16_t code, const char *why)
-{
-    err->type = type;
-    err->code = code;
-    err->why = why;
-    return -1;
-}
-
-static void dec_match(const uint8_t *p, struct pof_match *m)
-{
-    m->field_id = get16(p);
-    m->offset = get16(p + 2);
-    m->len = get16(p + 4);
-}
-static void enc_match(uint8_t *p, const struct pof_match *m)
-{
-    put16(p, m->field_id);
-    put16(p + 2, m->offset);
-    put16(p + 4, m->len);
-}
-static void dec_match_x(const uint8_t *p, struct pof_match_x *m)
-{
-    dec_match(p, &m->field);
-    memcpy(m->value, p + 8, POF_FIELD_BYTES);
-    memcpy(m->mask, p + 24, POF_FIELD_BYTES);
-}
-static void enc_match_x(uint8_t *p, const struct pof_match_x *m)
-{
-    enc_match(p, &m->field);
-    memcpy(p + 8, m->value, POF_FIELD_BYTES);
-    memcpy(p + 24, m->mask, POF_FIELD_BYTES);
-}
-
-static int dec_action(const uint8_t *p, struct pof_action *a, struct pof_status *err)
-{
-    const uint8_t *d = p + 4;
-    memset(a, 0, sizeof(*a));
-    a->type = get16(p);
-    a->len = get16(p + 2);
-    if (a->len > POF_ACTION_SIZE)
-        return fail(err, POFET_BAD_ACTION, POFBAC_BAD_LEN, "action len over 48");
-    switch (a->type) {
-    case POFAT_OUTPUT:
-        a->u.output.port_type = d[0];
-        a->u.output.metadata_offset = get16(d + 2);
-        a->u.output.metadata_len = get16(d + 4);
-        a->u.output.packet_offset = get16(d + 6);
-        if (a->u.output.port_type == 1)
-            dec_match(d + 8, &a->u.output.port_field);
-        else
-            a->u.output.port_id = get32(d + 8);
-        break;
-    case POFAT_SET_FIELD: dec_match_x(d, &a->u.set_field); break;
-    case POFAT_SET_FIELD_FROM_METADATA:
-        dec_match(d, &a->u.set_from_metadata.field);
-        a->u.set_from_metadata.metadata_offset = get16(d + 8);
-        break;
-    case POFAT_MODIFY_FIELD:
-        dec_match(d, &a->u.modify_field.field);
-        a->u.modify_field.increment = (int32_t)get32(d + 8);
-        break;
-    case POFAT_ADD_FIELD:
-        a->u.add_field.tag_id = get16(d);
-        a->u.add_field.tag_pos = get16(d + 2);
-        a->u.add_field.tag_len = get32(d + 4);
-        memcpy(a->u.add_field.tag_value, d + 8, POF_FIELD_BYTES);
-        break;
-    case POFAT_DELETE_FIELD:
-        a->u.delete_field.tag_pos = get16(d);
-        a->u.delete_field.len_type = d[2];
-        if (a->u.delete_field.len_type == 1)
-            dec_match(d + 8, &a->u.delete_field.len_field);
-        else
-            a->u.delete_field.len_value = get32(d + 8);
-        break;
-    case POFAT_CALC_CHECKSUM:
-        a->u.checksum.checksum_pos_type = d[0];
-        a->u.checksum.calc_pos_type = d[1];
-        a->u.checksum.checksum_pos = get16(d + 2);
-        a->u.checksum.checksum_len = get16(d + 4);
-        a->u.checksum.calc_start = get16(d + 6);
-        a->u.checksum.calc_len = get16(d + 8);
-        break;
-    case POFAT_GROUP: case POFAT_DROP: case POFAT_PACKET_IN: case POFAT_COUNTER:
-        a->u.value = get32(d);
-        break;
-    default:
-        return fail(err, POFET_BAD_ACTION, POFBAC_BAD_TYPE, "unknown action type");
-    }
-    return 0;
-}
-
-static void enc_action(uint8_t *p, const struct pof_action *a)
-{
-    uint8_t *d = p + 4;
-    put16(p, a->type);
-    put16(p + 2, a->len);
-    switch (a->type) {
-    case POFAT_OUTPUT:
-        d[0] = a->u.output.port_type;
-        put16(d + 2, a->u.output.metadata_offset);
-        put16(d + 4, a->u.output.metadata_len);
-        put16(d + 6, a->u.output.packet_offset);
-        if (a->u.output.port_type == 1)
-            enc_match(d + 8, &a->u.output.port_field);
-        else
-            put32(d + 8, a->u.output.port_id);
-        break;
-    case POFAT_SET_FIELD: enc_match_x(d, &a->u.set_field); break;
-    case POFAT_SET_FIELD_FROM_METADATA:
-        enc_match(d, &a->u.set_from_metadata.field);
-        put16(d + 8, a->u.set_from_metadata.metadata_offset);
-        break;
-    case POFAT_MODIFY_FIELD:
-        enc_match(d, &a->u.modify_field.field);
-        put32(d + 8, (uint32_t)a->u.modify_field.increment);
-        break;
-    case POFAT_ADD_FIELD:
-        put16(d, a->u.add_field.tag_id);
-        put16(d + 2, a->u.add_field.tag_pos);
-        put32(d + 4, a->u.add_field.tag_len);
-        memcpy(d + 8, a->u.add_field.tag_value, POF_FIELD_BYTES);
-        break;
-    case POFAT_DELETE_FIELD:
-        put16(d, a->u.delete_field.tag_pos);
-        d[2] = a->u.delete_field.len_type;
-        if (a->u.delete_field.len_type == 1)
-            enc_match(d + 8, &a->u.delete_field.len_field);
-        else
-            put32(d + 8, a->u.delete_field.len_value);
-        break;
-    case POFAT_CALC_CHECKSUM:
-        d[0] = a->u.checksum.checksum_pos_type;
-        d[1] = a->u.checksum.calc_pos_type;
-        put16(d + 2, a->u.checksum.checksum_pos);
-        put16(d + 4, a->u.checksum.checksum_len);
-        put16(d + 6, a->u.checksum.calc_start);
-        put16(d + 8, a->u.checksum.calc_len);
-        break;
-    default:
-        put32(d, a->u.value);
-    }
-}
-
-static int dec_instruction(const uint8_t *p, struct pof_instruction *in, struct pof_status *err)
-{
-    const uint8_t *d = p + 8;
-    memset(in, 0, sizeof(*in));
-    in->type = get16(p);
-    in->len = get16(p + 2);
-    if (in->len > POF_INS_SIZE)
-        return fail(err, POFET_BAD_INSTRUCTION, POFBIC_BAD_LEN, "instruction len over 304");
-    switch (in->type) {
-    case POFIT_GOTO_TABLE:
-        in->u.goto_table.next_table_id = d[0];
-        in->u.goto_table.match_num = d[1];
-        in->u.goto_table.packet_offset = get16(d + 2);
-        if (d[1] > POF_MAX_MATCH)
-            return fail(err, POFET_BAD_INSTRUCTION, POFBIC_BAD_LEN, "GOTO_TABLE with more than 8 matches");
-        for (int i = 0; i < d[1]; i++)
-            dec_match(d + 8 + 8 * i, &in->u.goto_table.matches[i]);
-        break;
-    case POFIT_WRITE_METADATA:
-        in->u.write_metadata.metadata_offset = get16(d);
-        in->u.write_metadata.len = get16(d + 2);
-        memcpy(in->u.write_metadata.value, d + 4, POF_FIELD_BYTES);
-        break;
-    case POFIT_WRITE_METADATA_FROM_PACKET:
-        in->u.write_metadata_from_packet.metadata_offset = get16(d);
-        in->u.write_metadata_from_packet.packet_offset = get16(d + 2);
-        in->u.write_metadata_from_packet.len = get16(d + 4);
-        break;
-    case POFIT_APPLY_ACTIONS:
-        in->u.apply_actions.action_num = d[0];
-        if (d[0] > POF_MAX_ACT)
-            return fail(err, POFET_BAD_INSTRUCTION, POFBIC_TOO_MANY_ACTIONS, "more than 6 actions");
-        for (int i = 0; i < d[0]; i++)
-            if (dec_action(d + 8 + POF_ACTION_SIZE * i, &in->u.apply_actions.actions[i], err) < 0)
-                return -1;
-        break;
-    case POFIT_METER: in->u.meter.meter_id = get32(d); break;
-    case POFIT_GOTO_DIRECT_TABLE:
-        in->u.goto_direct.next_table_id = d[0];
-        in->u.goto_direct.index_type = d[1];
-        in->u.goto_direct.packet_offset = get16(d + 2);
-        if (d[1] == 1)
-            dec_match(d + 8, &in->u.goto_direct.index_field);
-        else
-            in->u.goto_direct.index_value = get32(d + 8);
-        break;
-    case POFIT_WRITE_ACTIONS: case POFIT_CLEAR_ACTIONS:
-        break; /* decoded, rejected later as unsupported */
-    default:
-        return fail(err, POFET_BAD_INSTRUCTION, POFBIC_UNKNOWN_INST, "unknown instruction type");
-    }
-    return 0;
-}
-
-static void enc_instruction(uint8_t *p, const struct pof_instruction *in)
-{
-    uint8_t *d = p + 8;
-    put16(p, in->type);
-    put16(p + 2, in->len);
-    switch (in->type) {
-    case POFIT_GOTO_TABLE:
-        d[0] = in->u.goto_table.next_table_id;
-        d[1] = in->u.goto_table.match_num;
-        put16(d + 2, in->u.goto_table.packet_offset);
-        for (int i = 0; i < in->u.goto_table.match_num && i < POF_MAX_MATCH; i++)
-            enc_match(d + 8 + 8 * i, &in->u.goto_table.matches[i]);
-        break;
-    case POFIT_WRITE_METADATA:
-        put16(d, in->u.write_metadata.metadata_offset);
-        put16(d + 2, in->u.write_metadata.len);
-        memcpy(d + 4, in->u.write_metadata.value, POF_FIELD_BYTES);
-        break;
-    case POFIT_WRITE_METADATA_FROM_PACKET:
-        put16(d, in->u.write_metadata_from_packet.metadata_offset);
-        put16(d + 2, in->u.write_metadata_from_packet.packet_offset);
-        put16(d + 4, in->u.write_metadata_from_packet.len);
-        break;
-    case POFIT_APPLY_ACTIONS:
-        d[0] = in->u.apply_actions.action_num;
-        for (int i = 0; i < in->u.apply_actions.action_num && i < POF_MAX_ACT; i++)
-            enc_action(d + 8 + POF_ACTION_SIZE * i, &in->u.apply_actions.actions[i]);
-        break;
-    case POFIT_METER: put32(d, in->u.meter.meter_id); break;
-    case POFIT_GOTO_DIRECT_TABLE:
-        d[0] = in->u.goto_direct.next_table_id;
-        d[1] = in->u.goto_direct.index_type;
-        put16(d + 2, in->u.goto_direct.packet_offset);
-        if (in->u.goto_direct.index_type == 1)
-            enc_match(d + 8, &in->u.goto_direct.index_field);
-        else
-            put32(d + 8, in->u.goto_direct.index_value);
-        break;
-    default:
-        break;
-    }
-}
+#include "pof_bytes.h"
+#include "pof_instr.h"
 
 static void dec_port(const uint8_t *p, struct pof_port *o)
 {
@@ -316,13 +60,13 @@ static int dec_flow_mod(const uint8_t *b, struct pof_flow_mod *f, struct pof_sta
     f->index = get32(b + 32);
     f->slot_id = get16(b + 36);
     if (f->match_num > POF_MAX_MATCH)
-        return fail(err, POFET_BAD_MATCH, POFBMC_BAD_LEN, "FLOW_MOD with more than 8 matches");
+        return pof_fail(err, POFET_BAD_MATCH, POFBMC_BAD_LEN, "FLOW_MOD with more than 8 matches");
     if (f->instruction_num > POF_MAX_INS)
-        return fail(err, POFET_BAD_INSTRUCTION, POFBIC_BAD_LEN, "FLOW_MOD with more than 6 instructions");
+        return pof_fail(err, POFET_BAD_INSTRUCTION, POFBIC_BAD_LEN, "FLOW_MOD with more than 6 instructions");
     for (int i = 0; i < f->match_num; i++)
         dec_match_x(b + 40 + POF_MATCH_X_SIZE * i, &f->matches[i]);
     for (int i = 0; i < f->instruction_num; i++)
-        if (dec_instruction(b + 360 + POF_INS_SIZE * i, &f->instructions[i], err) < 0)
+        if (pof_instr_decode(b + 360 + POF_INS_SIZE * i, &f->instructions[i], err) < 0)
             return -1;
     return 0;
 }
@@ -345,7 +89,7 @@ static void enc_flow_mod(uint8_t *b, const struct pof_flow_mod *f)
     for (int i = 0; i < f->match_num && i < POF_MAX_MATCH; i++)
         enc_match_x(b + 40 + POF_MATCH_X_SIZE * i, &f->matches[i]);
     for (int i = 0; i < f->instruction_num && i < POF_MAX_INS; i++)
-        enc_instruction(b + 360 + POF_INS_SIZE * i, &f->instructions[i]);
+        pof_instr_encode(b + 360 + POF_INS_SIZE * i, &f->instructions[i]);
 }
 
 static void dec_port_stats(const uint8_t *p, struct pof_port_stats *o)
@@ -397,11 +141,11 @@ static int dec_multipart(const uint8_t *b, size_t blen, bool reply, struct pof_m
                          struct pof_status *err)
 {
     if (reply && (blen - POF_MULTIPART_HEAD) % POF_PORT_STATS_SIZE)
-        return fail(err, POFET_BAD_REQUEST, POFBRC_BAD_LEN, "MULTIPART_REPLY body is not whole 112-byte entries");
+        return pof_fail(err, POFET_BAD_REQUEST, POFBRC_BAD_LEN, "MULTIPART_REPLY body is not whole 112-byte entries");
     mp->mp_type = get16(b);
     mp->flags = get16(b + 2);
     if (mp->mp_type != POFMP_PORT_STATS)
-        return fail(err, POFET_BAD_REQUEST, POFBRC_BAD_MULTIPART, "multipart type is not PORT_STATS (4)");
+        return pof_fail(err, POFET_BAD_REQUEST, POFBRC_BAD_MULTIPART, "multipart type is not PORT_STATS (4)");
     if (reply) {
         mp->stats_num = (uint16_t)((blen - POF_MULTIPART_HEAD) / POF_PORT_STATS_SIZE);
         mp->stats_wire = b + POF_MULTIPART_HEAD;
@@ -454,22 +198,22 @@ int pof_decode(const uint8_t *buf, size_t len, struct pof_msg *msg, struct pof_s
 {
     memset(msg, 0, sizeof(*msg));
     if (len < POF_HEADER_LEN)
-        return fail(err, POFET_BAD_REQUEST, POFBRC_BAD_LEN, "shorter than the header");
+        return pof_fail(err, POFET_BAD_REQUEST, POFBRC_BAD_LEN, "shorter than the header");
     msg->hdr.version = buf[0];
     msg->hdr.type = buf[1];
     msg->hdr.length = get16(buf + 2);
     msg->hdr.xid = get32(buf + 4);
     if (msg->hdr.length != len)
-        return fail(err, POFET_BAD_REQUEST, POFBRC_BAD_LEN, "header length differs from message size");
+        return pof_fail(err, POFET_BAD_REQUEST, POFBRC_BAD_LEN, "header length differs from message size");
     if (msg->hdr.version != POF_VERSION)
-        return fail(err, POFET_BAD_REQUEST, POFBRC_BAD_VERSION, "version is not 4");
+        return pof_fail(err, POFET_BAD_REQUEST, POFBRC_BAD_VERSION, "version is not 4");
     int need = min_body(msg->hdr.type);
     if (need < 0)
-        return fail(err, POFET_BAD_REQUEST, POFBRC_BAD_TYPE, "unsupported message type");
+        return pof_fail(err, POFET_BAD_REQUEST, POFBRC_BAD_TYPE, "unsupported message type");
     const uint8_t *b = buf + POF_HEADER_LEN;
     size_t blen = len - POF_HEADER_LEN;
     if (blen < (size_t)need)
-        return fail(err, POFET_BAD_REQUEST, POFBRC_BAD_LEN, "body shorter than its type requires");
+        return pof_fail(err, POFET_BAD_REQUEST, POFBRC_BAD_LEN, "body shorter than its type requires");
 
     switch (msg->hdr.type) {
     case POFT_ECHO_REQUEST: case POFT_ECHO_REPLY:
@@ -530,7 +274,7 @@ int pof_decode(const uint8_t *buf, size_t len, struct pof_msg *msg, struct pof_s
         p->slot_id = get16(b + 20);
         p->port_id = get16(b + 22);
         if (blen < (size_t)POF_PACKET_IN_HEAD + p->total_len)
-            return fail(err, POFET_BAD_REQUEST, POFBRC_BAD_LEN, "PACKET_IN data shorter than total_len");
+            return pof_fail(err, POFET_BAD_REQUEST, POFBRC_BAD_LEN, "PACKET_IN data shorter than total_len");
         p->data = b + POF_PACKET_IN_HEAD;
         break;
     }
@@ -545,7 +289,7 @@ int pof_decode(const uint8_t *buf, size_t len, struct pof_msg *msg, struct pof_s
         t->slot_id = get16(b + 10);
         get_str(t->name, b + 16, POF_NAME_LEN);
         if (t->match_num > POF_MAX_MATCH)
-            return fail(err, POFET_BAD_MATCH, POFBMC_BAD_LEN, "TABLE_MOD with more than 8 matches");
+            return pof_fail(err, POFET_BAD_MATCH, POFBMC_BAD_LEN, "TABLE_MOD with more than 8 matches");
         for (int i = 0; i < t->match_num; i++)
             dec_match(b + 80 + 8 * i, &t->matches[i]);
         break;
@@ -573,11 +317,11 @@ int pof_decode(const uint8_t *buf, size_t len, struct pof_msg *msg, struct pof_s
         o->action_num = b[8];
         o->packet_len = get32(b + 12);
         if (o->action_num > POF_MAX_ACT)
-            return fail(err, POFET_BAD_ACTION, POFBAC_TOO_MANY, "PACKET_OUT with more than 6 actions");
+            return pof_fail(err, POFET_BAD_ACTION, POFBAC_TOO_MANY, "PACKET_OUT with more than 6 actions");
         if (o->packet_len > POF_PACKET_MAX || blen < (size_t)POF_PACKET_OUT_HEAD + o->packet_len)
-            return fail(err, POFET_BAD_REQUEST, POFBRC_BAD_PACKET, "PACKET_OUT data length invalid");
+            return pof_fail(err, POFET_BAD_REQUEST, POFBRC_BAD_PACKET, "PACKET_OUT data length invalid");
         for (int i = 0; i < o->action_num; i++)
-            if (dec_action(b + 16 + POF_ACTION_SIZE * i, &o->actions[i], err) < 0)
+            if (pof_action_decode(b + 16 + POF_ACTION_SIZE * i, &o->actions[i], err) < 0)
                 return -1;
         o->data = b + POF_PACKET_OUT_HEAD;
         break;
@@ -721,7 +465,7 @@ int pof_encode(const struct pof_msg *msg, uint8_t *out, size_t cap)
         b[8] = o->action_num;
         put32(b + 12, o->packet_len);
         for (int i = 0; i < o->action_num && i < POF_MAX_ACT; i++)
-            enc_action(b + 16 + POF_ACTION_SIZE * i, &o->actions[i]);
+            pof_action_encode(b + 16 + POF_ACTION_SIZE * i, &o->actions[i]);
         if (o->packet_len)
             memcpy(b + POF_PACKET_OUT_HEAD, o->data, o->packet_len);
         break;

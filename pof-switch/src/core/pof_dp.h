@@ -55,7 +55,7 @@ int pof_dp_flow_mod(struct pof_dp *dp, const struct pof_flow_mod *fm, struct pof
 int pof_dp_meter_mod(struct pof_dp *dp, const struct pof_meter_mod *mm, struct pof_status *err);
 /* COUNTER_MOD (ADD/DEL/CLEAR) when is_request is false; COUNTER_REQUEST fills c->packets/bytes when true. */
 int pof_dp_counter(struct pof_dp *dp, struct pof_counter *c, bool is_request, struct pof_status *err);
-/* Validates an action list outside a flow (PACKET_OUT). */
+/* Validates an action list outside a flow (PACKET_OUT); defined with the actions, in pof_action.c. */
 int pof_dp_check_actions(const struct pof_action *acts, int n, struct pof_status *err);
 
 /* Runs the pipeline from table 0 (MM 0). */

@@ -1,5 +1,6 @@
 /* POF wire protocol: host-order views of the messages of spec/pof/README.md.
- * The codec (pof_codec.c) is the only place that knows byte offsets; everything else uses these structs. */
+ * The codec is the only place that knows byte offsets (pof_codec.c the messages', pof_instr.c and pof_action.c
+ * the instruction and action bodies'); everything else uses these structs. */
 #ifndef POF_WIRE_H
 #define POF_WIRE_H
 
@@ -78,11 +79,13 @@ enum pof_table_type { POF_MM = 0, POF_LPM = 1, POF_EM = 2, POF_LINEAR = 3, POF_T
 enum pof_ins_type {
     POFIT_GOTO_TABLE = 1, POFIT_WRITE_METADATA = 2, POFIT_WRITE_ACTIONS = 3, POFIT_APPLY_ACTIONS = 4,
     POFIT_CLEAR_ACTIONS = 5, POFIT_METER = 6, POFIT_WRITE_METADATA_FROM_PACKET = 7, POFIT_GOTO_DIRECT_TABLE = 8,
+    POFIT_TYPES /* one past the highest: the size of pof_instr_table */
 };
 enum pof_act_type {
     POFAT_OUTPUT = 0, POFAT_SET_FIELD = 1, POFAT_SET_FIELD_FROM_METADATA = 2, POFAT_MODIFY_FIELD = 3,
     POFAT_ADD_FIELD = 4, POFAT_DELETE_FIELD = 5, POFAT_CALC_CHECKSUM = 6, POFAT_GROUP = 7, POFAT_DROP = 8,
     POFAT_PACKET_IN = 9, POFAT_COUNTER = 10,
+    POFAT_TYPES /* one past the highest: the size of pof_action_table */
 };
 enum { POF_FLOW_ADD = 0, POF_FLOW_MODIFY = 1, POF_FLOW_MODIFY_STRICT = 2, POF_FLOW_DELETE = 3,
        POF_FLOW_DELETE_STRICT = 4 };
@@ -219,6 +222,15 @@ struct pof_msg {
 
 /* A decode failure: the ERROR type/code to answer with, and why. */
 struct pof_status { uint16_t type, code; const char *why; };
+
+/* Fills err in and returns -1, so that a refusal is one line: return pof_fail(err, type, code, why). */
+static inline int pof_fail(struct pof_status *err, uint16_t type, uint16_t code, const char *why)
+{
+    err->type = type;
+    err->code = code;
+    err->why = why;
+    return -1;
+}
 
 /* Decodes exactly one message of len bytes. Returns 0, or -1 with *err filled in. */
 int pof_decode(const uint8_t *buf, size_t len, struct pof_msg *msg, struct pof_status *err);
