@@ -1,6 +1,8 @@
 /* One flow table: entries addressed by their index (the FLOW_MOD entry id), with a lookup structure fit
- * to the table type: priority-ordered masked scan (MM), path-compressed binary trie (LPM), hash (EM),
- * array (LINEAR). */
+ * to the table type behind struct pof_table_ops (as DPDK's rte_table_ops): priority-ordered masked scan
+ * (MM, pof_table_mm.c), path-compressed binary trie (LPM, pof_table_lpm.c), hash (EM, pof_table_em.c),
+ * index order (LINEAR, pof_table_linear.c). pof_table.c holds what they share: the entries by index, the key
+ * layout, and the calls into the type's ops. */
 #ifndef POF_TABLE_H
 #define POF_TABLE_H
 
@@ -58,8 +60,27 @@ struct pof_entry {
     struct pof_entry *lpm_next;  /* LPM: the next entry with the same prefix, worse (priority, index) */
 };
 
+struct pof_table;
+
+/* One table type. pof_table.c keeps by_index and n_entries; the type keeps its search structure in step. */
+struct pof_table_ops {
+    /* Allocates the search structure of t, whose generic part (size, matches, key layout) is set. 0 or -1. */
+    int (*create)(struct pof_table *t);
+    /* Frees what create allocated (also after a failed create); the entries are pof_table.c's. */
+    void (*free)(struct pof_table *t);
+    /* e now sits at by_index[e->index], in place of old (NULL if none; freed after this returns). */
+    void (*add)(struct pof_table *t, struct pof_entry *e, struct pof_entry *old);
+    /* old has left by_index (freed after this returns). */
+    void (*del)(struct pof_table *t, struct pof_entry *old);
+    /* The entry the key selects, or NULL. Per packet: must not allocate. */
+    const struct pof_entry *(*lookup)(const struct pof_table *t, const struct pof_key *key);
+};
+
+extern const struct pof_table_ops pof_table_mm_ops, pof_table_lpm_ops, pof_table_em_ops, pof_table_linear_ops;
+
 struct pof_table {
     bool in_use;
+    const struct pof_table_ops *ops;
     uint8_t type, global_id;
     uint32_t size;
     uint16_t key_bits, key_words;
@@ -68,8 +89,10 @@ struct pof_table {
     struct pof_key_part parts[POF_MAX_MATCH];
     char name[POF_NAME_LEN];
     struct pof_entry **by_index; /* size slots */
-    struct pof_entry **order;    /* MM: search order; LPM: the entries whose mask is no prefix, same order */
     uint32_t n_entries;
+    /* The types' search structures. MM: order[] by priority; LINEAR: order[] by index; LPM: the trie below,
+     * and order[] for the entries whose mask is no prefix (by mask bits, then priority); EM: the hash. */
+    struct pof_entry **order;    /* size slots */
     uint32_t n_order;            /* entries in order[] */
     struct pof_entry **hash;     /* EM: open addressing, hash_mask + 1 slots */
     uint32_t hash_mask;
@@ -87,6 +110,27 @@ void pof_entry_free(struct pof_entry *e);
 /* Inserts or replaces the entry at e->index; takes ownership of e. Never fails, never allocates. */
 void pof_table_put(struct pof_table *t, struct pof_entry *e);
 void pof_table_remove(struct pof_table *t, uint32_t index);
-const struct pof_entry *pof_table_lookup(const struct pof_table *t, const struct pof_key *key);
+
+static inline const struct pof_entry *pof_table_lookup(const struct pof_table *t, const struct pof_key *key)
+{
+    return t->ops->lookup(t, key);
+}
+
+/* ---- shared by the table types ---------------------------------------------------------------------- */
+
+/* Does the key fall under e's (pre-masked) key and mask? */
+static inline bool pof_entry_matches(const struct pof_entry *e, const struct pof_key *k, int words)
+{
+    for (int i = 0; i < words; i++)
+        if ((k->w[i] & e->mask.w[i]) != e->key.w[i])
+            return false;
+    return true;
+}
+/* Higher priority first, then lower index: < 0 if x comes before y. */
+int pof_entry_cmp_prio(const struct pof_entry *x, const struct pof_entry *y);
+/* order[] = the entries in index order (n_order of them). */
+void pof_table_order_by_index(struct pof_table *t);
+/* The first entry of order[] the key matches, or NULL. */
+const struct pof_entry *pof_table_scan(const struct pof_table *t, const struct pof_key *key);
 
 #endif
