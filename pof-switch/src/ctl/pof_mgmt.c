@@ -9,8 +9,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "pof_dp.h"
 #include "pof_sched.h"
-#include "pof_switch.h"
 
 #define MAX_CLIENTS 8
 #define LINE_MAX_LEN 512
@@ -19,13 +19,13 @@
 struct client { int fd; size_t len; char line[LINE_MAX_LEN]; };
 
 struct pof_mgmt {
-    struct pof_sw *sw;
+    const struct pof_sw_cb *sw;
     int fd;
     char path[108];
     struct client clients[MAX_CLIENTS];
 };
 
-struct pof_mgmt *pof_mgmt_open(struct pof_sw *sw, const char *path)
+struct pof_mgmt *pof_mgmt_open(const struct pof_sw_cb *sw, const char *path)
 {
     struct sockaddr_un addr = {.sun_family = AF_UNIX};
     if (strlen(path) >= sizeof(addr.sun_path)) {
@@ -82,32 +82,32 @@ int pof_mgmt_fds(const struct pof_mgmt *m, struct pollfd *fds, int max)
     return n;
 }
 
-typedef void (*cmd_fn)(struct pof_sw *sw, int argc, char **argv, char *out, size_t outlen);
+typedef void (*cmd_fn)(const struct pof_sw_cb *sw, int argc, char **argv, char *out, size_t outlen);
 
-static void cmd_port_add(struct pof_sw *sw, int argc, char **argv, char *out, size_t outlen)
+static void cmd_port_add(const struct pof_sw_cb *sw, int argc, char **argv, char *out, size_t outlen)
 {
     char err[200];
-    int id = pof_sw_port_add(sw, argv[1], argc > 2 ? argv[2] : "", err, sizeof(err));
+    int id = sw->port_add(sw->sw, argv[1], argc > 2 ? argv[2] : "", err, sizeof(err));
     if (id < 0)
         snprintf(out, outlen, "ERROR %s", err);
     else
         snprintf(out, outlen, "OK %d", id);
 }
 
-static void cmd_port_del(struct pof_sw *sw, int argc, char **argv, char *out, size_t outlen)
+static void cmd_port_del(const struct pof_sw_cb *sw, int argc, char **argv, char *out, size_t outlen)
 {
     (void)argc;
     char err[200];
-    if (pof_sw_port_del(sw, argv[1], err, sizeof(err)) < 0)
+    if (sw->port_del(sw->sw, argv[1], err, sizeof(err)) < 0)
         snprintf(out, outlen, "ERROR %s", err);
     else
         snprintf(out, outlen, "OK");
 }
 
-static void cmd_latency(struct pof_sw *sw, int argc, char **argv, char *out, size_t outlen)
+static void cmd_latency(const struct pof_sw_cb *sw, int argc, char **argv, char *out, size_t outlen)
 {
-    struct sw_port *p = pof_sw_port_by_name(sw, argv[1]);
-    if (!p) {
+    uint16_t id = sw->port_by_name(sw->sw, argv[1]);
+    if (!id) {
         snprintf(out, outlen, "ERROR no port %s", argv[1]);
         return;
     }
@@ -115,15 +115,15 @@ static void cmd_latency(struct pof_sw *sw, int argc, char **argv, char *out, siz
         snprintf(out, outlen, "ERROR usage: latency NAME on|off");
         return;
     }
-    p->latency_mode = strcmp(argv[2], "on") == 0;
+    sw->port_latency(sw->sw, id, strcmp(argv[2], "on") == 0);
     snprintf(out, outlen, "OK");
 }
 
-static void cmd_port_rate(struct pof_sw *sw, int argc, char **argv, char *out, size_t outlen)
+static void cmd_port_rate(const struct pof_sw_cb *sw, int argc, char **argv, char *out, size_t outlen)
 {
     (void)argc;
-    struct sw_port *p = pof_sw_port_by_name(sw, argv[1]);
-    if (!p) {
+    uint16_t id = sw->port_by_name(sw->sw, argv[1]);
+    if (!id) {
         snprintf(out, outlen, "ERROR no port %s", argv[1]);
         return;
     }
@@ -134,44 +134,45 @@ static void cmd_port_rate(struct pof_sw *sw, int argc, char **argv, char *out, s
         snprintf(out, outlen, "ERROR rate must be 0-%u kbit/s", POF_METER_MAX_KBPS);
         return;
     }
-    if (pof_sw_port_rate(sw, p, (uint32_t)v, err, sizeof(err)) < 0)
+    if (sw->port_rate(sw->sw, id, (uint32_t)v, err, sizeof(err)) < 0)
         snprintf(out, outlen, "ERROR %s", err);
     else
         snprintf(out, outlen, "OK");
 }
 
-static void cmd_port_stats(struct pof_sw *sw, int argc, char **argv, char *out, size_t outlen)
+static void cmd_port_stats(const struct pof_sw_cb *sw, int argc, char **argv, char *out, size_t outlen)
 {
     (void)argc;
-    const struct sw_port *p = pof_sw_port_by_name(sw, argv[1]);
-    if (!p) {
+    uint16_t id = sw->port_by_name(sw->sw, argv[1]);
+    struct pof_sw_port_info p;
+    if (!id || !sw->port(sw->sw, id, &p)) {
         snprintf(out, outlen, "ERROR no port %s", argv[1]);
         return;
     }
     static const struct pof_sched_queue none;
-    const struct pof_sched_queue *g = p->sched ? &p->sched->q[POF_SCHED_GREEN] : &none;
-    const struct pof_sched_queue *e = p->sched ? &p->sched->q[POF_SCHED_BE] : &none;
+    const struct pof_sched_queue *g = p.sched ? &p.sched->q[POF_SCHED_GREEN] : &none;
+    const struct pof_sched_queue *e = p.sched ? &p.sched->q[POF_SCHED_BE] : &none;
     snprintf(out, outlen,
              "OK rate=%u green_pkts=%llu green_bytes=%llu green_drops=%llu green_queued=%u"
              " be_pkts=%llu be_bytes=%llu be_drops=%llu be_queued=%u tx_dropped=%llu",
-             p->sched ? p->sched->rate_kbps : 0, (unsigned long long)g->sent_pkts,
+             p.sched ? p.sched->rate_kbps : 0, (unsigned long long)g->sent_pkts,
              (unsigned long long)g->sent_bytes, (unsigned long long)g->drop_pkts, g->bytes,
              (unsigned long long)e->sent_pkts, (unsigned long long)e->sent_bytes, (unsigned long long)e->drop_pkts,
-             e->bytes, (unsigned long long)p->tx_dropped);
+             e->bytes, (unsigned long long)p.tx_dropped);
 }
 
-static void cmd_ports(struct pof_sw *sw, int argc, char **argv, char *out, size_t outlen)
+static void cmd_ports(const struct pof_sw_cb *sw, int argc, char **argv, char *out, size_t outlen)
 {
     (void)argc;
     (void)argv;
     size_t at = (size_t)snprintf(out, outlen, "OK");
-    for (int i = 1; i <= POF_MAX_PORTS && at < outlen; i++) {
-        const struct sw_port *p = &sw->ports[i];
-        if (!p->in_use)
+    for (uint16_t i = 1; i <= POF_MAX_PORTS && at < outlen; i++) {
+        struct pof_sw_port_info p;
+        if (!sw->port(sw->sw, i, &p))
             continue;
-        int n = snprintf(out + at, outlen - at, " %d:%s:%d:%llu:%llu:%llu:%llu", p->id, p->name, p->enabled,
-                         (unsigned long long)p->rx_packets, (unsigned long long)p->tx_packets,
-                         (unsigned long long)p->rx_bytes, (unsigned long long)p->tx_bytes);
+        int n = snprintf(out + at, outlen - at, " %d:%s:%d:%llu:%llu:%llu:%llu", p.id, p.name, p.enabled,
+                         (unsigned long long)p.rx_packets, (unsigned long long)p.tx_packets,
+                         (unsigned long long)p.rx_bytes, (unsigned long long)p.tx_bytes);
         if (n < 0 || (size_t)n >= outlen - at) {
             out[at] = '\0'; /* never a cut item: parsers would misread it */
             break;
@@ -180,7 +181,7 @@ static void cmd_ports(struct pof_sw *sw, int argc, char **argv, char *out, size_
     }
 }
 
-static void cmd_stats(struct pof_sw *sw, int argc, char **argv, char *out, size_t outlen)
+static void cmd_stats(const struct pof_sw_cb *sw, int argc, char **argv, char *out, size_t outlen)
 {
     (void)argc;
     (void)argv;
@@ -189,7 +190,7 @@ static void cmd_stats(struct pof_sw *sw, int argc, char **argv, char *out, size_
     snprintf(out, outlen, "OK processed=%llu miss=%llu dropped=%llu short=%llu tables=%d flows=%d packet_in=%llu",
              (unsigned long long)s.processed, (unsigned long long)s.table_miss, (unsigned long long)s.dropped,
              (unsigned long long)s.short_field, pof_dp_table_count(sw->dp), pof_dp_flow_count(sw->dp),
-             (unsigned long long)sw->packet_in_sent);
+             (unsigned long long)sw->packet_in_sent(sw->sw));
 }
 
 static const struct { const char *name; int min_args; cmd_fn fn; const char *usage; } commands[] = {
@@ -202,7 +203,7 @@ static const struct { const char *name; int min_args; cmd_fn fn; const char *usa
     {"stats", 1, cmd_stats, "stats"},
 };
 
-void pof_mgmt_command(struct pof_sw *sw, char *line, char *out, size_t outlen)
+void pof_mgmt_command(const struct pof_sw_cb *sw, char *line, char *out, size_t outlen)
 {
     char *argv[4] = {0};
     int argc = 0;

@@ -11,23 +11,26 @@
  *                              port plus frames the backend refused)
  *   ports                  -> "OK <id>:<name>:<enabled>:<rx_packets>:<tx_packets>:<rx_bytes>:<tx_bytes> ..."
  *   stats                  -> "OK processed=N miss=N dropped=N short=N tables=N flows=N packet_in=N"
- * Errors reply "ERROR <reason>". Used by the mec-agent and ap-agent to hot-add vNF and vAP ports. */
+ * Errors reply "ERROR <reason>". Used by the mec-agent and ap-agent to hot-add vNF and vAP ports.
+ * It reaches the switch only through the callbacks of pof_sw_cb.h. */
 #ifndef POF_MGMT_H
 #define POF_MGMT_H
 
 #include <poll.h>
 #include <stddef.h>
 
-struct pof_sw;
+#include "pof_sw_cb.h"
+
 struct pof_mgmt;
 
-struct pof_mgmt *pof_mgmt_open(struct pof_sw *sw, const char *path);
+/* sw must outlive the socket. */
+struct pof_mgmt *pof_mgmt_open(const struct pof_sw_cb *sw, const char *path);
 void pof_mgmt_close(struct pof_mgmt *m);
 /* Adds the descriptors to poll to fds (at most max); returns how many. */
 int pof_mgmt_fds(const struct pof_mgmt *m, struct pollfd *fds, int max);
 /* Accepts clients and answers complete command lines. Never blocks. */
 void pof_mgmt_service(struct pof_mgmt *m);
 /* Runs one command line and writes the reply (without newline) into out. Exposed for unit tests. */
-void pof_mgmt_command(struct pof_sw *sw, char *line, char *out, size_t outlen);
+void pof_mgmt_command(const struct pof_sw_cb *sw, char *line, char *out, size_t outlen);
 
 #endif

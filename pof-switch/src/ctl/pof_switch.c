@@ -14,13 +14,6 @@
 
 #define SPIN_ROUNDS_BEFORE_SLEEP 256
 
-uint64_t pof_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 int pof_sw_init(struct pof_sw *sw, const struct sw_config *cfg, const struct pof_io_ops *io)
 {
     memset(sw, 0, sizeof(*sw));
@@ -31,13 +24,14 @@ int pof_sw_init(struct pof_sw *sw, const struct sw_config *cfg, const struct pof
     sw->dp = pof_dp_create();
     if (!sw->dp)
         return -1;
+    pof_sw_cb_init(sw);
     if (cfg->controller_host) {
-        sw->conn = pof_conn_create(sw, cfg->controller_host, cfg->controller_port);
+        sw->conn = pof_conn_create(&sw->cb, cfg->controller_host, cfg->controller_port);
         if (!sw->conn)
             return -1;
     }
     if (cfg->mgmt_path) {
-        sw->mgmt = pof_mgmt_open(sw, cfg->mgmt_path);
+        sw->mgmt = pof_mgmt_open(&sw->cb, cfg->mgmt_path);
         if (!sw->mgmt)
             return -1;
     }
@@ -93,6 +87,16 @@ struct sw_port *pof_sw_port_by_name(struct pof_sw *sw, const char *name)
     return NULL;
 }
 
+/* PORT_STATUS to the controller, if there is one. */
+static void report_port(struct pof_sw *sw, const struct sw_port *p, uint8_t reason)
+{
+    struct pof_sw_port_info info;
+    if (!sw->conn)
+        return;
+    pof_sw_port_info(p, &info);
+    pof_conn_port_status(sw->conn, &info, reason);
+}
+
 int pof_sw_port_add(struct pof_sw *sw, const char *name, const char *args, char *err, size_t errlen)
 {
     if (!name[0] || strlen(name) >= sizeof(sw->ports[0].name)) {
@@ -130,8 +134,7 @@ int pof_sw_port_add(struct pof_sw *sw, const char *name, const char *args, char 
     p->added_ns = pof_now_ns();
     snprintf(p->name, sizeof(p->name), "%s", name);
     rebuild_active(sw);
-    if (sw->conn)
-        pof_conn_port_status(sw->conn, p, POF_PORT_REASON_ADD);
+    report_port(sw, p, POF_PORT_REASON_ADD);
     return id;
 }
 
@@ -145,8 +148,7 @@ int pof_sw_port_del(struct pof_sw *sw, const char *name, char *err, size_t errle
     /* Queued packets for this port would be sent to a closed port: drop them first. */
     sw_shape_port_gone(sw, p);
     flush_port(sw, p);
-    if (sw->conn)
-        pof_conn_port_status(sw->conn, p, POF_PORT_REASON_DELETE);
+    report_port(sw, p, POF_PORT_REASON_DELETE);
     sw->io->port_close(p->io);
     memset(p, 0, sizeof(*p));
     rebuild_active(sw);

@@ -7,10 +7,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pof_clock.h"
 #include "pof_dp.h"
 #include "pof_io.h"
+#include "pof_sw_cb.h"
 
-#define SW_BURST 32
+#define SW_BURST POF_IO_BURST_MAX
 #define SW_QUEUE_SLOTS 256 /* shaping queue per meter */
 
 struct pof_conn;
@@ -65,6 +67,7 @@ struct pof_sw {
     uint16_t rated[POF_MAX_PORTS];           /* ids of rated ports (sched set), so rounds skip the rest */
     uint16_t n_rated;
     uint32_t poll_rounds;                    /* with rated ports: the rx order of a round rotates by it */
+    struct pof_sw_cb cb;                     /* the switch as conn and mgmt see it (pof_switch_cb.c) */
     struct pof_conn *conn;
     struct pof_mgmt *mgmt;
     uint32_t idle_rounds;
@@ -99,6 +102,9 @@ uint32_t pof_sw_poll_once(struct pof_sw *sw, uint64_t now_ns);
 /* Runs until sw->quit: poll rounds, control and management messages, adaptive sleep when idle. */
 void pof_sw_run(struct pof_sw *sw);
 
-uint64_t pof_now_ns(void);
+/* pof_switch_cb.c: fills sw->cb (its callbacks are the pof_sw_* functions above, and a few port setters). */
+void pof_sw_cb_init(struct pof_sw *sw);
+/* pof_switch_cb.c: port p as the controller connection and the management socket see it. */
+void pof_sw_port_info(const struct sw_port *p, struct pof_sw_port_info *out);
 
 #endif

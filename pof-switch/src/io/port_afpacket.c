@@ -15,8 +15,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "pof_switch.h"
-
 #define BUF_DATA 2048
 #define BUF_ROOM 128 /* tail room for ADD_FIELD */
 #define POOL_SIZE 8192
@@ -128,11 +126,11 @@ static int afp_fd(struct pof_io_port *p)
 
 static uint16_t afp_rx(struct pof_io_port *p, struct pof_io_buf **bufs, uint16_t n)
 {
-    struct mmsghdr msgs[SW_BURST];
-    struct iovec iov[SW_BURST];
+    struct mmsghdr msgs[POF_IO_BURST_MAX];
+    struct iovec iov[POF_IO_BURST_MAX];
     uint16_t got = 0;
-    if (n > SW_BURST)
-        n = SW_BURST;
+    if (n > POF_IO_BURST_MAX)
+        n = POF_IO_BURST_MAX;
     for (; got < n; got++) {
         bufs[got] = buf_get();
         if (!bufs[got])
@@ -157,11 +155,11 @@ static uint16_t afp_rx(struct pof_io_port *p, struct pof_io_buf **bufs, uint16_t
 
 static uint16_t afp_tx(struct pof_io_port *p, struct pof_io_buf **bufs, uint16_t n)
 {
-    struct mmsghdr msgs[SW_BURST];
-    struct iovec iov[SW_BURST];
+    struct mmsghdr msgs[POF_IO_BURST_MAX];
+    struct iovec iov[POF_IO_BURST_MAX];
     int sent = 0;
-    if (n > SW_BURST)
-        n = SW_BURST;
+    if (n > POF_IO_BURST_MAX)
+        n = POF_IO_BURST_MAX;
     for (uint16_t i = 0; i < n; i++) {
         iov[i] = (struct iovec){.iov_base = bufs[i]->mem + bufs[i]->head, .iov_len = bufs[i]->len};
         msgs[i] = (struct mmsghdr){.msg_hdr = {.msg_iov = &iov[i], .msg_iovlen = 1}};

@@ -23,7 +23,7 @@ static void cmd(struct pof_sw *sw, const char *line, char *out, size_t n)
 {
     char buf[256];
     snprintf(buf, sizeof(buf), "%s", line);
-    pof_mgmt_command(sw, buf, out, n);
+    pof_mgmt_command(&sw->cb, buf, out, n);
 }
 
 static void flow(struct pof_sw *sw, uint32_t index, uint8_t et, uint32_t meter, uint32_t out_port)
