@@ -71,7 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="make demo", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--one-slice", action="store_true", help="one tenant only (faster)")
-    parser.add_argument("--no-fig11", action="store_true", help="skip the Fig. 10/11 isolation replay (~4 min)")
+    parser.add_argument("--no-fig11", action="store_true", help="skip the Fig. 10/11/13 replays (~7 min)")
+    parser.add_argument("--fig13", action="store_true", help="also the Fig. 13 transcoder replay (~3 min)")
     args = parser.parse_args(argv)
 
     root = repo_root()
@@ -80,26 +81,28 @@ def main(argv: list[str] | None = None) -> int:
         print("demo: not built yet:\n  " + "\n  ".join(missing) + "\n(make demo builds them; make build alone too)")
         return 1
 
-    from .scenarios import e2e_slice, fig11
+    from .scenarios import e2e_slice, fig11, fig13
     from .topology.testbed import up
 
     log = StepLog("demo")
     log.say("WiSlice one-machine testbed: ONOS + AP VM (hostapd, hwsim) + 3 pof-switches + MEC node + orchestrator")
-    stations = 1 if args.one_slice else 2 if args.no_fig11 else 3
+    stations = 1 if args.one_slice else 2 if args.no_fig11 else 4 if args.fig13 else 3
     fig11_metrics: dict[str, float] = {}
     try:
         with up(log, stations=stations, radio_capacity_kbps=fig11.DEMO_SCALE.capacity_kbps) as tb:
             log.say(f"logs of every process: {tb.log_dir}")
             log.say(f"watch it live: {tb.orch.url}/ (the dashboard; operator token {tb.orch.operator_token})")
             results = e2e_slice.run(tb, log, second_slice=not args.one_slice)
-            if stations == 3:
-                fig11_metrics = fig11.run(tb, log, results["tokens"])["metrics"]
+            if stations >= 3:
+                fig11_metrics = fig11.run(tb, log, results["tokens"], with_fig13=stations == 4)["metrics"]
     except Exception as exc:  # the testbed is already torn down here
         log.say(f"demo FAILED: {type(exc).__name__}: {exc}")
         return 1
     verdict = evaluate(results)
     if fig11_metrics:
         verdict.update(fig11.checks(fig11_metrics))
+    if stations == 4:
+        verdict.update(fig13.checks(fig11_metrics))
     failed = sorted(k for k, ok in verdict.items() if not ok)
     notes = ("One-machine testbed, real parts: ONOS 2.5.6 runtime with the WiSlice apps, hostapd 2.10 in a qemu TCG VM "
              "(mac80211_hwsim), pofswitch-afp x3, mec-agent on a private dockerd, orchestrator-api over SQLite. "

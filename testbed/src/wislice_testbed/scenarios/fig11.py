@@ -16,7 +16,7 @@ from typing import Any
 
 from wislice_testbed.topology.common import StepLog, repo_root
 
-from . import isolation, plots, video
+from . import fig13, isolation, plots, video
 
 NAME = "scenario-isolation"
 DEMO_SCALE = isolation.Scale(capacity_kbps=10_000, video_kbps=3_000, video_up_kbps=1_000,
@@ -30,8 +30,9 @@ def capped_peak_mbps(exp: isolation.Experiment, scale: isolation.Scale) -> float
 
 
 def run(tb: Any, log: StepLog, tokens: dict[int, str] | None = None,
-        scale: isolation.Scale = DEMO_SCALE) -> dict[str, Any]:
-    """tokens: tenants 1 and 2 as an earlier scenario declared them (else they are declared here)."""
+        scale: isolation.Scale = DEMO_SCALE, with_fig13: bool = False) -> dict[str, Any]:
+    """tokens: tenants 1 and 2 as an earlier scenario declared them (else they are declared here). with_fig13
+    (needs 4 stations): the Fig. 13 transcoder replay too, its metrics in the same result."""
     tokens = tokens or isolation.tenants(tb, log)
     with log.step("fig11_clip", f"source video: {scale.video_kbps} kbit/s H.264 MPEG-TS, {scale.video_s} s"):
         clip = video.clip(scale.video_kbps, scale.video_s)
@@ -53,6 +54,11 @@ def run(tb: Any, log: StepLog, tokens: dict[int, str] | None = None,
         "psnr_sliced_db": runs["sliced"].metrics.get("psnr_worst_db", 0.0),
         "psnr_unsliced_db": runs["unsliced"].metrics.get("psnr_worst_db", 0.0),
     }
+    if with_fig13:
+        with log.step("fig13_transcoder", "Fig. 13: a third video client joins; the slice's policy deploys the "
+                                          "transcoder"):
+            runs["transcoder"] = fig13.run(tb, log, tokens, video.clip(scale.video_kbps, fig13.RUN_S), scale)
+        metrics.update({k: v for k, v in runs["transcoder"].metrics.items()})
     write(runs, metrics, scale, log)
     return {"metrics": metrics, "runs": runs}
 
@@ -83,8 +89,12 @@ def write(runs: dict[str, isolation.Experiment], metrics: dict[str, float], scal
               "sliced": "with slicing: video slice guaranteed, neighbour capped at "
                         f"{scale.neighbour_cap_kbps / 1000:g} Mbit/s",
               "sliced_up": "with slicing: the neighbour saturates the uplink (video clients' upstream)"}
+    titles["transcoder"] = (f"Fig. 13: a third video client joins the slice reserved for two; its policy deploys a "
+                            f"transcoder ({fig13.TRANSCODE_KBPS / 1000:g} Mbit/s per stream)")
     for key, exp in runs.items():
         own = {"video client's rate": scale.video_up_kbps / 1000} if key == "sliced_up" else reserved
+        if key == "transcoder":
+            own = {**reserved, "transcoded rate": fig13.TRANSCODE_KBPS * 1.1 / 1000}
         path = plots.plot(exp, out / f"{key}.png", titles[key], own)
         log.say(f"plot: {path}")
     (out / "series.json").write_text(json.dumps({
@@ -94,8 +104,12 @@ def write(runs: dict[str, isolation.Experiment], metrics: dict[str, float], scal
              f"(operator-set); each video client receives a real {scale.video_kbps} kbps H.264 MPEG-TS stream (ffmpeg, "
              f"UDP) and sends {scale.video_up_kbps} kbps of constant-rate UDP up; Y-PSNR against the uncompressed "
              f"source; neighbour {scale.flows} TCP flows from t={scale.neighbour_start_s:g} s. Shares are "
-             "the worst video client's mean receive rate while the neighbour saturates, over its own rate. Series "
-             f"and plots in bench/results/{NAME}/.")
+             "the worst video client's mean receive rate while the neighbour saturates, over its own rate. "
+             + (f"Fig. 13: the video slice guaranteed and capped for 2 clients, a 3rd joins at "
+                f"t={fig13.JOIN_AT_S:g} s; transcoder_reaction_s = the demand exceeding the guarantee (as the "
+                "orchestrator's telemetry saw it) to the transcoder running; stable = every client within 85-115 % "
+                f"of the transcoded {fig13.TRANSCODE_KBPS} kbps (x1.1 mux) from 6 s after. " if "transcoder" in runs
+                else "") + f"Series and plots in bench/results/{NAME}/.")
     benchlib.write_result(NAME, metrics, units, reference={"guaranteed_share_pct_goal": 95.0,
                                                            "capped_peak_pct_goal": 105.0,
                                                            "unsliced_video_pct_goal": 50.0}, notes=notes)

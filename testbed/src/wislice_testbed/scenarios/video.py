@@ -82,7 +82,7 @@ class VideoFlow:
         share = tb.ap.vm.share
         (share / "udp_sink.py").write_text(SINK)
         out = f"/mnt/share/{self.name}"
-        listen = self.clip.seconds + 6
+        listen = self.start_s + self.clip.seconds + 6  # the sink starts now, the stream at start_s
         sink = tb.ap.vm.spawn(f"ip netns exec {self.station.ns} python3 /mnt/share/udp_sink.py {port} {listen} {out}",
                               log=f"/tmp/{self.name}-sink.log")
         delay = t0 + self.start_s - time.time()
