@@ -7,8 +7,9 @@ export WISLICE_VENV  ?= $(WISLICE_ROOT)/.venv
 export WISLICE_CACHE ?= $(HOME)/.cache/wislice
 PY := $(WISLICE_VENV)/bin/python
 
-# Order matters: the shared helpers first, then the data plane, agents, controllers, orchestrator, the testbed.
-COMPONENTS := $(foreach c,testbed spec pof-switch ap-agent testbed/ap-vm mec-agent onos-apps orchestrator-api openwrt,\
+# Order matters: the shared helpers first (agent-proto: the agents' protocol package), then the data plane, agents,
+# controllers, orchestrator, the testbed.
+COMPONENTS := $(foreach c,testbed spec agent-proto pof-switch ap-agent testbed/ap-vm mec-agent onos-apps orchestrator-api openwrt,\
                 $(if $(wildcard $(WISLICE_ROOT)/$(c)/Makefile),$(c)))
 
 .PHONY: help deps build test test-fast test-integration demo bench report clean lint

@@ -41,7 +41,7 @@ fi
 
 # --- Python: one virtual environment for every Python package of the project ------------------------------------
 py_packages=()
-for d in testbed spec ap-agent mec-agent orchestrator-api; do
+for d in testbed spec agent-proto ap-agent mec-agent orchestrator-api; do
   [ -f "$d/pyproject.toml" ] && py_packages+=("$d")
 done
 mapfile -t req_files < <(dep_files requirements.txt)

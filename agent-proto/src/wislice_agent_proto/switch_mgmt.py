@@ -1,0 +1,143 @@
+"""The pof-switch's management socket (spec/switch-mgmt/README.md): a unix stream socket, one command line in, one
+reply line out, ``OK ...`` or ``ERROR <reason>``. The one client of it: the ap-agent (vAP ports, its uplink port's
+rate), the mec-agent (vNF ports and their counters) and pof-switch's own tests.
+
+``request()`` sends any line and returns the reply as it is; the typed methods check what they send, parse what
+comes back and raise MgmtError when the switch refuses (``reason`` = the text after ``ERROR``).
+"""
+
+from __future__ import annotations
+
+import socket
+from dataclasses import dataclass
+
+MAX_COMMAND = 510  # bytes before the newline: the switch reads a line into 512 bytes with its newline and a NUL
+MAX_REPLY = 65536  # the switch's longest reply (`ports` with 254 ports) is 49152 bytes
+
+
+class MgmtError(Exception):
+    """The switch refused a command (``reason`` is its text after ``ERROR``), or could not be reached or read."""
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+@dataclass
+class SwitchPort:
+    """One item of ``ports``. Counters are the switch's side: rx = what the switch received from the port."""
+
+    name: str
+    port_id: int
+    enabled: bool = True
+    rx_packets: int = 0
+    tx_packets: int = 0
+    rx_bytes: int = 0
+    tx_bytes: int = 0
+
+
+def parse_ports(text: str) -> dict[str, SwitchPort]:
+    """The text after ``OK`` of ``ports``: ``<id>:<name>:<enabled>:<rx_packets>:<tx_packets>:<rx_bytes>:<tx_bytes>``
+    items separated by spaces, by name."""
+    out = {}
+    for item in text.split():
+        fields = item.split(":")
+        if len(fields) != 7 or not all(f.isdigit() for f in (fields[0], *fields[2:])) or fields[2] not in ("0", "1"):
+            raise MgmtError(f"pof-switch: unparsable port entry {item!r}")
+        pid, name, enabled, rx, tx, rx_bytes, tx_bytes = fields
+        out[name] = SwitchPort(name=name, port_id=int(pid), enabled=enabled == "1", rx_packets=int(rx),
+                               tx_packets=int(tx), rx_bytes=int(rx_bytes), tx_bytes=int(tx_bytes))
+    return out
+
+
+def parse_counters(text: str) -> dict[str, int]:
+    """The text after ``OK`` of ``port-stats`` and ``stats``: ``key=N`` items separated by spaces."""
+    out = {}
+    for item in text.split():
+        key, _, value = item.partition("=")
+        if not key or not value.isdigit():
+            raise MgmtError(f"pof-switch: unparsable counter {item!r}")
+        out[key] = int(value)
+    return out
+
+
+def _name(name: str) -> str:
+    """A NAME argument: one word (the switch splits the line at white space)."""
+    if not name or len(name.split()) != 1 or name != name.strip():
+        raise ValueError(f"a switch port name is one word, not {name!r}")
+    return name
+
+
+class SwitchMgmt:
+    def __init__(self, path: str, timeout: float = 5.0) -> None:
+        self.path = path
+        self.timeout = timeout
+
+    def request(self, line: str) -> str:
+        """One command line -> the reply line, stripped, whatever it says. MgmtError when the socket cannot be
+        used; ValueError for a line the switch would misread (a line break, more than MAX_COMMAND bytes)."""
+        data = line.encode()
+        if b"\n" in data or b"\r" in data or len(data) > MAX_COMMAND:
+            raise ValueError(f"a management command is one line of at most {MAX_COMMAND} bytes: {line[:80]!r}")
+        buf = b""
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                s.settimeout(self.timeout)
+                s.connect(self.path)
+                s.sendall(data + b"\n")
+                while not buf.endswith(b"\n"):
+                    chunk = s.recv(65536)
+                    if not chunk:
+                        break
+                    buf += chunk
+                    if len(buf) > MAX_REPLY:
+                        raise MgmtError(f"pof-switch reply to {line.split(' ', 1)[0]} longer than {MAX_REPLY} bytes")
+        except OSError as e:
+            raise MgmtError(f"pof-switch management socket {self.path}: {e}") from e
+        return buf.decode("utf-8", "replace").strip()
+
+    def call(self, line: str) -> str:
+        """The text after ``OK``; MgmtError for anything else (``reason`` set for ``ERROR <reason>``)."""
+        reply = self.request(line)
+        if reply == "OK" or reply.startswith("OK "):
+            return reply[3:]
+        reason = reply[6:] if reply.startswith("ERROR ") else None
+        raise MgmtError(f"pof-switch refused {line.split(' ', 1)[0]}: {reply or 'no reply'}", reason)
+
+    def port_add(self, name: str, args: str = "") -> int:
+        """Adds port NAME (ARGS: the netdev for AF_PACKET, DPDK devargs, an item rate=KBPS); its port id."""
+        text = self.call(f"port-add {_name(name)} {args}".rstrip())
+        if not text.isdigit() or not 1 <= int(text) <= 65535:
+            raise MgmtError(f"pof-switch returned no valid port number: {text!r}")
+        return int(text)
+
+    def port_del(self, name: str) -> bool:
+        """Removes port NAME; False when the switch has no such port."""
+        try:
+            self.call(f"port-del {_name(name)}")
+        except MgmtError as e:
+            if e.reason == f"no port {name}":
+                return False
+            raise
+        return True
+
+    def port_rate(self, name: str, kbps: int) -> None:
+        """The port sends at kbps, green before best effort; 0 = line rate."""
+        if isinstance(kbps, bool) or not isinstance(kbps, int) or kbps < 0:
+            raise ValueError(f"a port rate is an integer >= 0 kbit/s, not {kbps!r}")
+        self.call(f"port-rate {_name(name)} {kbps}")
+
+    def port_stats(self, name: str) -> dict[str, int]:
+        """A port's counters per class (rate, green_*, be_*, tx_dropped)."""
+        return parse_counters(self.call(f"port-stats {_name(name)}"))
+
+    def latency(self, name: str, on: bool) -> None:
+        """Burst size 1 on the port, and the loop never sleeps (or back to normal)."""
+        self.call(f"latency {_name(name)} {'on' if on else 'off'}")
+
+    def ports(self) -> dict[str, SwitchPort]:
+        return parse_ports(self.call("ports"))
+
+    def stats(self) -> dict[str, int]:
+        """The datapath's counters (processed, miss, dropped, short, tables, flows, packet_in)."""
+        return parse_counters(self.call("stats"))

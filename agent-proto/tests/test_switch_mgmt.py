@@ -1,0 +1,169 @@
+"""The management-socket client against spec/switch-mgmt/vectors, replayed by a fake switch on a unix socket: it sends
+each vector's lines exactly, returns each reply as it is, and its typed calls parse them into the vectors' parsed
+values (or raise MgmtError with the switch's reason); plus what it does when the switch is not there, says nothing,
+says too much, and the lines it refuses to send."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import MGMT_VECTORS, load
+
+from wislice_agent_proto.switch_mgmt import MgmtError, SwitchMgmt, parse_ports
+
+
+class FakeSwitch:
+    """Answers each connection's lines with the next step's reply, recording what it was sent."""
+
+    def __init__(self, path: str, steps: list[dict[str, Any]], answer: Callable[[str], bytes] | None = None) -> None:
+        self.steps, self.received = list(steps), []
+        self.answer = answer or (lambda line: (self.steps.pop(0)["reply"] + "\n").encode())
+        self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.server.bind(path)
+        self.server.listen()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            with conn, conn.makefile("rb") as lines:
+                for raw in lines:
+                    self.received.append(raw.decode())
+                    reply = self.answer(raw.decode().rstrip("\n"))
+                    if not reply:
+                        break  # hang up without a word
+                    conn.sendall(reply)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.server.shutdown(socket.SHUT_RDWR)
+        self.server.close()
+        self.thread.join(5)
+
+
+@pytest.fixture
+def sockdir() -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="mgmt") as d:  # unix socket paths must stay under 108 bytes
+        yield Path(d)
+
+
+@pytest.fixture
+def switch(sockdir: Path) -> Iterator[Callable[..., FakeSwitch]]:
+    made: list[FakeSwitch] = []
+
+    def make(steps: list[dict[str, Any]], answer: Callable[[str], bytes] | None = None) -> FakeSwitch:
+        made.append(FakeSwitch(str(sockdir / f"s{len(made)}.sock"), steps, answer))
+        return made[-1]
+
+    yield make
+    for s in made:
+        s.close()
+
+
+def typed_call(mgmt: SwitchMgmt, send: str) -> Callable[[], Any] | None:
+    """The client's typed call that sends exactly this line, if it has one."""
+    words = send.split(" ", 2)
+    cmd, args = words[0], words[1:]
+    calls: dict[tuple[str, int], Callable[[], Any]] = {
+        ("port-add", 1): lambda: mgmt.port_add(args[0]),
+        ("port-add", 2): lambda: mgmt.port_add(args[0], args[1]),
+        ("port-del", 1): lambda: mgmt.port_del(args[0]),
+        ("port-stats", 1): lambda: mgmt.port_stats(args[0]),
+        ("ports", 0): mgmt.ports,
+        ("stats", 0): mgmt.stats,
+    }
+    if cmd == "port-rate" and len(args) == 2 and args[1].isdigit():
+        return lambda: mgmt.port_rate(args[0], int(args[1]))
+    if cmd == "latency" and len(args) == 2 and args[1] in ("on", "off"):
+        return lambda: mgmt.latency(args[0], args[1] == "on")
+    return calls.get((cmd, len(args)))
+
+
+def as_vector(result: Any) -> Any:
+    """A typed call's result in the vectors' terms."""
+    if isinstance(result, dict) and all(hasattr(p, "port_id") for p in result.values()):
+        return [{"id": p.pop("port_id"), **p} for p in map(asdict, result.values())]
+    return result
+
+
+@pytest.mark.parametrize("path", MGMT_VECTORS, ids=lambda p: p.stem)
+def test_request_sends_the_lines_and_returns_the_replies(path, switch, sockdir):
+    steps = load(path)["steps"]
+    fake = switch(steps)
+    mgmt = SwitchMgmt(str(sockdir / "s0.sock"))
+    assert [mgmt.request(s["send"]) for s in steps] == [s["reply"] for s in steps]
+    assert fake.received == [s["send"] + "\n" for s in steps]
+
+
+@pytest.mark.parametrize("path", MGMT_VECTORS, ids=lambda p: p.stem)
+def test_typed_calls_parse_the_replies(path, switch, sockdir):
+    steps = load(path)["steps"]
+    fake = switch(steps)
+    mgmt = SwitchMgmt(str(sockdir / "s0.sock"))
+    typed = 0
+    for step in steps:
+        call = typed_call(mgmt, step["send"])
+        if call is None:  # no typed call sends this (a malformed command): sent as it is
+            mgmt.request(step["send"])
+            continue
+        typed += 1
+        reply = step["reply"]
+        if reply.startswith("ERROR no port") and step["send"].startswith("port-del "):
+            assert call() is False
+        elif reply.startswith("ERROR "):
+            with pytest.raises(MgmtError) as e:
+                call()
+            assert e.value.reason == reply[6:] and reply in str(e.value)
+        else:
+            assert as_vector(call()) == step.get("parsed", True if step["send"].startswith("port-del") else None)
+    assert fake.received == [s["send"] + "\n" for s in steps]
+    assert typed > 0 or path.stem == "unknown-commands"
+
+
+def test_no_switch_no_reply_and_too_much(switch, sockdir):
+    with pytest.raises(MgmtError, match="management socket .*nothing.sock") as e:
+        SwitchMgmt(str(sockdir / "nothing.sock")).ports()
+    assert e.value.reason is None
+    switch([], answer=lambda line: b"")
+    with pytest.raises(MgmtError, match="refused ports: no reply"):
+        SwitchMgmt(str(sockdir / "s0.sock")).ports()
+    switch([], answer=lambda line: b"OK " + b"1:a:1:0:0:0:0 " * 6000 + b"\n")
+    with pytest.raises(MgmtError, match="longer than 65536"):
+        SwitchMgmt(str(sockdir / "s1.sock")).ports()
+    switch([], answer=lambda line: b"OK 1:a:yes:0:0:0:0\n" if line == "ports" else b"OK x\n")
+    mgmt = SwitchMgmt(str(sockdir / "s2.sock"))
+    with pytest.raises(MgmtError, match="unparsable port entry"):
+        mgmt.ports()
+    with pytest.raises(MgmtError, match="no valid port number"):
+        mgmt.port_add("a")
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.request("ports\nport-del up"),
+    lambda m: m.request("x" * 511),
+    lambda m: m.port_add("two words"),
+    lambda m: m.port_del(""),
+    lambda m: m.port_rate("up", -1),
+    lambda m: m.port_rate("up", True),
+])
+def test_lines_the_switch_would_misread_are_not_sent(call, sockdir):
+    with pytest.raises(ValueError):
+        call(SwitchMgmt(str(sockdir / "never-dialled.sock")))
+
+
+def test_parse_ports():
+    ports = parse_ports("3:wlan0_1:0:1:2:3:4")
+    assert asdict(ports["wlan0_1"]) == {"name": "wlan0_1", "port_id": 3, "enabled": False, "rx_packets": 1,
+                                        "tx_packets": 2, "rx_bytes": 3, "tx_bytes": 4}
