@@ -60,6 +60,12 @@ public final class AgentServerConfig {
                                      statsIntervalS, idleTimeoutS, certFile, keyFile, clientCaFile);
     }
 
+    /** This configuration for another controller node: controllerId as the welcome names it. */
+    public AgentServerConfig withControllerId(String id) {
+        return new AgentServerConfig(role, bindAddress, port, id, secret, requestTimeoutMs, statsIntervalS,
+                                     idleTimeoutS, tlsCertFile, tlsKeyFile, tlsClientCaFile);
+    }
+
     /**
      * This configuration with the values the component properties {@code p} set (this one's for the unset ones).
      * Numbers may come as numbers or strings (onos:cfg sets strings); a malformed one keeps this one's value.

@@ -7,6 +7,7 @@ import io.netty.channel.Channel;
 import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -94,6 +95,33 @@ public final class AgentSession {
             }
         }, requestTimeoutMs, TimeUnit.MILLISECONDS);
         return future;
+    }
+
+    /**
+     * Sends a request and waits for its reply (the request timeout bounds the wait). The agent's error reply, a
+     * timeout or a lost connection throw ControllerException with the protocol's code (agent_unreachable, timeout
+     * beyond them), which the REST layer answers with its HTTP status.
+     *
+     * @return the reply's result
+     */
+    public JsonNode ask(String method, ObjectNode params) {
+        try {
+            return request(method, params).join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof AgentRequestException) {
+                throw ControllerException.of((AgentRequestException) e.getCause());
+            }
+            throw new ControllerException("internal", String.valueOf(e.getCause()));
+        }
+    }
+
+    /** Sends a call (see {@link #ask}) and reads its result; InvalidReplyException when that breaks the protocol. */
+    public <R> R call(AgentCall.Request<R> request) {
+        return request.result(ask(request.method(), request.params()));
+    }
+
+    public <P, R> R call(AgentCall<P, R> call, P params) {
+        return call(call.with(params));
     }
 
     /** Matches a validated reply to its request; a reply nobody waits for (timed out) is dropped. */

@@ -7,26 +7,29 @@ import java.util.Iterator;
 import java.util.Set;
 import java.util.regex.Pattern;
 
-/** Field checks shared by the message validator: each names the offending path in its error. */
-final class Fields {
+/**
+ * Field checks of the protocol's objects (Schema, MessageValidator, the calls in ApCalls and MecCalls): each names
+ * the offending path in its error.
+ */
+public final class Fields {
 
-    static final Pattern IDENT = Pattern.compile("^[A-Za-z0-9_.:-]{1,64}$");
-    static final Pattern MAC = Pattern.compile("^[0-9a-f]{2}(:[0-9a-f]{2}){5}$");
-    static final Pattern HEX32 = Pattern.compile("^[0-9a-f]{32}$");
-    static final Pattern HEX64 = Pattern.compile("^[0-9a-f]{64}$");
-    static final Pattern PASSPHRASE = Pattern.compile("^[\\x20-\\x7e]{8,63}$|^[0-9a-fA-F]{64}$");
-    static final Pattern IFNAME = Pattern.compile("^[A-Za-z0-9_.-]{1,15}$");
-    static final Pattern PARAM_NAME = Pattern.compile("^[A-Za-z0-9_]{1,64}$");
-    static final Pattern CONTAINER_ID = Pattern.compile("^[0-9a-f]{12,64}$");
-    static final Pattern IPV4 = Pattern.compile("^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\\.){3}"
+    public static final Pattern IDENT = Pattern.compile("^[A-Za-z0-9_.:-]{1,64}$");
+    public static final Pattern MAC = Pattern.compile("^[0-9a-f]{2}(:[0-9a-f]{2}){5}$");
+    public static final Pattern HEX32 = Pattern.compile("^[0-9a-f]{32}$");
+    public static final Pattern HEX64 = Pattern.compile("^[0-9a-f]{64}$");
+    public static final Pattern PASSPHRASE = Pattern.compile("^[\\x20-\\x7e]{8,63}$|^[0-9a-fA-F]{64}$");
+    public static final Pattern IFNAME = Pattern.compile("^[A-Za-z0-9_.-]{1,15}$");
+    public static final Pattern PARAM_NAME = Pattern.compile("^[A-Za-z0-9_]{1,64}$");
+    public static final Pattern CONTAINER_ID = Pattern.compile("^[0-9a-f]{12,64}$");
+    public static final Pattern IPV4 = Pattern.compile("^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\\.){3}"
                                                     + "(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])$");
-    static final long MAX_SAFE_INT = 9007199254740991L;
+    public static final long MAX_SAFE_INT = 9007199254740991L;
 
     private Fields() {
     }
 
     /** The node must be an object with only the allowed keys and all the required ones. */
-    static JsonNode object(JsonNode node, String path, Set<String> allowed, Set<String> required)
+    public static JsonNode object(JsonNode node, String path, Set<String> allowed, Set<String> required)
             throws ProtocolException {
         if (node == null || !node.isObject()) {
             throw ProtocolException.badRequest(path + ": object expected");
@@ -46,7 +49,7 @@ final class Fields {
         return node;
     }
 
-    static String string(JsonNode obj, String field, String path, Pattern pattern) throws ProtocolException {
+    public static String string(JsonNode obj, String field, String path, Pattern pattern) throws ProtocolException {
         JsonNode v = obj.get(field);
         if (v == null) {
             return null;
@@ -60,7 +63,7 @@ final class Fields {
         return v.asText();
     }
 
-    static String maxLength(JsonNode obj, String field, String path, int max) throws ProtocolException {
+    public static String maxLength(JsonNode obj, String field, String path, int max) throws ProtocolException {
         String s = string(obj, field, path, null);
         if (s != null && s.codePointCount(0, s.length()) > max) {
             throw ProtocolException.badRequest(path + "." + field + ": longer than " + max);
@@ -68,7 +71,7 @@ final class Fields {
         return s;
     }
 
-    static void ssid(JsonNode obj, String path) throws ProtocolException {
+    public static void ssid(JsonNode obj, String path) throws ProtocolException {
         String s = string(obj, "ssid", path, null);
         if (s == null) {
             return;
@@ -85,7 +88,7 @@ final class Fields {
         }
     }
 
-    static void integer(JsonNode obj, String field, String path, long min, long max) throws ProtocolException {
+    public static void integer(JsonNode obj, String field, String path, long min, long max) throws ProtocolException {
         JsonNode v = obj.get(field);
         if (v == null) {
             return;
@@ -99,7 +102,7 @@ final class Fields {
         }
     }
 
-    static void nullableInteger(JsonNode obj, String field, String path, long min, long max)
+    public static void nullableInteger(JsonNode obj, String field, String path, long min, long max)
             throws ProtocolException {
         JsonNode v = obj.get(field);
         if (v != null && !v.isNull()) {
@@ -108,7 +111,7 @@ final class Fields {
     }
 
     /** A JSON number; exclusiveMin means the bound itself is not allowed. */
-    static void number(JsonNode obj, String field, String path, double min, boolean exclusiveMin, double max)
+    public static void number(JsonNode obj, String field, String path, double min, boolean exclusiveMin, double max)
             throws ProtocolException {
         JsonNode v = obj.get(field);
         if (v == null) {
@@ -123,21 +126,21 @@ final class Fields {
         }
     }
 
-    static void bool(JsonNode obj, String field, String path) throws ProtocolException {
+    public static void bool(JsonNode obj, String field, String path) throws ProtocolException {
         JsonNode v = obj.get(field);
         if (v != null && !v.isBoolean()) {
             throw ProtocolException.badRequest(path + "." + field + ": boolean expected");
         }
     }
 
-    static void oneOf(JsonNode obj, String field, String path, Set<String> values) throws ProtocolException {
+    public static void oneOf(JsonNode obj, String field, String path, Set<String> values) throws ProtocolException {
         JsonNode v = obj.get(field);
         if (v != null && (!v.isTextual() || !values.contains(v.asText()))) {
             throw ProtocolException.badRequest(path + "." + field + ": not one of " + values);
         }
     }
 
-    static JsonNode array(JsonNode obj, String field, String path, int maxItems) throws ProtocolException {
+    public static JsonNode array(JsonNode obj, String field, String path, int maxItems) throws ProtocolException {
         JsonNode v = obj.get(field);
         if (v == null) {
             return null;

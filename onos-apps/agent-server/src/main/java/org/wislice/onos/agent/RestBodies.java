@@ -1,12 +1,19 @@
 package org.wislice.onos.agent;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.Response;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
-/** Reads REST request bodies with the protocol's own limits: at most 1 MiB, one strict JSON object. */
+/**
+ * REST bodies of the apps: requests read with the protocol's own limits (at most 1 MiB, one strict JSON object),
+ * answers written as JSON.
+ */
 public final class RestBodies {
 
     private RestBodies() {
@@ -39,6 +46,19 @@ public final class RestBodies {
             throw new ControllerException("bad_request", "mac must be lowercase aa:bb:cc:dd:ee:ff");
         }
         return value;
+    }
+
+    /** An answer with a JSON body. */
+    public static Response json(Response.Status status, ObjectNode body) {
+        return Response.status(status).type(MediaType.APPLICATION_JSON).entity(Json.write(body)).build();
+    }
+
+    /** {key: [record, ...]} with each record's public view. */
+    public static ObjectNode list(String key, List<ObjectNode> records) {
+        ObjectNode root = Json.object();
+        ArrayNode array = root.putArray(key);
+        records.forEach(r -> array.add(publicView(r)));
+        return root;
     }
 
     /** A copy of a stored record without the controller's internal fields. */

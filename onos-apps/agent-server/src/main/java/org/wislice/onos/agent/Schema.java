@@ -21,7 +21,7 @@ import static org.wislice.onos.agent.Fields.PASSPHRASE;
 public final class Schema {
 
     static final Set<String> SECURITY_MODES = Set.of("open", "wpa2-psk", "wpa3-sae", "wpa2-wpa3");
-    static final long U32 = 4294967295L;
+    public static final long U32 = 4294967295L;
     /** Rates of a rate_limit (kbit/s). */
     public static final long MAX_RATE_KBPS = 10_000_000L;
     static final Set<String> CAPACITY_SOURCES = Set.of("operator", "measured", "default");
@@ -97,7 +97,7 @@ public final class Schema {
     }
 
     /** A VapSpec's security carries the passphrase (required unless open); a VapState's never does. */
-    private static void security(JsonNode s, String path, boolean withPassphrase) throws ProtocolException {
+    public static void security(JsonNode s, String path, boolean withPassphrase) throws ProtocolException {
         Fields.object(s, path, withPassphrase ? Set.of("mode", "passphrase") : Set.of("mode"), Set.of("mode"));
         Fields.oneOf(s, "mode", path, SECURITY_MODES);
         if (!withPassphrase) {
@@ -168,6 +168,76 @@ public final class Schema {
         }
         Fields.number(c, "tx_bps", path, 0, false, Double.MAX_VALUE);
         Fields.number(c, "rx_bps", path, 0, false, Double.MAX_VALUE);
+    }
+
+    /** An ap-agent's hello capabilities: radios (at most 16), the security modes it offers, pof_switch. */
+    public static void apCapabilities(JsonNode c, String path) throws ProtocolException {
+        Set<String> fields = Set.of("radios", "security", "pof_switch");
+        Fields.object(c, path, fields, fields);
+        JsonNode radios = Fields.array(c, "radios", path, 16);
+        for (int i = 0; i < radios.size(); i++) {
+            radio(radios.get(i), path + ".radios[" + i + "]");
+        }
+        JsonNode security = Fields.array(c, "security", path, Integer.MAX_VALUE);
+        for (JsonNode mode : security) {
+            if (!mode.isTextual() || !SECURITY_MODES.contains(mode.asText())) {
+                throw ProtocolException.badRequest(path + ".security: unknown mode");
+            }
+        }
+        Fields.bool(c, "pof_switch", path);
+    }
+
+    /** A mec-agent's hello capabilities: capacity, the images of its catalog, dpdk, pof_switch. */
+    public static void mecCapabilities(JsonNode c, String path) throws ProtocolException {
+        Set<String> fields = Set.of("capacity", "catalog", "dpdk", "pof_switch");
+        Fields.object(c, path, fields, fields);
+        capacity(c.get("capacity"), path + ".capacity", false);
+        for (JsonNode image : Fields.array(c, "catalog", path, Integer.MAX_VALUE)) {
+            if (!image.isTextual() || !IDENT.matcher(image.asText()).matches()) {
+                throw ProtocolException.badRequest(path + ".catalog: invalid image name");
+            }
+        }
+        Fields.bool(c, "dpdk", path);
+        Fields.bool(c, "pof_switch", path);
+    }
+
+    /**
+     * A stats event's data: interval_s and, each optional, vaps (samples), radios (capacities), clients (at most
+     * MAX_STATS_CLIENTS), vnfs (VnfStats) and node (NodeStats).
+     */
+    public static void stats(JsonNode d, String path) throws ProtocolException {
+        Fields.object(d, path, Set.of("interval_s", "vaps", "vnfs", "node", "radios", "clients"),
+                      Set.of("interval_s"));
+        Fields.number(d, "interval_s", path, 0, true, Double.MAX_VALUE);
+        JsonNode vaps = Fields.array(d, "vaps", path, Integer.MAX_VALUE);
+        for (int i = 0; vaps != null && i < vaps.size(); i++) {
+            vapSample(vaps.get(i), path + ".vaps[" + i + "]");
+        }
+        JsonNode vnfs = Fields.array(d, "vnfs", path, Integer.MAX_VALUE);
+        for (int i = 0; vnfs != null && i < vnfs.size(); i++) {
+            vnfStats(vnfs.get(i), path + ".vnfs[" + i + "]");
+        }
+        if (d.has("node")) {
+            nodeStats(d.get("node"), path + ".node");
+        }
+        JsonNode radios = Fields.array(d, "radios", path, 16);
+        for (int i = 0; radios != null && i < radios.size(); i++) {
+            radioCapacityEntry(radios.get(i), path + ".radios[" + i + "]");
+        }
+        JsonNode clients = Fields.array(d, "clients", path, MAX_STATS_CLIENTS);
+        for (int i = 0; clients != null && i < clients.size(); i++) {
+            statsClient(clients.get(i), path + ".clients[" + i + "]");
+        }
+    }
+
+    /** A stats event's vAP sample: {vap_id, tx_bps, rx_bps, clients}. */
+    public static void vapSample(JsonNode v, String path) throws ProtocolException {
+        Set<String> fields = Set.of("vap_id", "tx_bps", "rx_bps", "clients");
+        Fields.object(v, path, fields, fields);
+        Fields.string(v, "vap_id", path, IDENT);
+        Fields.number(v, "tx_bps", path, 0, false, Double.MAX_VALUE);
+        Fields.number(v, "rx_bps", path, 0, false, Double.MAX_VALUE);
+        Fields.integer(v, "clients", path, 0, Long.MAX_VALUE);
     }
 
     /** Capacity: cpu > 0 (offered) or >= 0 (used), memory_mib >= 0. */

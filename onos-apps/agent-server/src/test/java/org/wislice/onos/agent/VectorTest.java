@@ -17,20 +17,21 @@ import static org.junit.Assert.fail;
 /** Runs spec/agent/vectors against the Java validator: every valid vector accepted, every invalid one rejected. */
 public class VectorTest {
 
-    private static File vectors() {
+    static File vectors() {
         File dir = new File(System.getProperty("wislice.vectors.dir", "../../spec/agent/vectors"));
         assertTrue("vector directory missing: " + dir, dir.isDirectory());
         return dir;
     }
 
-    private static List<File> files(String kind) {
+    /** The vectors of a kind (valid, invalid), sorted by name. */
+    static List<File> files(String kind) {
         File[] found = new File(vectors(), kind).listFiles((d, n) -> n.endsWith(".json"));
         assertTrue("no " + kind + " vectors", found != null && found.length > 0);
         Arrays.sort(found);
         return Arrays.asList(found);
     }
 
-    private static String read(File f) throws IOException {
+    static String read(File f) throws IOException {
         return new String(Files.readAllBytes(f.toPath()), StandardCharsets.UTF_8);
     }
 

@@ -1,0 +1,57 @@
+package org.wislice.onos.agent.ap;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.wislice.onos.agent.AgentCall;
+import org.wislice.onos.agent.AgentCall.Params;
+import org.wislice.onos.agent.AgentCall.Result;
+import org.wislice.onos.agent.Fields;
+import org.wislice.onos.agent.Json;
+import org.wislice.onos.agent.SyncResult;
+
+import java.util.List;
+import java.util.Set;
+
+/** The ap-agent's methods (Table II of ADE2WiNFV plus syncVaps), typed. ALL feeds the MessageValidator. */
+public final class ApCalls {
+
+    public static final AgentCall<VapSpec, VapState> CREATE_VAP = AgentCall.of("createVap",
+            Params.wrapped("vap", ApCodecs.VAP_SPEC), Result.wrapped("vap", ApCodecs.VAP_STATE));
+    public static final AgentCall<String, Void> DEL_VAP = AgentCall.of("delVap",
+            Params.ident("vap_id"), Result.none());
+    public static final AgentCall<VapRateLimit, VapState> UPDATE_VAP = AgentCall.of("updateVap",
+            Params.value(ApCodecs.VAP_RATE_LIMIT), Result.wrapped("vap", ApCodecs.VAP_STATE));
+    public static final AgentCall<Void, List<VapState>> GET_VAPS = AgentCall.of("getVaps",
+            Params.none(), Result.list("vaps", ApCodecs.VAP_STATE));
+    public static final AgentCall<List<VapSpec>, SyncResult> SYNC_VAPS = AgentCall.of("syncVaps",
+            Params.list("vaps", 256, ApCodecs.VAP_SPEC), SyncResult.result("vap_id"));
+    /** Not called by the controller (its result stays JSON); listed for the validator. */
+    public static final AgentCall<Void, JsonNode> GET_STATUS = AgentCall.of("getStatus",
+            Params.none(), Result.of("status", r -> r));
+    public static final AgentCall<ChannelChange, Radio> CHANGE_CHANNEL = AgentCall.of("changeChannel",
+            Params.value(ApCodecs.CHANNEL_CHANGE), Result.wrapped("radio", ApCodecs.RADIO));
+    /** The controller asks for every client ({}); mac and vap_id filter. */
+    public static final AgentCall<Void, List<Client>> GET_CLIENT = AgentCall.of("getClient",
+            Params.of((p, at) -> {
+                Fields.object(p, at, Set.of("mac", "vap_id"), Set.of());
+                Fields.string(p, "mac", at, Fields.MAC);
+                Fields.string(p, "vap_id", at, Fields.IDENT);
+            }, v -> Json.object()), Result.list("clients", ApCodecs.CLIENT));
+    /** Disassociates the station of that MAC ({mac}; vap_id and reason are optional). */
+    public static final AgentCall<String, Void> REMOVE_CLIENT = AgentCall.of("removeClient",
+            Params.of((p, at) -> {
+                Fields.object(p, at, Set.of("mac", "vap_id", "reason"), Set.of("mac"));
+                Fields.string(p, "mac", at, Fields.MAC);
+                Fields.string(p, "vap_id", at, Fields.IDENT);
+                Fields.integer(p, "reason", at, 1, 65535);
+            }, mac -> Json.object().put("mac", mac)), Result.none());
+    public static final AgentCall<String, Rate> GET_TX_RATE = AgentCall.of("getTxRate",
+            Params.ident("vap_id"), Result.of(ApCodecs.RATE.name(), r -> ApCodecs.RATE.decode(r, "result")));
+    public static final AgentCall<String, Rate> GET_RX_RATE = AgentCall.of("getRxRate",
+            Params.ident("vap_id"), Result.of(ApCodecs.RATE.name(), r -> ApCodecs.RATE.decode(r, "result")));
+
+    public static final List<AgentCall<?, ?>> ALL = List.of(CREATE_VAP, DEL_VAP, UPDATE_VAP, GET_VAPS, SYNC_VAPS,
+            GET_STATUS, CHANGE_CHANNEL, GET_CLIENT, REMOVE_CLIENT, GET_TX_RATE, GET_RX_RATE);
+
+    private ApCalls() {
+    }
+}

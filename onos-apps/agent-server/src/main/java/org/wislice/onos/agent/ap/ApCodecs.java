@@ -1,0 +1,28 @@
+package org.wislice.onos.agent.ap;
+
+/** The codecs of the ap-agent side's values, one instance each (what an ONOS CodecService would register). */
+public final class ApCodecs {
+
+    public static final RateLimitCodec RATE_LIMIT = new RateLimitCodec();
+    public static final SecurityCodec SECURITY = new SecurityCodec();
+    public static final VapSpecCodec VAP_SPEC = new VapSpecCodec();
+    public static final VapStateCodec VAP_STATE = new VapStateCodec();
+    public static final RadioCodec RADIO = new RadioCodec();
+    public static final ClientCodec CLIENT = new ClientCodec();
+    public static final ApCapabilitiesCodec CAPABILITIES = new ApCapabilitiesCodec();
+    public static final RateCodec RATE = new RateCodec();
+    public static final ChannelChangeCodec CHANNEL_CHANGE = new ChannelChangeCodec();
+    public static final VapRateLimitCodec VAP_RATE_LIMIT = new VapRateLimitCodec();
+    // The stats event and its parts.
+    public static final ApStatsCodec STATS = new ApStatsCodec();
+    public static final VapSampleCodec VAP_SAMPLE = new VapSampleCodec();
+    public static final RadioCapacityCodec RADIO_CAPACITY = new RadioCapacityCodec();
+    public static final StatsClientCodec STATS_CLIENT = new StatsClientCodec();
+    // The other events' data.
+    public static final ClientAssociatedCodec CLIENT_ASSOCIATED = new ClientAssociatedCodec();
+    public static final ClientDisassociatedCodec CLIENT_DISASSOCIATED = new ClientDisassociatedCodec();
+    public static final VapStateChangedCodec VAP_STATE_CHANGED = new VapStateChangedCodec();
+
+    private ApCodecs() {
+    }
+}

@@ -1,0 +1,40 @@
+package org.wislice.onos.agent.mec;
+
+import org.wislice.onos.agent.AgentValue;
+
+import java.util.List;
+
+/**
+ * VnfStats: a vNF's CPU, memory and port counters and, from a node that runs chain backpressure, queue_bytes,
+ * throttled and backpressure_drops (null when not reported).
+ */
+public final class VnfStats extends AgentValue {
+
+    final long vnfId;
+    final Number cpuPct;
+    final Number memoryMib;
+    final List<PortCounters> ports;
+    final Long queueBytes;
+    final Boolean throttled;
+    final Long backpressureDrops;
+
+    public VnfStats(long vnfId, Number cpuPct, Number memoryMib, List<PortCounters> ports, Long queueBytes,
+                    Boolean throttled, Long backpressureDrops) {
+        this.vnfId = vnfId;
+        this.cpuPct = cpuPct;
+        this.memoryMib = memoryMib;
+        this.ports = List.copyOf(ports);
+        this.queueBytes = queueBytes;
+        this.throttled = throttled;
+        this.backpressureDrops = backpressureDrops;
+    }
+
+    public long vnfId() {
+        return vnfId;
+    }
+
+    @Override
+    protected Object[] fields() {
+        return new Object[] {vnfId, cpuPct, memoryMib, ports, queueBytes, throttled, backpressureDrops};
+    }
+}
