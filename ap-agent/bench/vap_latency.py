@@ -31,9 +31,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = Path(os.environ.get("WISLICE_ROOT", HERE.parents[1]))
 sys.path.insert(0, str(HERE.parent / "src"))
+sys.path.insert(0, str(HERE.parents[1] / "agent-proto" / "src"))  # the protocol package, laid out as in the repo
 
-from wislice_ap_agent import bssconf, config, protocol  # noqa: E402
-from wislice_ap_agent import validate as V  # noqa: E402
+from wislice_agent_proto import protocol  # noqa: E402
+
+from wislice_ap_agent import bssconf, config  # noqa: E402
 from wislice_ap_agent.agent import Agent  # noqa: E402
 from wislice_ap_agent.hostapd_ctrl import CtrlConnection, CtrlError, HostapdControl  # noqa: E402
 from wislice_ap_agent.shaping import NullShaper  # noqa: E402
@@ -55,11 +57,10 @@ def spec(i: int, radio: str) -> dict:
 
 
 def timed_request(agent: Agent, rid: int, method: str, params: dict) -> float:
-    line = protocol.encode({"type": "request", "id": rid, "method": method, "params": params})[:-1]
+    line = protocol.encode(protocol.request(rid, method, params))[:-1]
     t0 = time.perf_counter()
     msg = protocol.decode(line)
-    V.message(msg)
-    reply = agent.serve(msg)
+    reply = agent.serve(msg)  # validates, then the handler
     protocol.encode(reply)
     elapsed = (time.perf_counter() - t0) * 1000
     if not reply["ok"]:

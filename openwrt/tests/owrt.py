@@ -18,6 +18,9 @@ FEED = OPENWRT / "feed"
 HARNESS = OPENWRT / "tests" / "harness" / "procd-harness.sh"
 PACKAGES = {name: FEED / "net" / name for name in ("wislice-ap-agent", "wislice-pofswitch")}
 AP_AGENT_SRC = ROOT / "ap-agent" / "src"
+AGENT_PROTO_SRC = ROOT / "agent-proto" / "src"
+# What the wislice-ap-agent package ships, as a PYTHONPATH: the agent and its protocol package (wislice_agent_proto).
+AP_AGENT_PATH = os.pathsep.join(str(p) for p in (AP_AGENT_SRC, AGENT_PROTO_SRC))
 
 # OpenWrt's init scripts run under busybox ash; dash is the closest other POSIX shell. Both when installed.
 SHELLS = [s for s in (["busybox", "sh"], ["dash"]) if shutil.which(s[0])]
@@ -141,7 +144,7 @@ def run_harness(shell: list[str], init: Path, uci_text: str, action: str, tmp: P
     return HarnessRun(proc.returncode, proc.stderr, calls)
 
 
-def agent_wrapper(tmp: Path, pythonpath: Path) -> Path:
+def agent_wrapper(tmp: Path, pythonpath: str = AP_AGENT_PATH) -> Path:
     """A PROG for the ap-agent init script: the real agent from `pythonpath`, run by this Python."""
     path = tmp / "wislice-ap-agent"
     path.write_text(f"#!/bin/sh\nPYTHONPATH={shlex.quote(str(pythonpath))} exec {shlex.quote(sys.executable)} "
@@ -150,7 +153,7 @@ def agent_wrapper(tmp: Path, pythonpath: Path) -> Path:
     return path
 
 
-def check_config(ini: Path, pythonpath: Path = AP_AGENT_SRC) -> subprocess.CompletedProcess[str]:
+def check_config(ini: Path, pythonpath: str = AP_AGENT_PATH) -> subprocess.CompletedProcess[str]:
     """The real ap-agent config loader, as the README documents it: --check-config."""
     return subprocess.run([sys.executable, "-m", "wislice_ap_agent", "--config", str(ini), "--check-config"],
                           capture_output=True, text=True, timeout=60,

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from apvm import ApVm
+from build_image import install_agent_proto
 from wifi import CTRL_DIR, GLOBAL_SOCKET, Hostapd
 
 HERE = Path(__file__).resolve().parent
@@ -32,11 +33,14 @@ METRICS = ("create_p50_ms", "create_p99_ms", "remove_p50_ms", "remove_p99_ms", "
 
 
 def stage(share: Path) -> None:
-    """The benchmark with the agent source beside it, laid out as in the repo (it imports ../src)."""
+    """The benchmark with the agent source beside it, laid out as in the repo (it imports ../src and
+    ../../agent-proto/src)."""
     (share / "ap-agent" / "bench").mkdir(parents=True)
     shutil.copy2(BENCH_SCRIPT, share / "ap-agent" / "bench" / BENCH_SCRIPT.name)
     shutil.copytree(AGENT / "src" / "wislice_ap_agent", share / "ap-agent" / "src" / "wislice_ap_agent",
                     ignore=shutil.ignore_patterns("__pycache__"))
+    (share / "agent-proto" / "src").mkdir(parents=True)
+    install_agent_proto(share / "agent-proto" / "src")
 
 
 def run(ops: int) -> int:

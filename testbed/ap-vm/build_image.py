@@ -7,7 +7,8 @@
 Two cached stages under $WISLICE_CACHE/ap-vm/:
 - debs/: packages fetched with `apt-get download` (pinned to the versions apt serves now);
 - images/<hash>/: vmlinux, initramfs.cpio.gz, manifest.json. The hash covers the package versions, the guest
-  files (init, guestd.py), this script and the ap-agent source, so a second build with the same inputs is instant.
+  files (init, guestd.py), this script and the ap-agent source (with agent-proto and the protocol schema), so a
+  second build with the same inputs is instant.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 GUEST_DIR = HERE / "guest"
 AGENT_SRC = REPO / "ap-agent" / "src"
+# The ap-agent's protocol package, installed beside it with the schema it validates against (agent-proto/README.md).
+PROTO_SRC = REPO / "agent-proto" / "src" / "wislice_agent_proto"
+PROTO_SCHEMA = REPO / "spec" / "agent" / "schema" / "message.schema.json"
 # The AP's pof-switch (AF_PACKET build, libc only) goes in when this checkout has built it.
 POF_SWITCH_AFP = REPO / "pof-switch" / "build" / "pofswitch-afp"
 
@@ -328,10 +332,18 @@ def add_overlay_files(overlay: Path, host_python: str) -> None:
     if (AGENT_SRC / "wislice_ap_agent").is_dir():
         shutil.copytree(AGENT_SRC / "wislice_ap_agent", opt / "ap-agent" / "wislice_ap_agent",
                         ignore=shutil.ignore_patterns("__pycache__"))
+        install_agent_proto(opt / "ap-agent")
     compile_python(opt, host_python)
     if POF_SWITCH_AFP.exists():
         (overlay / "usr/bin").mkdir(parents=True, exist_ok=True)
         shutil.copy2(POF_SWITCH_AFP, overlay / "usr/bin/pofswitch-afp")
+
+
+def install_agent_proto(site: Path) -> None:
+    """wislice_agent_proto into the directory that holds wislice_ap_agent (PYTHONPATH=/opt/wislice/ap-agent), with
+    message.schema.json beside its modules, where an installed copy looks for it."""
+    shutil.copytree(PROTO_SRC, site / "wislice_agent_proto", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy2(PROTO_SCHEMA, site / "wislice_agent_proto" / PROTO_SCHEMA.name)
 
 
 def write_cpio(image: Path, out: Path) -> None:
@@ -349,6 +361,7 @@ def overlay_files() -> list[Path]:
     files = sorted(GUEST_DIR.rglob("*"))
     if AGENT_SRC.is_dir():
         files += sorted(p for p in AGENT_SRC.rglob("*.py") if "__pycache__" not in p.parts)
+        files += [*sorted(PROTO_SRC.glob("*.py")), PROTO_SCHEMA]
     files.append(POF_SWITCH_AFP)
     return [f for f in files if f.is_file()]
 

@@ -117,12 +117,13 @@ class Link:
 
 
 class AgentClient:
-    def __init__(self, host: str, port: int, identity: Identity, table: Table, *, tls: ssl.SSLContext | None = None,
-                 server_hostname: str | None = None, stats: Callable[[float], dict[str, Any]] | None = None,
-                 stats_interval_s: float = 10.0, keepalive_s: float = 10.0, watch: Watch | None = None,
-                 worker: bool = False) -> None:
-        """``stats(interval_s)`` gives a stats event's data; the welcome's stats_interval_s overrides
-        stats_interval_s."""
+    def __init__(self, host: str, port: int, identity: Identity, table: Table, *,
+                 tls: Callable[[], ssl.SSLContext] | None = None, server_hostname: str | None = None,
+                 stats: Callable[[float], dict[str, Any]] | None = None, stats_interval_s: float = 10.0,
+                 keepalive_s: float = 10.0, watch: Watch | None = None, worker: bool = False) -> None:
+        """``tls()`` gives the TLS context for each dial (None: plain TCP); the controller's certificate is checked
+        for server_hostname (default: host). ``stats(interval_s)`` gives a stats event's data, every
+        stats_interval_s or as the welcome says."""
         self.host, self.port = host, port
         self.identity = identity
         self.table = table
@@ -136,16 +137,17 @@ class AgentClient:
         self.welcomed = False
         self.sessions = 0  # welcomes so far
         self.ids = itertools.count(1)
-        self._stop = threading.Event()
+        self._stopping = False  # a plain flag: stop() may run in a signal handler
         self._stats_queued = threading.Event()
 
     # ---- control ----------------------------------------------------------------------------------------------
     @property
     def stopping(self) -> bool:
-        return self._stop.is_set()
+        return self._stopping
 
     def stop(self) -> None:
-        self._stop.set()
+        """Ends run() within POLL_MAX_S; safe from a signal handler and from other threads."""
+        self._stopping = True
 
     def run(self) -> None:
         """Dial, serve, reconnect, until stop()."""
@@ -200,7 +202,7 @@ class AgentClient:
         sock = socket.create_connection((self.host, self.port), timeout=SOCKET_TIMEOUT_S)
         try:
             if self.tls is not None:
-                sock = self.tls.wrap_socket(sock, server_hostname=self.server_hostname or self.host)
+                sock = self.tls().wrap_socket(sock, server_hostname=self.server_hostname or self.host)
             sock.settimeout(SOCKET_TIMEOUT_S)
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         except BaseException:
@@ -223,7 +225,7 @@ class AgentClient:
         timeout = max(0.0, min(timeout, POLL_MAX_S))
         readable = select.select(fds, [], [], timeout)[0] if fds else []
         if not fds:
-            self._stop.wait(timeout)
+            time.sleep(timeout)
         if self.watch is not None:
             self.watch.service([f for f in readable if f is not link])
         if link is None or (link not in readable and not link.buffered()):

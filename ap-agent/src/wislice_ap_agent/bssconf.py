@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from . import validate as V
+from wislice_agent_proto import validate as V
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,8 @@ import shutil
 import subprocess
 from typing import Any
 
-from . import validate as V
+from wislice_agent_proto import validate as V
+
 from .hostapd_ctrl import CtrlError
 
 PHY_FRACTION = 0.5  # usable share of the PHY rate (a conservative figure for 802.11 MAC overhead)

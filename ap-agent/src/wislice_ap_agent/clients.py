@@ -14,8 +14,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import validate as V
-from .errors import AgentError
+from wislice_agent_proto import validate as V
+from wislice_agent_proto.errors import AgentError
+
 from .hostapd_ctrl import CtrlError, HostapdControl
 
 if TYPE_CHECKING:

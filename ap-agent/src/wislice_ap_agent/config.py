@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import validate as V
+from wislice_agent_proto import validate as V
 
 HOSTPORT = re.compile(r"^(?P<host>\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]{1,253}):(?P<port>\d{1,5})\Z")
 SHAPING = ("auto", "pyroute2", "tc", "none")

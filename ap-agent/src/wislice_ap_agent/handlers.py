@@ -1,16 +1,15 @@
-"""Table II of ADE2WiNFV (plus syncVaps and updateVap): controller requests -> VapManager calls -> result objects."""
+"""Table II of ADE2WiNFV (plus syncVaps and updateVap): controller requests -> VapManager calls -> result objects.
+The method table is served by wislice_agent_proto (params already checked against the protocol's schema; a method
+of the protocol missing here is answered unsupported)."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import Any
 
-from .errors import AgentError
-from .vaps import VapManager
+from wislice_agent_proto.methods import Handler
 
-AP_METHODS = ("createVap", "delVap", "updateVap", "getVaps", "syncVaps", "getStatus", "changeChannel",
-              "getClient", "removeClient", "getTxRate", "getRxRate")
+from .vaps import VapManager
 
 
 class Handlers:
@@ -19,7 +18,7 @@ class Handlers:
         self.vaps = vaps
         self.started = time.monotonic()
         # Dispatch table: method name -> handler(params) -> result.
-        self.table: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+        self.table: dict[str, Handler] = {
             "createVap": self.create_vap,
             "delVap": self.del_vap,
             "updateVap": self.update_vap,
@@ -32,13 +31,6 @@ class Handlers:
             "getTxRate": lambda p: self.vaps.rate(p["vap_id"], "tx"),
             "getRxRate": lambda p: self.vaps.rate(p["vap_id"], "rx"),
         }
-
-    def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        """Params were validated against the protocol already; raises AgentError for a refused call."""
-        handler = self.table.get(method)
-        if handler is None:
-            raise AgentError("unsupported", f"method {method} is not served by an ap-agent")
-        return handler(params)
 
     def create_vap(self, p: dict[str, Any]) -> dict[str, Any]:
         return {"vap": self.vaps.create(p["vap"]).public()}

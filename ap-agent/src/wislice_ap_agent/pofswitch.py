@@ -1,28 +1,27 @@
 """Attaching vAP netdevs to the AP's local pof-switch, and learning their pof_port numbers.
 
-The switch is optional: without one, ``NoSwitch`` reports pof_port null. ``PofSwitchMgmt`` speaks pof-switch's
-local management socket (pof-switch/src/ctl/pof_mgmt.h: unix stream, one text command per line, one reply line):
-``port-add NAME ARGS`` -> ``OK <port id>``, ``port-del NAME`` -> ``OK``, ``port-rate NAME KBPS`` -> ``OK`` (the
-port sends at KBPS, green first: the agent sets its uplink port to the radios' capacity), errors ``ERROR <reason>``.
+The switch is optional: without one, ``NoSwitch`` reports pof_port null. ``PofSwitchMgmt`` uses the switch's
+management socket (spec/switch-mgmt, through wislice_agent_proto's client): ``port-add`` for a vAP's netdev,
+``port-del``, and ``port-rate`` for the uplink port (the port sends at KBPS, green first: the agent sets it to the
+radios' capacity).
 """
 
 from __future__ import annotations
 
 import logging
 import re
-import socket
 from typing import Protocol
 
-from . import validate as V
+from wislice_agent_proto import validate as V
+from wislice_agent_proto.switch_mgmt import MgmtError, SwitchMgmt
 
 log = logging.getLogger(__name__)
 
 # ARGS of port-add: the netdev for the AF_PACKET build (pofswitch-afp, the AP case), DPDK devargs otherwise.
 ARGS_TEMPLATE = re.compile(r"^[A-Za-z0-9_.,=:{}/-]{1,200}\Z")
 
-
-class SwitchError(Exception):
-    pass
+# What the switch's refusals and failures raise here: its message names the command and the switch's reason.
+SwitchError = MgmtError
 
 
 class PortAttacher(Protocol):
@@ -57,66 +56,27 @@ class PofSwitchMgmt:
     def __init__(self, path: str, args_template: str = "{ifname}", timeout: float = 5.0) -> None:
         if not ARGS_TEMPLATE.match(args_template):
             raise SwitchError(f"bad pof-switch port args template {args_template!r}")
-        self.path = path
+        self.mgmt = SwitchMgmt(path, timeout)
         self.args_template = args_template
-        self.timeout = timeout
-
-    def command(self, line: str) -> str:
-        """One command line -> the reply line without its newline; SwitchError on ``ERROR ...``."""
-        if "\n" in line or "\r" in line:
-            raise SwitchError("newline in a pof-switch command")
-        try:
-            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-                s.settimeout(self.timeout)
-                s.connect(self.path)
-                s.sendall(line.encode() + b"\n")
-                buf = b""
-                while not buf.endswith(b"\n") and len(buf) < 65536:
-                    chunk = s.recv(4096)
-                    if not chunk:
-                        break
-                    buf += chunk
-        except OSError as e:
-            raise SwitchError(f"pof-switch management socket {self.path}: {e}") from e
-        reply = buf.decode("utf-8", "replace").strip()
-        if not reply.startswith("OK"):
-            raise SwitchError(f"pof-switch refused {line.split(' ', 1)[0]}: {reply or 'no reply'}")
-        return reply
-
-    def port_of(self, ifname: str) -> int | None:
-        """The port id of an attached netdev, from ``ports`` -> ``OK <id>:<name>:<enabled>:<rx_packets>:<tx_packets>:
-        <rx_bytes>:<tx_bytes> ...`` (only the first two fields are read)."""
-        for entry in self.command("ports").split()[1:]:
-            fields = entry.split(":")
-            if len(fields) >= 2 and fields[1] == ifname and fields[0].isdigit():
-                return int(fields[0])
-        return None
 
     def attach(self, ifname: str) -> int | None:
         V.string(ifname, "ifname", V.IFNAME)
         try:
-            reply = self.command(f"port-add {ifname} {self.args_template.format(ifname=ifname)}")
+            return self.mgmt.port_add(ifname, self.args_template.format(ifname=ifname))
         except SwitchError as e:
-            # Already a port (an agent restart adopting its running vAPs): report the existing number.
-            port = self.port_of(ifname) if f"port {ifname} exists" in str(e) else None
-            if port is None:
+            if e.reason != f"port {ifname} exists":
                 raise
-            return port
-        parts = reply.split()
-        if len(parts) != 2 or not parts[1].isdigit() or not 1 <= int(parts[1]) <= 65535:
-            raise SwitchError(f"pof-switch returned no valid port number: {reply!r}")
-        return int(parts[1])
+        # Already a port (an agent restart adopting its running vAPs): report the existing number.
+        port = self.mgmt.ports().get(ifname)
+        if port is None:
+            raise SwitchError(f"pof-switch: port {ifname} exists but is not listed")
+        return port.port_id
 
     def detach(self, ifname: str) -> None:
-        try:
-            self.command(f"port-del {V.string(ifname, 'ifname', V.IFNAME)}")
-        except SwitchError as e:
-            if f"no port {ifname}" not in str(e):
-                raise
+        self.mgmt.port_del(V.string(ifname, "ifname", V.IFNAME))  # False when not attached: quiet
 
     def set_port_rate(self, name: str, kbps: int) -> None:
-        V.string(name, "port", V.IFNAME)
-        self.command(f"port-rate {name} {V.integer(kbps, 'kbps', 0, 4294967295)}")
+        self.mgmt.port_rate(V.string(name, "port", V.IFNAME), V.integer(kbps, "kbps", 0, 4294967295))
 
 
 class UplinkRate:

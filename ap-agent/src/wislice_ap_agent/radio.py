@@ -7,7 +7,8 @@ import shutil
 import subprocess
 from typing import Any
 
-from . import validate as V
+from wislice_agent_proto import validate as V
+
 from .bssconf import RadioConfig
 from .hostapd_ctrl import CtrlError, HostapdControl, freq_to_channel
 

@@ -18,12 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wislice_agent_proto import validate as V
+from wislice_agent_proto.errors import AgentError
+
 from . import bssconf
-from . import validate as V
 from .bssconf import RadioConfig
 from .capacity import DEFAULT_CAPACITY_KBPS, RadioCapacity, phy_rates
 from .clients import Stations, StationWalk, counter
-from .errors import AgentError
 from .events import BssDisabled, BssEnabled, ChannelSwitched, Event, StaConnected, StaDisconnected
 from .hostapd_ctrl import CtrlError, HostapdControl, channel_to_freq, freq_to_channel
 from .pofswitch import NoSwitch, PortAttacher, SwitchError, UplinkRate

@@ -5,7 +5,6 @@ radio's capacity (port-rate)."""
 from __future__ import annotations
 
 import os
-import socket
 import sys
 import time
 from pathlib import Path
@@ -13,6 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import PRIMARY, add_veth, agent_config
 from support.controller import TestController
+from wislice_agent_proto.switch_mgmt import SwitchMgmt
 
 pytestmark = pytest.mark.integration
 
@@ -21,11 +21,7 @@ POFSWITCH = ROOT / "pof-switch" / "build" / "pofswitch-afp"
 
 
 def mgmt(path: Path, line: str) -> str:
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        s.settimeout(5)
-        s.connect(str(path))
-        s.sendall(line.encode() + b"\n")
-        return s.makefile("rb").readline().decode().strip()
+    return SwitchMgmt(str(path)).request(line)
 
 
 def test_vap_port_on_pof_switch(wired_ap, veth, processes, sockdir):

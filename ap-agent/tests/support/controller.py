@@ -1,13 +1,11 @@
-"""An in-test WiFi controller: the controller side of spec/agent/PROTOCOL.md on a TCP port, checking every message
-the agent sends against the real JSON Schema. Used by unit tests and by the integration tests."""
+"""An in-test WiFi controller: the controller side of spec/agent/PROTOCOL.md on a TCP port (framing and the HMAC
+from wislice_agent_proto), checking every message the agent sends against the real JSON Schema. Used by unit tests
+and by the integration tests."""
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import hmac
 import json
-import os
 import queue
 import socket
 import ssl
@@ -15,6 +13,9 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+
+from wislice_agent_proto import protocol
+from wislice_agent_proto import validate as stdlib_validate
 
 SCHEMA_PATH = Path(__file__).resolve().parents[3] / "spec" / "agent" / "schema" / "message.schema.json"
 try:
@@ -26,14 +27,12 @@ except (ImportError, OSError):  # e.g. inside the AP VM: no jsonschema, maybe no
 
 
 def schema_errors(msg: Any) -> list[str]:
-    """Violations of the agent protocol schema; without jsonschema, the agent's stdlib mirror of it."""
+    """Violations of the agent protocol schema; without jsonschema, wislice_agent_proto's stdlib validator."""
     if VALIDATOR is not None:
         return [e.message for e in VALIDATOR.iter_errors(msg)]
-    from wislice_ap_agent import validate
-
     try:
-        validate.message(msg)
-    except validate.ValidationError as e:
+        stdlib_validate.message(msg)
+    except stdlib_validate.ValidationError as e:
         return [str(e)]
     return []
 
@@ -56,14 +55,14 @@ class Session:
         self.thread.start()
 
     def send(self, msg: dict[str, Any]) -> None:
-        self.sock.sendall(json.dumps(msg).encode() + b"\n")
+        self.sock.sendall(protocol.encode(msg))
 
     def send_raw(self, data: bytes) -> None:
         self.sock.sendall(data)
 
     def request(self, method: str, params: dict[str, Any] | None = None, timeout: float = 10.0) -> dict[str, Any]:
         rid = next(self.ids)
-        self.send({"type": "request", "id": rid, "method": method, "params": params or {}})
+        self.send(protocol.request(rid, method, params))
         return self.wait_reply(rid, timeout)
 
     def wait_reply(self, rid: int, timeout: float = 10.0) -> dict[str, Any]:
@@ -185,9 +184,8 @@ class TestController:
                 sock = self.tls.wrap_socket(sock, server_side=True)
             sock.settimeout(None)
             reader = sock.makefile("rb")
-            nonce = os.urandom(16).hex()
-            sock.sendall(json.dumps({"type": "challenge", "version": 1, "nonce": nonce,
-                                     "controller_id": self.controller_id}).encode() + b"\n")
+            challenge = protocol.challenge(self.controller_id)
+            sock.sendall(protocol.encode(challenge))
             hello = json.loads(reader.readline())
             errors = schema_errors(hello)
             reason = None
@@ -195,22 +193,17 @@ class TestController:
                 reason = f"bad hello: {errors}"
             elif self.refuse:
                 reason = "refused by test"
-            elif self.secret is not None:
-                want = hmac.new(self.secret, f"{nonce}|{hello['agent_id']}".encode(), hashlib.sha256).hexdigest()
-                if hello["auth"].get("scheme") != "hmac-sha256" or not hmac.compare_digest(
-                        want, hello["auth"].get("mac", "")):
-                    reason = "bad hmac"
+            elif self.secret is not None and not protocol.mac_ok(self.secret, challenge["nonce"], hello):
+                reason = "bad hmac"
             if reason is not None:
                 self.rejected.append(reason)
-                sock.sendall(json.dumps({"type": "bye", "reason": reason}).encode() + b"\n")
+                sock.sendall(protocol.encode({"type": "bye", "reason": reason}))
                 reader.close()
                 sock.close()
                 return
-            data = json.dumps({"type": "welcome", "controller_id": self.controller_id,
-                               "stats_interval_s": self.stats_interval_s}).encode() + b"\n"
+            data = protocol.encode(protocol.welcome(self.controller_id, self.stats_interval_s))
             if self.sync_on_welcome is not None:
-                data += json.dumps({"type": "request", "id": 1000, "method": "syncVaps",
-                                    "params": {"vaps": self.sync_on_welcome}}).encode() + b"\n"
+                data += protocol.encode(protocol.request(1000, "syncVaps", {"vaps": self.sync_on_welcome}))
             sock.sendall(data)
             session = Session(sock, hello, reader)
             self.all_sessions.append(session)

@@ -10,10 +10,11 @@ import pytest
 from conftest import vap_spec
 from support.controller import TestController, wait_until
 from support.fake_hostapd import FakeHostapd
+from wislice_agent_proto import client as client_mod
 
 from wislice_ap_agent import agent as agent_mod
 from wislice_ap_agent import config as config_mod
-from wislice_ap_agent.agent import Agent, backoff_delays
+from wislice_ap_agent.agent import Agent
 from wislice_ap_agent.stats import RateMeter
 
 
@@ -45,7 +46,7 @@ def controller():
 
 @pytest.fixture
 def run_agent(fake_hostapd, sockdir, shaper, switch, monkeypatch):
-    monkeypatch.setattr(agent_mod, "BACKOFF_MIN_S", 0.05)
+    monkeypatch.setattr(client_mod, "BACKOFF_MIN_S", 0.05)
     started = []
 
     def start(controller, **over):
@@ -129,7 +130,7 @@ def test_overlong_line_closes_connection(run_agent, controller):
 
 
 def test_silent_controller_is_dropped_and_redialled(run_agent, controller, monkeypatch):
-    monkeypatch.setattr(agent_mod, "SILENCE_LIMIT_S", 1.5)
+    monkeypatch.setattr(client_mod, "SILENCE_LIMIT_S", 1.5)
     run_agent(controller)
     s = controller.next_session()
     s.answer_pings = False  # the controller hangs: the agent hears nothing more
@@ -202,16 +203,6 @@ def test_tls(run_agent, fake_hostapd, sockdir):
         assert s.request("getStatus")["result"]["agent_id"] == "ap-1"
     finally:
         c.close()
-
-
-def test_backoff_doubles_to_30s_with_jitter():
-    import random
-
-    delays = backoff_delays(random.Random(1))
-    got = [next(delays) for _ in range(8)]
-    for d, base in zip(got, [1, 2, 4, 8, 16, 30, 30, 30], strict=False):
-        assert 0.8 * base <= d <= 1.2 * base
-    assert len({round(d, 6) for d in got[5:]}) == 3  # jittered, not in step
 
 
 def test_cli_check_config(tmp_path, capsys):

@@ -1,8 +1,8 @@
 import pytest
 from conftest import vap_spec
+from wislice_agent_proto.validate import ValidationError
 
 from wislice_ap_agent import bssconf
-from wislice_ap_agent.validate import ValidationError
 
 
 def conf(radio, **over):

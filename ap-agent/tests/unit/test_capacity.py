@@ -1,8 +1,8 @@
 """Radio capacity: operator value, measured from PHY rates (median, fraction, smoothing), default without stations."""
 
 import pytest
+from wislice_agent_proto import validate as V
 
-from wislice_ap_agent import validate as V
 from wislice_ap_agent.capacity import RadioCapacity, parse_iw_station_dump, phy_rate_kbps
 
 IW_DUMP = """Station 02:00:00:00:01:00 (on wlan0_1)

@@ -3,10 +3,10 @@
 import pytest
 from conftest import vap_spec
 from support.controller import VALIDATOR
+from wislice_agent_proto import validate as V
+from wislice_agent_proto.errors import AgentError
 
-from wislice_ap_agent import validate as V
 from wislice_ap_agent.clients import ClientMeter, StationWalk
-from wislice_ap_agent.errors import AgentError
 from wislice_ap_agent.hostapd_ctrl import HostapdControl
 from wislice_ap_agent.vaps import VapManager
 

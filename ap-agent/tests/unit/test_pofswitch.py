@@ -4,9 +4,9 @@ import socket
 import threading
 
 import pytest
+from wislice_agent_proto.validate import ValidationError
 
 from wislice_ap_agent.pofswitch import NoSwitch, PofSwitchMgmt, SwitchError, make_attacher
-from wislice_ap_agent.validate import ValidationError
 
 
 class FakeMgmt:

@@ -3,9 +3,9 @@ import time
 import pytest
 from conftest import vap_spec
 from support.controller import wait_until
+from wislice_agent_proto.errors import AgentError
 
 from wislice_ap_agent.agent import Agent  # noqa: F401 - import check: the whole package loads
-from wislice_ap_agent.errors import AgentError
 from wislice_ap_agent.events import parse_event
 from wislice_ap_agent.hostapd_ctrl import CtrlConnection, HostapdControl
 from wislice_ap_agent.vaps import VapManager

@@ -1,5 +1,6 @@
-"""wislice-ap-agent for real: the package Makefile's own recipes stage the agent as its .ipk would hold it (byte
-code only, under PYTHON3_PKG_DIR, sources in wislice-ap-agent-src), and the staged agent, run by the host's
+"""wislice-ap-agent for real: the package Makefile's own recipes stage the agent and its protocol package
+(wislice_agent_proto, with the protocol's schema) as its .ipk would hold them (byte code only, under
+PYTHON3_PKG_DIR, sources in wislice-ap-agent-src), and the staged agent, run by the host's
 python3 with nothing but the stdlib and the staged files on its path, is configured by the staged init script from
 UCI (under the procd harness) and started with the command line procd would get: it dials a WiFi controller on
 127.0.0.1, answers the challenge with an HMAC-signed hello carrying the UCI agent_id and the UCI radio as the real
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from owrt import AP_AGENT_SRC, ROOT, SHELLS, parse_uci, render_uci, run_harness
+from owrt import AGENT_PROTO_SRC, AP_AGENT_SRC, ROOT, SHELLS, parse_uci, render_uci, run_harness
 from pkgstage import Staged, host_python, need
 
 sys.path.insert(0, str(ROOT / "ap-agent" / "tests"))
@@ -36,7 +37,10 @@ pytestmark = pytest.mark.integration
 
 PKG = "wislice-ap-agent"
 MODULE = "wislice_ap_agent"
-SOURCES = sorted(p.name for p in (AP_AGENT_SRC / MODULE).glob("*.py"))
+# The package ships the agent and its protocol package; the protocol's schema goes beside the latter's modules.
+TREES = {MODULE: AP_AGENT_SRC, "wislice_agent_proto": AGENT_PROTO_SRC}
+SOURCES = sorted(f"{mod}/{p.name}" for mod, src in TREES.items() for p in (src / mod).glob("*.py"))
+SCHEMA = ROOT / "spec" / "agent" / "schema" / "message.schema.json"
 
 
 def site_packages(pkg: Staged, package: str = PKG) -> Path:
@@ -71,13 +75,17 @@ def test_staged_packages_hold_byte_code_and_sources_where_python3_package_mk_put
     site, src_site = site_packages(ap_agent_pkg), site_packages(ap_agent_pkg, f"{PKG}-src")
     files = {str(p.relative_to(root)): p.stat().st_mode & 0o7777 for p in root.rglob("*") if not p.is_dir()}
     pkg_dir = str(site.relative_to(root))
-    expected = {f"{pkg_dir}/{MODULE}/{name}c": 0o644 for name in SOURCES}
+    expected = {f"{pkg_dir}/{name}c": 0o644 for name in SOURCES}
+    expected |= {f"{pkg_dir}/wislice_agent_proto/{SCHEMA.name}": SCHEMA.stat().st_mode & 0o7777}
     expected |= {f"usr/bin/{PKG}": 0o755, f"etc/config/{PKG}": 0o600, f"etc/init.d/{PKG}": 0o755}
-    assert files == expected, "the package is byte code for every agent module plus wrapper, config, init script"
+    assert files == expected, "the package is byte code for every module of the agent and its protocol package, " \
+        "the protocol's schema, wrapper, config, init script"
+    assert (site / "wislice_agent_proto" / SCHEMA.name).read_bytes() == SCHEMA.read_bytes()
     src_files = sorted(str(p.relative_to(src_root)) for p in src_root.rglob("*") if not p.is_dir())
-    assert src_files == [f"{pkg_dir}/{MODULE}/{name}" for name in SOURCES]
+    assert src_files == [f"{pkg_dir}/{name}" for name in SOURCES]
     for name in SOURCES:
-        assert (src_site / MODULE / name).read_bytes() == (AP_AGENT_SRC / MODULE / name).read_bytes()
+        mod = name.split("/")[0]
+        assert (src_site / name).read_bytes() == (TREES[mod] / name).read_bytes()
     # the wrapper runs the agent with the target's python3 (FixShebang), from the module the package ships
     wrapper = (root / "usr/bin" / PKG).read_text()
     assert wrapper.splitlines()[0] == "#!/usr/bin/python3"
@@ -88,13 +96,14 @@ def test_staged_packages_hold_byte_code_and_sources_where_python3_package_mk_put
     assert prog == f"/usr/bin/{PKG}" and os.access(root / prog.lstrip("/"), os.X_OK)
 
 
-PROBE = """
+PROBE = f"""
 import importlib, json, pkgutil, sys
-import wislice_ap_agent
-for m in pkgutil.iter_modules(wislice_ap_agent.__path__):
-    importlib.import_module("wislice_ap_agent." + m.name)
-mods = {n: getattr(m, "__file__", None) for n, m in sys.modules.items()}
-print(json.dumps({"path": sys.path, "modules": mods}))
+for name in {tuple(TREES)!r}:
+    for m in pkgutil.iter_modules(importlib.import_module(name).__path__):
+        importlib.import_module(name + "." + m.name)
+from wislice_agent_proto import validate
+mods = {{n: getattr(m, "__file__", None) for n, m in sys.modules.items()}}
+print(json.dumps({{"path": sys.path, "modules": mods, "schema": str(validate.schema_path())}}))
 """
 
 
@@ -105,11 +114,13 @@ def test_staged_byte_code_imports_with_nothing_but_the_stdlib(ap_agent_pkg: Stag
     out = json.loads(proc.stdout)
     site = site_packages(ap_agent_pkg)
     assert not [p for p in out["path"] if "site-packages" in p and p != str(site)], out["path"]
-    ours = {n: f for n, f in out["modules"].items() if n.split(".")[0] == MODULE}
-    assert sorted(n.split(".", 1)[1] for n in ours if "." in n) == [n[:-3] for n in SOURCES if n != "__init__.py"]
+    ours = {n: f for n, f in out["modules"].items() if n.split(".")[0] in TREES}
+    assert sorted(n.replace(".", "/") + ".py" for n in ours if "." in n) == \
+        [n for n in SOURCES if not n.endswith("/__init__.py")]
     for name, file in ours.items():
         assert file and Path(file).is_relative_to(site) and file.endswith(".pyc"), f"{name} loaded from {file}"
-    foreign = {n.split(".")[0] for n in out["modules"]} - set(sys.stdlib_module_names) - {MODULE, "__main__"}
+    assert out["schema"] == str(site / "wislice_agent_proto" / SCHEMA.name)  # the packaged copy, not the tree's
+    foreign = {n.split(".")[0] for n in out["modules"]} - set(sys.stdlib_module_names) - {*TREES, "__main__"}
     assert not foreign, f"the staged agent imports non-stdlib modules: {sorted(foreign)}"
 
 

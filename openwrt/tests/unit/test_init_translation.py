@@ -10,8 +10,19 @@ import sys
 from pathlib import Path
 
 import pytest
-from owrt import AP_AGENT_SRC, SHELLS, Section, agent_wrapper, check_config, init_script, render_uci, run_harness
+from owrt import (
+    AGENT_PROTO_SRC,
+    AP_AGENT_SRC,
+    SHELLS,
+    Section,
+    agent_wrapper,
+    check_config,
+    init_script,
+    render_uci,
+    run_harness,
+)
 
+sys.path.insert(0, str(AGENT_PROTO_SRC))
 sys.path.insert(0, str(AP_AGENT_SRC))
 from wislice_ap_agent import config as agent_config  # the real loader, from the tree being packaged
 
@@ -33,7 +44,7 @@ def agent_sections(tmp: Path, **agent: str) -> list[Section]:
 def start_agent(shell, tmp: Path, sections: list[Section]):
     run_dir = tmp / "run"
     run = run_harness(shell, init_script(AGENT), render_uci(sections), "start", tmp / "h",
-                      {"PROG": str(agent_wrapper(tmp, AP_AGENT_SRC)), "RUN_DIR": str(run_dir)})
+                      {"PROG": str(agent_wrapper(tmp)), "RUN_DIR": str(run_dir)})
     return run, run_dir
 
 
@@ -145,7 +156,7 @@ def test_disabled_starts_nothing(shell, tmp_path):
 def test_reload_and_triggers(shell, tmp_path):
     sections = agent_sections(tmp_path)
     run = run_harness(shell, init_script(AGENT), render_uci(sections), "reload", tmp_path / "r",
-                      {"PROG": str(agent_wrapper(tmp_path, AP_AGENT_SRC)), "RUN_DIR": str(tmp_path / "run")})
+                      {"PROG": str(agent_wrapper(tmp_path)), "RUN_DIR": str(tmp_path / "run")})
     assert run.rc == 0 and len(run.instances()) == 1, run.errors()
     for init, pkg in ((init_script(AGENT), AGENT), (init_script(SWITCH), SWITCH)):
         run = run_harness(shell, init, "", "triggers", tmp_path / f"triggers-{pkg}")

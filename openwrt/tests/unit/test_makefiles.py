@@ -123,3 +123,8 @@ def test_ap_agent_is_a_python_package_of_the_agent_sources():
     assert "$(eval $(call BuildPackage,wislice-ap-agent-src))" in text
     assert "PKGARCH:=all" in makefile_define(text, "Package/wislice-ap-agent")
     assert (ROOT / "ap-agent" / "src" / "wislice_ap_agent" / "__main__.py").is_file()
+    # the protocol package and its schema ship inside it: what Build/Prepare copies exists in the tree
+    for var in ("AP_AGENT_SRC", "AGENT_PROTO_SRC", "AGENT_SCHEMA"):
+        rel = v[var].removeprefix("$(WISLICE_SRC_DIR)/")
+        assert (ROOT / rel).exists(), f"{var}: {rel}"
+        assert f"$({var})" in makefile_define(text, "Build/Prepare")

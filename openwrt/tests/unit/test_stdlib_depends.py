@@ -10,7 +10,7 @@ import re
 import subprocess
 import sys
 
-from owrt import AP_AGENT_SRC, PACKAGES, makefile_assignments, makefile_define
+from owrt import AP_AGENT_PATH, PACKAGES, makefile_assignments, makefile_define
 
 # OpenWrt packages feed, lang/python/python3/files/python3-package-*.mk: top-level module -> package. Anything not
 # listed ships in python3-light (or python3-base).
@@ -30,19 +30,20 @@ OPTIONAL = {"lzma", "_lzma"}
 # python3-urllib itself depends on python3-email, so email pulled in by urllib is covered.
 IMPLIED = {"python3-urllib": {"python3-email"}}
 
-PROBE = """
+PACKAGED = ("wislice_ap_agent", "wislice_agent_proto")  # the package ships both
+PROBE = f"""
 import importlib, json, pkgutil, sys
-import wislice_ap_agent
-for m in pkgutil.iter_modules(wislice_ap_agent.__path__):
-    importlib.import_module("wislice_ap_agent." + m.name)
-print(json.dumps(sorted({n.split(".")[0] for n in sys.modules})))
+for name in {PACKAGED!r}:
+    for m in pkgutil.iter_modules(importlib.import_module(name).__path__):
+        importlib.import_module(name + "." + m.name)
+print(json.dumps(sorted({{n.split(".")[0] for n in sys.modules}})))
 """
 
 
 def test_declared_python_depends_cover_the_imports():
     mods = set(json.loads(subprocess.run(
         [sys.executable, "-S", "-c", PROBE], capture_output=True, text=True, timeout=60, check=True,
-        env={**os.environ, "PYTHONPATH": str(AP_AGENT_SRC), "PYTHONNOUSERSITE": "1"}).stdout))
+        env={**os.environ, "PYTHONPATH": AP_AGENT_PATH, "PYTHONNOUSERSITE": "1"}).stdout))
     package = makefile_define((PACKAGES["wislice-ap-agent"] / "Makefile").read_text(), "Package/wislice-ap-agent")
     depends = set(re.findall(r"\+([\w.-]+)", makefile_assignments(package)["DEPENDS"]))
     assert "python3-light" in depends
@@ -50,7 +51,7 @@ def test_declared_python_depends_cover_the_imports():
     needed = {SPLIT[m] for m in mods - OPTIONAL if m in SPLIT}
     assert needed <= covered, f"imported but not declared: {sorted(needed - covered)}"
     # the agent's own modules aside, everything it imports is stdlib (pyroute2 is optional and imported lazily)
-    foreign = {m for m in mods if m not in sys.stdlib_module_names and m not in ("wislice_ap_agent", "__main__")}
+    foreign = {m for m in mods if m not in sys.stdlib_module_names and m not in (*PACKAGED, "__main__")}
     assert not foreign, f"non-stdlib imports would need OpenWrt packages too: {sorted(foreign)}"
     # and nothing declared is unused
     python_depends = {d for d in depends if d.startswith("python3-") and d != "python3-light"}

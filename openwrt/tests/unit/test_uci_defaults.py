@@ -8,6 +8,7 @@ import sys
 
 import pytest
 from owrt import (
+    AGENT_PROTO_SRC,
     AP_AGENT_SRC,
     PACKAGES,
     SHELLS,
@@ -21,6 +22,7 @@ from owrt import (
     uci_config,
 )
 
+sys.path.insert(0, str(AGENT_PROTO_SRC))
 sys.path.insert(0, str(AP_AGENT_SRC))
 from wislice_ap_agent import config as agent_config  # the real loader, from the tree being packaged
 
@@ -67,7 +69,7 @@ def test_shipped_defaults_start_once_enabled(shell, tmp_path):
     sections[0].options["enabled"] = "1"
     sections[0].options["secret_file"] = str(secret)
     run = run_harness(shell, init_script("wislice-ap-agent"), render_uci(sections), "start", tmp_path / "b",
-                      {"PROG": str(agent_wrapper(tmp_path, AP_AGENT_SRC)), "RUN_DIR": str(tmp_path / "run")})
+                      {"PROG": str(agent_wrapper(tmp_path)), "RUN_DIR": str(tmp_path / "run")})
     assert run.rc == 0, run.errors()
     assert run.command()[1:] == ["--config", str(tmp_path / "run" / "agent.ini")]
     assert check_config(tmp_path / "run" / "agent.ini").returncode == 0
@@ -90,7 +92,7 @@ def test_shipped_agent_and_switch_agree(shell, tmp_path):
     sections = parse_uci(uci_config("wislice-ap-agent").read_text())
     sections[0].options.update(enabled="1", secret_file=str(secret))
     run = run_harness(shell, init_script("wislice-ap-agent"), render_uci(sections), "start", tmp_path / "a",
-                      {"PROG": str(agent_wrapper(tmp_path, AP_AGENT_SRC)), "RUN_DIR": str(tmp_path / "run")})
+                      {"PROG": str(agent_wrapper(tmp_path)), "RUN_DIR": str(tmp_path / "run")})
     assert run.rc == 0, run.errors()
     agent = agent_config.load(str(tmp_path / "run" / "agent.ini"))
     # the shipped values are the agent's own defaults

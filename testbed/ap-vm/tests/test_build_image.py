@@ -54,3 +54,19 @@ def test_sweep_removes_only_dead_vm_workdirs(tmp_path: Path, monkeypatch: pytest
     apvm.sweep_stale_workdirs()
     assert not dead.exists()
     assert alive.exists() and starting.exists()
+
+
+def test_agent_proto_goes_in_beside_the_agent_with_its_schema(tmp_path: Path) -> None:
+    """The image's /opt/wislice/ap-agent holds wislice_agent_proto too, self-contained: with nothing but that
+    directory on the path (no repository around it), the protocol validator loads the schema copied beside it."""
+    import subprocess
+    import sys
+
+    build_image.install_agent_proto(tmp_path)
+    assert (tmp_path / "wislice_agent_proto" / "message.schema.json").read_bytes() == \
+        build_image.PROTO_SCHEMA.read_bytes()
+    probe = "from wislice_agent_proto import validate; print(validate.schema_path())"
+    out = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True, check=True,
+                         env={"PYTHONPATH": str(tmp_path)}, cwd=tmp_path).stdout.strip()
+    assert out == str(tmp_path / "wislice_agent_proto" / "message.schema.json")
+    assert {p.name for p in build_image.overlay_files()} >= {"validate.py", "client.py", "message.schema.json"}

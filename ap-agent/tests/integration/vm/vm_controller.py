@@ -8,19 +8,18 @@ Every message the agent sends is checked against spec/agent/schema/message.schem
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import hmac
 import itertools
 import json
 import os
 import queue
-import secrets
 import socket
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from wislice_agent_proto import protocol
 
 SCHEMA = Path(__file__).resolve().parents[4] / "spec" / "agent" / "schema" / "message.schema.json"
 
@@ -91,26 +90,21 @@ class TestController:
     def _session(self, conn: socket.socket) -> None:
         reader = conn.makefile("rb")
         try:
-            nonce = secrets.token_hex(16)
-            self._write(conn, {"type": "challenge", "version": 1, "nonce": nonce,
-                               "controller_id": self.controller_id})
+            challenge = protocol.challenge(self.controller_id)
+            self._write(conn, challenge)
             hello = self._read(reader)
             if hello is None or hello.get("type") != "hello":
                 raise ControllerError(f"expected hello, got {hello}")
-            mac = hmac.new(self.secret, f"{nonce}|{hello.get('agent_id')}".encode(), hashlib.sha256).hexdigest()
-            if not hmac.compare_digest(mac, str(hello.get("auth", {}).get("mac", ""))):
+            if not protocol.mac_ok(self.secret, challenge["nonce"], hello):
                 self._write(conn, {"type": "bye", "reason": "bad hmac"})
                 raise ControllerError("agent sent a wrong HMAC")
             self.hello = hello
-            welcome = {"type": "welcome", "controller_id": self.controller_id,
-                       "stats_interval_s": self.stats_interval_s}
-            data = json.dumps(welcome).encode() + b"\n"
+            data = protocol.encode(protocol.welcome(self.controller_id, self.stats_interval_s))
             if self.sync_with_welcome is not None:
                 # Protocol step 4 in the same TCP write as the welcome: the agent must not lose it.
                 rid = next(self._ids)
                 self.sync_request_id = rid
-                data += json.dumps({"type": "request", "id": rid, "method": "syncVaps",
-                                    "params": {"vaps": self.sync_with_welcome}}).encode() + b"\n"
+                data += protocol.encode(protocol.request(rid, "syncVaps", {"vaps": self.sync_with_welcome}))
                 self.sync_with_welcome = None
             with self._send_lock:
                 conn.sendall(data)
@@ -145,7 +139,7 @@ class TestController:
 
     def _write(self, conn: socket.socket, msg: Message) -> None:
         with self._send_lock:
-            conn.sendall(json.dumps(msg).encode() + b"\n")
+            conn.sendall(protocol.encode(msg))
 
     # --- test side --------------------------------------------------------------------------------------------
 
@@ -162,7 +156,7 @@ class TestController:
         if conn is None:
             raise ControllerError("no agent connected")
         rid = next(self._ids)
-        self._write(conn, {"type": "request", "id": rid, "method": method, "params": params or {}})
+        self._write(conn, protocol.request(rid, method, params))
         try:
             return self.wait_reply(rid, timeout)
         except ControllerError:
