@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ VNFS_DIR = Path(__file__).resolve().parents[2] / "vnfs"
 CATALOG_FILE = VNFS_DIR / "catalog.json"
 CLASSES = ("kernel", "dpdk")
 PARAM_TYPES = ("string", "integer", "number", "boolean")
+IFNAME_RE = re.compile(r"^[a-z][a-z0-9]{0,7}$")
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,10 @@ class CatalogImage:
     binaries: tuple[str, ...]
     extra_libs: tuple[str, ...]
     params: dict[str, str]
+    # A kernel vNF's interfaces inside its container, each a veth and a switch port: the first is 'in' (addressed,
+    # the default route); a vNF in the middle of a chain has a second, 'out' (the pof path enters on the first and
+    # leaves on the last).
+    interfaces: tuple[str, ...] = ("in",)
 
     def check_params(self, params: dict[str, ParamValue]) -> None:
         for name, value in params.items():
@@ -80,6 +86,12 @@ def _parse_image(name: str, body: dict[str, Any]) -> CatalogImage:
         if kind not in PARAM_TYPES:
             raise ValueError(f"catalog: image {name}: parameter {pname} has unknown type {kind!r}")
     rootfs = body.get("rootfs", {})
+    interfaces = tuple(body.get("interfaces", ["in"]))
+    if interfaces[:1] != ("in",) or len(interfaces) > 2 or len(set(interfaces)) != len(interfaces) or \
+            not all(IFNAME_RE.match(i) for i in interfaces):
+        raise ValueError(f"catalog: image {name}: interfaces must be ['in'] or ['in', NAME]")
+    if body["class"] != "kernel" and interfaces != ("in",):
+        raise ValueError(f"catalog: image {name}: only kernel vNFs have further interfaces")
     return CatalogImage(name=name, vnf_class=body["class"], cpu=float(body["cpu"]), memory_mib=int(body["memory_mib"]),
                         busybox=bool(rootfs.get("busybox", True)), binaries=tuple(rootfs.get("binaries", [])),
-                        extra_libs=tuple(rootfs.get("extra_libs", [])), params=params)
+                        extra_libs=tuple(rootfs.get("extra_libs", [])), params=params, interfaces=interfaces)

@@ -73,6 +73,13 @@ def host_ifname(prefix: str, vnf_id: int) -> str:
     return f"{prefix}{vnf_id:08x}"
 
 
+def host_ifnames(prefix: str, vnf_id: int, count: int) -> list[str]:
+    """The host sides of a kernel vNF's veths (also its switch port names): host_ifname, then with 1, 2, ...
+    appended for its further interfaces (which vnf_id_from_ifname does not parse, on purpose: they are not ids)."""
+    first = host_ifname(prefix, vnf_id)
+    return [first] + [f"{first}{k}" for k in range(1, count)]
+
+
 def vnf_id_from_ifname(prefix: str, ifname: str) -> int | None:
     rest = ifname[len(prefix):] if ifname.startswith(prefix) else ""
     return int(rest, 16) if re.fullmatch(r"[0-9a-f]{8}", rest) else None

@@ -17,7 +17,7 @@ from typing import Any
 from .catalog import Catalog, CatalogImage
 from .config import AgentConfig
 from .errors import AgentError
-from .ids import address_of, check_vnf_id, container_name, host_ifname, mac_of
+from .ids import address_of, check_vnf_id, container_name, host_ifname, host_ifnames, mac_of
 from .runtime import LABEL_AGENT, LABEL_IMAGE, LABEL_VNF_ID, ContainerConfig, ContainerRuntime
 from .spec import VnfSpec, parse_vnf_spec
 from .store import Store, VnfRecord
@@ -208,12 +208,16 @@ class VnfManager:
             pid = self.runtime.start(container_id)
         self._pause("container")
         if image.vnf_class == "kernel":
-            self.wiring.create_veth(rec.host_ifname, pid, address_of(vnf_id), mac_of(vnf_id))
-            undo.push("veth", lambda: self.wiring.delete_link(rec.host_ifname))
-            pof_port = self.switch.add_veth(name, rec.host_ifname)
-            if self.switch.present:
-                undo.push("switch port", lambda: self.switch.remove(name))
-            ports.append({"name": name, "pof_port": pof_port})
+            names = host_ifnames(self.config.veth_prefix, vnf_id, len(image.interfaces))
+            for k, (ifname, inside) in enumerate(zip(names, image.interfaces, strict=True)):
+                # Only 'in' carries the vNF's address and MAC; a further port is a bare link (a bump in the wire).
+                self.wiring.create_veth(ifname, pid, address_of(vnf_id) if k == 0 else "",
+                                        mac_of(vnf_id) if k == 0 else "", inside)
+                undo.push("veth", lambda ifname=ifname: self.wiring.delete_link(ifname))
+                pof_port = self.switch.add_veth(ifname, ifname)
+                if self.switch.present:
+                    undo.push("switch port", lambda ifname=ifname: self.switch.remove(ifname))
+                ports.append({"name": ifname, "pof_port": pof_port})
         self._pause("wiring")
         (cdir / "ready").write_text("1\n")
         rec = rec.with_(state="running", ports=ports)
@@ -238,16 +242,27 @@ class VnfManager:
     def teardown(self, rec: VnfRecord) -> list[str]:
         """Remove everything a vNF may own (switch port, container, veth, config dir); each step is tried."""
         undo = Undo()  # reused as "run all, collect errors", in this order (pushed reversed)
-        name = self.port_name(rec.vnf_id)
         cdir = Path(rec.config_dir)
         undo.push("config dir", lambda: shutil.rmtree(cdir) if cdir.exists() else None)
-        if rec.host_ifname:
-            undo.push("veth", lambda: self.wiring.delete_link(rec.host_ifname))
+        for ifname in self.link_names(rec):
+            undo.push("veth", lambda ifname=ifname: self.wiring.delete_link(ifname))
         undo.push("container", lambda: self.runtime.remove(rec.container_id or rec.container_name))
         if rec.container_id:
             undo.push("container by name", lambda: self.runtime.remove(rec.container_name))
-        undo.push("switch port", lambda: self.switch.remove(name))
+        for name in self.port_names(rec):
+            undo.push("switch port", lambda name=name: self.switch.remove(name))
         return undo.run()
+
+    def port_names(self, rec: VnfRecord) -> list[str]:
+        """The switch ports a vNF has or may have: the first is named by its vnf_id, the others are in its record."""
+        first = self.port_name(rec.vnf_id)
+        return [first] + [p["name"] for p in rec.ports if p.get("name") and p["name"] != first]
+
+    def link_names(self, rec: VnfRecord) -> list[str]:
+        """The host veths of a kernel vNF (none for DPDK)."""
+        if not rec.host_ifname:
+            return []
+        return [rec.host_ifname] + [p["name"] for p in rec.ports if p.get("name") and p["name"] != rec.host_ifname]
 
     # ---- getVnfs / getStatus ----------------------------------------------------------------------------------
     def list_states(self) -> list[dict[str, Any]]:

@@ -20,11 +20,10 @@ def is_healthy(m: VnfManager, rec: VnfRecord, running: dict[str, int], switch_po
     pid = running.get(rec.container_name)
     if rec.state != "running" or not pid:
         return False
-    name = m.port_name(rec.vnf_id)
-    if m.switch.present and name not in switch_ports:
+    if m.switch.present and not set(m.port_names(rec)) <= switch_ports:
         return False
     if rec.vnf_class == "kernel":
-        return m.wiring.exists(rec.host_ifname) and m.wiring.container_has_link(pid)
+        return all(m.wiring.exists(ifname) for ifname in m.link_names(rec)) and m.wiring.container_has_link(pid)
     return m.switch.present
 
 
@@ -82,12 +81,12 @@ def _remove_orphans(m: VnfManager, report: dict[str, Any]) -> None:
         if c.name not in names and c.id not in ids:
             m.runtime.remove(c.id)
             report["removed_containers"].append(c.name)
-    links = {r.host_ifname for r in records if r.host_ifname}
+    links = {ifname for r in records for ifname in m.link_names(r)}
     for ifname in m.wiring.list_links(m.config.veth_prefix):
         if ifname not in links and m.wiring.delete_link(ifname):
             report["removed_links"].append(ifname)
     if m.switch.present:
-        ports = {m.port_name(r.vnf_id) for r in records}
+        ports = {name for r in records for name in m.port_names(r)}
         for name in m.switch.ports():
             if name.startswith(m.config.veth_prefix) and name not in ports and m.switch.remove(name):
                 report["removed_ports"].append(name)

@@ -64,11 +64,13 @@ class StatsCollector:
     def _ports(self, rec: Any) -> list[dict[str, Any]]:
         name = self.m.port_name(rec.vnf_id)
         if rec.vnf_class == "kernel":
-            s = self.m.wiring.stats(rec.host_ifname)
-            if s is None:
-                return []
-            return [{"name": name, "rx_packets": s.tx_packets, "rx_bytes": s.tx_bytes, "tx_packets": s.rx_packets,
-                     "tx_bytes": s.rx_bytes}]
+            out = []
+            for ifname in self.m.link_names(rec):
+                s = self.m.wiring.stats(ifname)
+                if s is not None:
+                    out.append({"name": ifname, "rx_packets": s.tx_packets, "rx_bytes": s.tx_bytes,
+                                "tx_packets": s.rx_packets, "tx_bytes": s.rx_bytes})
+            return out
         port = self.m.switch.ports().get(name) if self.m.switch.present else None
         if port is None:
             return []

@@ -26,7 +26,8 @@ class LinkStats:
 
 
 class NetWiring(Protocol):
-    def create_veth(self, host_ifname: str, pid: int, address: str, mac: str) -> None: ...
+    def create_veth(self, host_ifname: str, pid: int, address: str, mac: str,
+                    container_ifname: str = CONTAINER_IFNAME) -> None: ...
     def delete_link(self, ifname: str) -> bool: ...
     def exists(self, ifname: str) -> bool: ...
     def container_has_link(self, pid: int) -> bool: ...
@@ -94,9 +95,11 @@ class PyrouteWiring:
     def _node(self) -> contextlib.AbstractContextManager[Any]:
         return node_iproute(self.node_netns)
 
-    def create_veth(self, host_ifname: str, pid: int, address: str, mac: str) -> None:
-        """Create host_ifname <-> peer, move the peer into /proc/<pid>/ns/net as ``in`` with ``mac``, address it,
-        bring both up. On failure the host side is deleted (which deletes the peer too)."""
+    def create_veth(self, host_ifname: str, pid: int, address: str, mac: str,
+                    container_ifname: str = CONTAINER_IFNAME) -> None:
+        """Create host_ifname <-> peer, move the peer into /proc/<pid>/ns/net as ``container_ifname`` with ``mac``,
+        address it (a /32 and the default route on-link), bring both up; an empty address or mac leaves that out (a
+        vNF's further ports). On failure the host side is deleted (which deletes the peer too)."""
         peer = f"{host_ifname[:13]}_c"
         with self._node() as ipr:
             ipr.link("add", ifname=host_ifname, kind="veth", peer=peer)
@@ -104,10 +107,12 @@ class PyrouteWiring:
                 ipr.link("set", index=ipr.link_lookup(ifname=peer)[0], net_ns_pid=pid)
                 with contextlib.closing(iproute_in(f"/proc/{pid}/ns/net")) as ns:
                     idx = ns.link_lookup(ifname=peer)[0]
-                    ns.link("set", index=idx, ifname=CONTAINER_IFNAME, address=mac)
-                    ns.addr("add", index=idx, address=address, prefixlen=32)
+                    ns.link("set", index=idx, ifname=container_ifname, **({"address": mac} if mac else {}))
+                    if address:
+                        ns.addr("add", index=idx, address=address, prefixlen=32)
                     ns.link("set", index=idx, state="up")
-                    ns.route("add", dst="0.0.0.0/0", oif=idx, scope="link")
+                    if address:
+                        ns.route("add", dst="0.0.0.0/0", oif=idx, scope="link")
                 ipr.link("set", index=ipr.link_lookup(ifname=host_ifname)[0], state="up")
             except BaseException:
                 with contextlib.suppress(Exception):

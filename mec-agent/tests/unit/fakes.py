@@ -88,7 +88,7 @@ class FakeWiring(Failing):
         self.runtime = runtime
         self.links: dict[str, tuple[int, str]] = {}  # host ifname -> (container pid, address)
 
-    def create_veth(self, host_ifname: str, pid: int, address: str, mac: str) -> None:
+    def create_veth(self, host_ifname: str, pid: int, address: str, mac: str, container_ifname: str = "in") -> None:
         self.maybe_fail("create_veth")
         if host_ifname in self.links:
             raise Boom(f"{host_ifname} exists")

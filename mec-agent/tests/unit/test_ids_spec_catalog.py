@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from wislice_mec_agent.catalog import Catalog
@@ -78,3 +80,20 @@ def test_catalog_checks_image_params_and_minimums() -> None:
 def test_params_env_quotes_values() -> None:
     text = params_env({"allow_tcp": "80; rm -rf /", "log": True, "n": 3})
     assert text == "P_allow_tcp='80; rm -rf /'\nP_log=true\nP_n=3\n"
+
+
+@pytest.mark.parametrize(("interfaces", "vnf_class", "ok"), [
+    (["in"], "kernel", True), (["in", "out"], "kernel", True), (["out"], "kernel", False),
+    (["in", "in"], "kernel", False), (["in", "out", "x"], "kernel", False), (["in", "Out!"], "kernel", False),
+    (["in", "out"], "dpdk", False),
+])
+def test_catalog_interfaces(tmp_path, interfaces: list[str], vnf_class: str, ok: bool) -> None:
+    body = {"images": {"x": {"class": vnf_class, "cpu": 0.1, "memory_mib": 8, "interfaces": interfaces}}}
+    path = tmp_path / "catalog.json"
+    path.write_text(json.dumps(body))
+    if ok:
+        assert Catalog.load(path).get("x").interfaces == tuple(interfaces)
+    else:
+        with pytest.raises(ValueError, match="interfaces"):
+            Catalog.load(path)
+    assert Catalog.load().get("transcoder").interfaces == ("in", "out")

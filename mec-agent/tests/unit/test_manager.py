@@ -124,3 +124,29 @@ def test_events_are_emitted(node: Node) -> None:
     node.manager.create(spec())
     node.manager.delete(65538)
     assert seen == [(65538, "running"), (65538, "removed")]
+
+
+def test_a_two_port_vnf_gets_a_veth_and_a_switch_port_per_interface(node: Node) -> None:
+    state = node.manager.create(spec(image="transcoder", memory_mib=256, params={"bridge_address": "10.1.1.9/24"}))
+    assert state["ports"] == [{"name": "wt00010002", "pof_port": 1}, {"name": "wt000100021", "pof_port": 2}]
+    # Only 'in' is addressed (its /32); 'out' is a bare link.
+    assert node.wiring.links["wt00010002"][1] == "0.1.0.2" and node.wiring.links["wt000100021"][1] == ""
+    assert sorted(node.switch.table) == ["wt00010002", "wt000100021"]
+    node.manager.delete(65538)
+    assert node.empty(), node.holdings()
+
+
+def test_a_two_port_vnf_failing_at_its_second_port_leaves_nothing(node: Node) -> None:
+    calls = []
+    real = node.wiring.create_veth
+
+    def second_fails(host_ifname: str, pid: int, address: str, mac: str, container_ifname: str = "in") -> None:
+        calls.append(container_ifname)
+        if container_ifname == "out":
+            raise RuntimeError("no more veths")
+        return real(host_ifname, pid, address, mac, container_ifname)
+
+    node.wiring.create_veth = second_fails
+    with pytest.raises(Exception, match="no more veths"):
+        node.manager.create(spec(image="transcoder", memory_mib=256))
+    assert calls == ["in", "out"] and node.empty(), node.holdings()

@@ -123,3 +123,14 @@ def test_periodic_reconcile_keeps_the_live_pool(tmp_path) -> None:
     report = reconcile(n.manager)
     assert report["removed_containers"] == [] and report["removed_dirs"] == [] and report["adopted"] == [65538]
     assert len(pool.ready["kernel-fwd"]) == 1 and len(n.runtime.containers) == 2
+
+
+def test_a_two_port_vnf_is_adopted_whole_and_its_ports_are_no_orphans(node: Node) -> None:
+    node.manager.create(spec(image="transcoder", memory_mib=256))
+    before = node.holdings()
+    report = reconcile(node.new_manager())
+    assert report["adopted"] == [65538] and report["removed_links"] == [] and report["removed_ports"] == []
+    assert node.holdings() == before
+    del node.wiring.links["wt000100021"]  # its second veth is gone: rebuilt with both
+    report = reconcile(node.new_manager())
+    assert report["rebuilt"] == [65538] and sorted(node.holdings()["links"]) == ["wt00010002", "wt000100021"]

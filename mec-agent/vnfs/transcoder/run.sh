@@ -31,8 +31,9 @@ ip route flush dev in 2>/dev/null || true
 ip addr add "$addr" dev br0
 ip link set br0 up
 mac=$(cat /sys/class/net/br0/address)
-# Diverted frames become the bridge's own (pkttype host, its MAC), then the IP stack keeps their port and takes
-# them locally (redirect); the set remembers each stream for the loop below.
+# Diverted frames become the bridge's own (pkttype host, its MAC), then the IP stack takes them locally, their
+# port kept (dnat to the bridge address: seen on 'out' where the host has br_netfilter, which runs the IP hooks
+# while bridging, else on br0); the set remembers each stream for the loop below.
 nft -f - <<EOF
 table bridge transcode {
   set streams { type ipv4_addr . inet_service; flags dynamic, timeout; timeout 5s; }
@@ -44,7 +45,7 @@ table bridge transcode {
 table ip transcode {
   chain prerouting {
     type nat hook prerouting priority -100;
-    iifname "br0" udp dport { $ports } redirect
+    iifname { "br0", "out" } udp dport { $ports } dnat to ${addr%/*}
   }
 }
 EOF
