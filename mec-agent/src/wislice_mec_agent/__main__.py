@@ -14,13 +14,13 @@ import sys
 import threading
 from typing import Any
 
+from wislice_agent_proto.errors import AgentError
+
 from .catalog import Catalog
-from .client import ControllerClient
 from .config import AgentConfig, load_config
-from .errors import AgentError
+from .handlers import controller_client, method_table
 from .manager import VnfManager
 from .pool import WarmPool
-from .protocol import method_table
 from .reconcile import reconcile
 from .runtime import DockerRuntime
 from .stats import StatsCollector
@@ -91,14 +91,15 @@ def serve(config: AgentConfig, manager: VnfManager) -> int:
         caps = {"capacity": {"cpu": config.capacity_cpu, "memory_mib": config.capacity_memory_mib},
                 "catalog": manager.catalog.names(), "dpdk": manager.switch.present,
                 "pof_switch": manager.switch.present}
-        client = ControllerClient(host, int(port), config.agent_id, config.secret(), method_table(manager, stats),
-                                  caps, stats, config.stats_interval_s, config.tls_context(),
-                                  tls_client_cert=bool(config.tls_cert))
-        manager.events.append(client.on_vnf_state)
-        threading.Thread(target=client.run_forever, daemon=True).start()
+        client = controller_client(host, int(port), config.agent_id, config.secret(), method_table(manager, stats),
+                                   caps, stats, config.stats_interval_s, config.tls_context(),
+                                   tls_client_cert=bool(config.tls_cert))
+        emit = client.emit
+        manager.events.append(lambda vnf_id, state: emit("vnfState", {"vnf_id": vnf_id, "state": state}))
+        threading.Thread(target=client.run, daemon=True).start()
     stop.wait()
     if client is not None:
-        client.stop.set()
+        client.stop()
     if scheduler is not None:
         scheduler.stop()
     if manager.pool is not None:

@@ -8,8 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import bad_request
-from .spec import IDENT_RE, ParamValue, VnfSpec
+from wislice_agent_proto.errors import bad_request
+from wislice_agent_proto.validate import IDENT
+
+from .spec import ParamValue, VnfSpec
 
 VNFS_DIR = Path(__file__).resolve().parents[2] / "vnfs"
 CATALOG_FILE = VNFS_DIR / "catalog.json"
@@ -77,7 +79,7 @@ class Catalog:
 
 
 def _parse_image(name: str, body: dict[str, Any]) -> CatalogImage:
-    if not IDENT_RE.match(name):
+    if not IDENT.match(name):
         raise ValueError(f"catalog: bad image name {name!r}")
     if body.get("class") not in CLASSES:
         raise ValueError(f"catalog: image {name}: class must be one of {CLASSES}")

@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wislice_agent_proto.client import tls_context
+from wislice_agent_proto.validate import IDENT
+
 from .ids import check_prefix
-from .spec import IDENT_RE
 
 
 @dataclass
@@ -43,7 +45,7 @@ class AgentConfig:
     backpressure_low_bytes: int = 32 * 1024
 
     def __post_init__(self) -> None:
-        if not IDENT_RE.match(self.agent_id):
+        if not IDENT.match(self.agent_id):
             raise ValueError(f"agent_id {self.agent_id!r} must match [A-Za-z0-9_.:-]{{1,64}}")
         check_prefix(self.veth_prefix)
         if bool(self.tls_cert) != bool(self.tls_key):
@@ -74,12 +76,7 @@ class AgentConfig:
 
     def tls_context(self) -> ssl.SSLContext | None:
         """TLS to the controller when tls_ca is set, presenting tls_cert when that is set too."""
-        if not self.tls_ca:
-            return None
-        ctx = ssl.create_default_context(cafile=self.tls_ca)
-        if self.tls_cert:
-            ctx.load_cert_chain(self.tls_cert, self.tls_key)
-        return ctx
+        return tls_context(self.tls_ca, self.tls_cert, self.tls_key) if self.tls_ca else None
 
     def secret(self) -> bytes | None:
         return Path(self.secret_file).read_bytes().strip() if self.secret_file else None

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ipaddress
 import re
 
-from .errors import bad_request
+from wislice_agent_proto.errors import bad_request
 
 MAX_TENANT = 0xFFFF
 MAX_INSTANCE = 0xFFFF

@@ -14,9 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from wislice_agent_proto.errors import AgentError
+
 from .catalog import Catalog, CatalogImage
 from .config import AgentConfig
-from .errors import AgentError
 from .ids import address_of, check_vnf_id, container_name, host_ifname, host_ifnames, mac_of
 from .runtime import LABEL_AGENT, LABEL_IMAGE, LABEL_VNF_ID, ContainerConfig, ContainerRuntime
 from .spec import VnfSpec, parse_vnf_spec

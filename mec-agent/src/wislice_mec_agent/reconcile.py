@@ -9,7 +9,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from .errors import AgentError
+from wislice_agent_proto.errors import AgentError
+
 from .manager import VnfManager
 from .store import VnfRecord
 

@@ -7,10 +7,11 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .errors import bad_request
+from wislice_agent_proto.errors import bad_request
+from wislice_agent_proto.validate import IDENT
+
 from .ids import check_assignable, vnf_id_of
 
-IDENT_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 PARAM_NAME_RE = re.compile(r"^[A-Za-z0-9_]{1,64}$")
 MAX_PARAMS = 64
 MAX_PARAM_STRING = 4096
@@ -83,7 +84,7 @@ def parse_vnf_spec(obj: object) -> VnfSpec:
     instance_id = _int(obj, "instance_id", 0, 0xFFFF)
     check_assignable(vnf_id_of(tenant_id, instance_id))
     image = obj["image"]
-    if not isinstance(image, str) or not IDENT_RE.match(image):
+    if not isinstance(image, str) or not IDENT.match(image):
         raise bad_request(f"image must be a catalog name matching [A-Za-z0-9_.:-]{{1,64}}, got {image!r}")
     cpu = obj["cpu"]
     if isinstance(cpu, bool) or not isinstance(cpu, int | float) or not math.isfinite(cpu) or not 0 < cpu <= 1024:

@@ -8,8 +8,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from wislice_agent_proto.errors import AgentError
+
 from . import cgroups
-from .errors import AgentError
 from .ids import check_vnf_id
 from .manager import VnfManager
 

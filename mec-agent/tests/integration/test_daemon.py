@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from wislice_mec_agent import protocol
+from wislice_agent_proto import protocol
 
 from .conftest import RealNode
 from .test_recovery import write_config
@@ -37,11 +36,10 @@ class Controller:
         self.conn.settimeout(30)
         self.reader = self.conn.makefile("rb")
         nonce = "5a" * 16
-        self.conn.sendall(protocol.encode({"type": "challenge", "version": 1, "nonce": nonce,
-                                           "controller_id": "nfv-test"}))
+        self.conn.sendall(protocol.encode(protocol.challenge("nfv-test", nonce)))
         hello = self.recv()
         assert hello["auth"]["mac"] == protocol.hmac_mac(SECRET, nonce, hello["agent_id"])
-        self.conn.sendall(protocol.encode({"type": "welcome", "controller_id": "nfv-test", "stats_interval_s": 1}))
+        self.conn.sendall(protocol.encode(protocol.welcome("nfv-test", 1)))
         return hello
 
     def recv(self) -> dict[str, Any]:
@@ -49,8 +47,7 @@ class Controller:
 
     def call(self, method: str, params: dict[str, Any], seen: list[dict[str, Any]]) -> dict[str, Any]:
         self.next_id += 1
-        self.conn.sendall(protocol.encode({"type": "request", "id": self.next_id, "method": method,
-                                           "params": params}))
+        self.conn.sendall(protocol.encode(protocol.request(self.next_id, method, params)))
         while True:
             msg = self.recv()
             seen.append(msg)

@@ -6,8 +6,7 @@ import json
 import subprocess
 
 import pytest
-
-from wislice_mec_agent.errors import AgentError
+from wislice_agent_proto.errors import AgentError
 
 from .conftest import RealNode
 

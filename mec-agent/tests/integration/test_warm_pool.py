@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from wislice_agent_proto import protocol
 
-from wislice_mec_agent import protocol
 from wislice_mec_agent.pool import POOL_PREFIX, WarmPool
 from wislice_mec_agent.reconcile import reconcile
 from wislice_mec_agent.runtime import LABEL_POOL

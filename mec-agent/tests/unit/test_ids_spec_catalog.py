@@ -3,9 +3,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from wislice_agent_proto.errors import AgentError
 
 from wislice_mec_agent.catalog import Catalog
-from wislice_mec_agent.errors import AgentError
 from wislice_mec_agent.ids import address_of, host_ifname, mac_of, vnf_id_from_ifname, vnf_id_of
 from wislice_mec_agent.manager import params_env
 from wislice_mec_agent.spec import parse_vnf_spec

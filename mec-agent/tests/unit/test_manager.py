@@ -1,8 +1,8 @@
 from __future__ import annotations
 
 import pytest
+from wislice_agent_proto.errors import AgentError
 
-from wislice_mec_agent.errors import AgentError
 from wislice_mec_agent.switch import NoSwitch
 
 from .conftest import Node, spec

@@ -8,10 +8,11 @@ from typing import Any
 
 import jsonschema
 import pytest
+from wislice_agent_proto import protocol
+from wislice_agent_proto.errors import ProtocolError
+from wislice_agent_proto.methods import serve as handle_request
 
-from wislice_mec_agent import protocol
-from wislice_mec_agent.client import Backoff, ControllerClient
-from wislice_mec_agent.protocol import ProtocolError, handle_request, method_table
+from wislice_mec_agent.handlers import controller_client, method_table
 from wislice_mec_agent.stats import StatsCollector
 
 from .conftest import Node, spec
@@ -22,16 +23,6 @@ SCHEMA = json.loads((SPEC / "schema" / "message.schema.json").read_text())
 
 def valid(msg: dict[str, Any]) -> None:
     jsonschema.Draft202012Validator(SCHEMA, format_checker=jsonschema.FormatChecker()).validate(msg)
-
-
-def test_hmac_matches_the_spec_definition() -> None:
-    import hashlib
-    import hmac
-
-    mac = protocol.hmac_mac(b"s3cret", "0" * 32, "mec-1")
-    assert mac == hmac.new(b"s3cret", b"00000000000000000000000000000000|mec-1", hashlib.sha256).hexdigest()
-    msg = protocol.hello("mec-1", "0" * 32, b"s3cret", {"cpu": 2.0, "memory_mib": 1024}, ["kernel-fwd"], True, True)
-    valid(msg)
 
 
 def test_replies_and_events_we_send_validate_against_the_schema(node: Node) -> None:
@@ -70,23 +61,6 @@ def test_request_without_id_gets_no_reply(node: Node) -> None:
                                                                "params": {}}) is None
 
 
-def test_framing_limits() -> None:
-    with pytest.raises(ProtocolError):
-        protocol.decode(b"[1]\n")
-    with pytest.raises(ProtocolError):
-        protocol.decode(b"\xff\n")
-    with pytest.raises(ProtocolError):
-        protocol.check_challenge({"type": "challenge", "version": 1, "nonce": "XYZ", "controller_id": "c"})
-
-
-def test_backoff_doubles_to_thirty_seconds() -> None:
-    b = Backoff()
-    delays = [b.delay() for _ in range(8)]
-    assert 0.8 <= delays[0] <= 1.2 and 1.6 <= delays[1] <= 2.4 and max(delays) <= 30
-    b.reset()
-    assert b.delay() <= 1.2
-
-
 class FakeController:
     """A scripted controller on loopback: challenge, checks the hello's MAC, welcome, then requests."""
 
@@ -101,14 +75,14 @@ class FakeController:
         conn.settimeout(10)
         f = conn.makefile("rb")
         nonce = "ab" * 16
-        conn.sendall(protocol.encode({"type": "challenge", "version": 1, "nonce": nonce, "controller_id": "nfv"}))
+        conn.sendall(protocol.encode(protocol.challenge("nfv", nonce)))
         hello = json.loads(f.readline())
         self.seen.append(hello)
-        if hello["auth"].get("mac") != protocol.hmac_mac(self.secret, nonce, hello["agent_id"]):
+        if not protocol.mac_ok(self.secret, nonce, hello):
             conn.sendall(protocol.encode({"type": "bye", "reason": "bad mac"}))
             conn.close()
             return
-        conn.sendall(protocol.encode({"type": "welcome", "controller_id": "nfv", "stats_interval_s": 1}))
+        conn.sendall(protocol.encode(protocol.welcome("nfv", 1)))
         for r in requests:
             conn.sendall(protocol.encode(r))
         while sum(1 for m in self.seen if m["type"] == "reply") < wait_for:
@@ -121,17 +95,17 @@ def test_client_session_against_a_fake_controller(node: Node) -> None:
     stats = StatsCollector(node.manager)
     caps = {"capacity": {"cpu": 2.0, "memory_mib": 1024}, "catalog": node.catalog.names(), "dpdk": True,
             "pof_switch": True}
-    client = ControllerClient("127.0.0.1", ctl.port, "mec-t", b"k", method_table(node.manager, stats), caps, stats)
-    node.manager.events.append(client.on_vnf_state)
+    client = controller_client("127.0.0.1", ctl.port, "mec-t", b"k", method_table(node.manager, stats), caps, stats)
+    node.manager.events.append(lambda vnf_id, state: client.emit("vnfState", {"vnf_id": vnf_id, "state": state}))
     reqs = [{"type": "request", "id": 1, "method": "syncVnfs", "params": {"vnfs": [spec()]}},
             {"type": "request", "id": 2, "method": "getVnfs", "params": {}},
             {"type": "request", "id": 3, "method": "nope", "params": {}}]
     t = threading.Thread(target=ctl.session, args=(reqs, 3))
     t.start()
-    runner = threading.Thread(target=client.run_forever, daemon=True)
+    runner = threading.Thread(target=client.run, daemon=True)
     runner.start()
     t.join(15)
-    client.stop.set()
+    client.stop()
     for m in ctl.seen:
         valid(m)
     hello = ctl.seen[0]
@@ -165,22 +139,19 @@ def test_tls_client_certificate_names_the_agent(tmp_path: Path) -> None:
         raw, _ = listener.accept()
         with server_ctx.wrap_socket(raw, server_side=True) as conn:
             seen["peer_cn"] = dict(x[0] for x in conn.getpeercert()["subject"])["commonName"]
-            conn.sendall(protocol.encode({"type": "challenge", "version": 1, "nonce": "cd" * 16,
-                                          "controller_id": "nfv"}))
+            conn.sendall(protocol.encode(protocol.challenge("nfv", "cd" * 16)))
             seen["hello"] = json.loads(conn.makefile("rb").readline())
             conn.sendall(protocol.encode({"type": "bye", "reason": "test over"}))
 
     cfg = AgentConfig(agent_id="ap-1", state_dir=str(tmp_path), tls_ca=str(TLS / "ca.pem"),
                       tls_cert=str(TLS / "client.pem"), tls_key=str(TLS / "client-key.pem"))
     caps = {"capacity": {"cpu": 1.0, "memory_mib": 512}, "catalog": [], "dpdk": False, "pof_switch": False}
-    client = ControllerClient("127.0.0.1", port, cfg.agent_id, None, {}, caps, tls=cfg.tls_context(),
-                              tls_client_cert=True)
+    client = controller_client("127.0.0.1", port, cfg.agent_id, None, {}, caps, tls=cfg.tls_context(),
+                               tls_client_cert=True)
     t = threading.Thread(target=controller)
     t.start()
     with pytest.raises(ProtocolError, match="test over"):
-        client.session()
-    assert client.sock is not None
-    client.sock.close()  # run_forever closes it after a session; here the test does
+        client.run_session()  # one session, its socket closed when it ends
     t.join(10)
     listener.close()
     assert seen["peer_cn"] == "ap-1"
