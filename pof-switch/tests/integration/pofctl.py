@@ -11,6 +11,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from wislice_agent_proto.switch_mgmt import SwitchMgmt
+from wislice_agent_proto.switch_mgmt import parse_ports as switch_ports
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import pofwire  # noqa: E402
 
@@ -20,21 +23,9 @@ IP_DST = {"field_id": 5, "offset": 240, "length": 32}
 
 
 def mgmt_command(path: Path | str, line: str) -> str:
-    """One command on a switch's management socket (pof_mgmt: a line in, a line out), its reply stripped."""
-    with socket.socket(socket.AF_UNIX) as s:
-        s.settimeout(5)
-        s.connect(str(path))
-        s.sendall(line.encode() + b"\n")
-        reply = b""
-        while not reply.endswith(b"\n"):
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            reply += chunk
-    return reply.decode().strip()
-
-
-PORT_FIELDS = ("rx_packets", "tx_packets", "rx_bytes", "tx_bytes")
+    """One command on a switch's management socket (spec/switch-mgmt: a line in, a line out), its reply stripped;
+    through the agents' client of it."""
+    return SwitchMgmt(str(path)).request(line)
 
 
 def parse_ports(reply: str) -> dict[str, dict]:
@@ -42,13 +33,8 @@ def parse_ports(reply: str) -> dict[str, dict]:
     <tx_bytes> ...``, as name -> {"id", "enabled", and the counters}."""
     if not (reply == "OK" or reply.startswith("OK ")):
         raise ValueError(f"ports: {reply!r}")
-    out = {}
-    for item in reply.split()[1:]:
-        pid, name, enabled, *counters = item.split(":")
-        if len(counters) != len(PORT_FIELDS):
-            raise ValueError(f"ports: unparsable item {item!r}")
-        out[name] = {"id": int(pid), "enabled": enabled == "1", **dict(zip(PORT_FIELDS, map(int, counters)))}
-    return out
+    return {name: {"id": p.port_id, "enabled": p.enabled, "rx_packets": p.rx_packets, "tx_packets": p.tx_packets,
+                   "rx_bytes": p.rx_bytes, "tx_bytes": p.tx_bytes} for name, p in switch_ports(reply[3:]).items()}
 
 
 def mx(field: dict, value: bytes, mask: bytes | None = None) -> dict:
