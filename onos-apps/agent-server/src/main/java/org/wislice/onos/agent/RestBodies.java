@@ -1,5 +1,6 @@
 package org.wislice.onos.agent;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -28,6 +29,15 @@ public final class RestBodies {
             return Json.parseLine(new String(body, StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new ControllerException("bad_request", "cannot read the request body");
+        } catch (ProtocolException e) {
+            throw new ControllerException("bad_request", e.getMessage());
+        }
+    }
+
+    /** A request body's protocol object as a value: bad_request naming the field when it is not valid. */
+    public static <T> T decode(AgentCodec<T> codec, JsonNode json, String path) {
+        try {
+            return codec.decode(json, path);
         } catch (ProtocolException e) {
             throw new ControllerException("bad_request", e.getMessage());
         }

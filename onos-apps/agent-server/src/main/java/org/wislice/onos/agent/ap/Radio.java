@@ -2,7 +2,7 @@ package org.wislice.onos.agent.ap;
 
 import org.wislice.onos.agent.AgentValue;
 
-/** Radio: one radio of an ap-agent (hello capabilities, changeChannel), with its capacity when the agent reports one. */
+/** Radio: one radio of an ap-agent (hello capabilities, changeChannel), with its capacity if the agent has one. */
 public final class Radio extends AgentValue {
 
     final String name;

@@ -2,7 +2,7 @@ package org.wislice.onos.agent.ap;
 
 import org.wislice.onos.agent.AgentValue;
 
-/** getTxRate / getRxRate's result: {vap_id, bps, packets_per_s, interval_s}; the controller reads bps and interval_s. */
+/** getTxRate / getRxRate's result: {vap_id, bps, packets_per_s, interval_s}; the controller reads bps, interval_s. */
 public final class Rate extends AgentValue {
 
     final String vapId;

@@ -2,20 +2,21 @@ package org.wislice.onos.wifi.impl;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.onosproject.store.AbstractStore;
-import org.onosproject.store.service.ConsistentMap;
 import org.onosproject.store.service.MapEvent;
-import org.onosproject.store.service.MapEventListener;
-import org.onosproject.store.service.Serializer;
 import org.onosproject.store.service.StorageService;
-import org.onosproject.store.service.Versioned;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
-import org.wislice.onos.agent.Json;
-import org.wislice.onos.agent.ProtocolException;
-import org.wislice.onos.agent.TextSerializer;
+import org.wislice.onos.agent.AgentRecord;
+import org.wislice.onos.agent.JsonRecordMap;
+import org.wislice.onos.agent.Placed;
+import org.wislice.onos.agent.ap.ApCapabilities;
+import org.wislice.onos.agent.ap.ApCodecs;
+import org.wislice.onos.agent.ap.Client;
+import org.wislice.onos.agent.ap.VapSpec;
+import org.wislice.onos.agent.ap.VapState;
 import org.wislice.onos.wifi.api.WifiEvent;
 
 import java.util.List;
@@ -24,131 +25,102 @@ import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 
 /**
- * WifiStore on ONOS ConsistentMaps. Values are JSON text (the protocol's own objects), so the store needs no
- * Kryo registrations and stays readable across versions. Map changes become WifiEvents on every node.
+ * WifiStore on ONOS ConsistentMaps of JSON records (WifiRecords, the protocol's own objects + agent_id), so the
+ * store needs no Kryo registrations and stays readable across versions. Map changes become WifiEvents on every
+ * node, the record as subject.
  */
 @Component(immediate = true, service = WifiStore.class)
 public class DistributedWifiStore extends AbstractStore<WifiEvent, WifiStoreDelegate> implements WifiStore {
 
-    private static final Serializer SERIALIZER = TextSerializer.INSTANCE;
-
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected StorageService storageService;
 
-    private ConsistentMap<String, String> agents;
-    private ConsistentMap<String, String> desired;
-    private ConsistentMap<String, String> vaps;
-    private ConsistentMap<String, String> clients;
-    private final MapEventListener<String, String> agentListener =
-            e -> relay(e, WifiEvent.Type.AGENT_UPDATED, WifiEvent.Type.AGENT_UPDATED, WifiEvent.Type.AGENT_REMOVED);
-    private final MapEventListener<String, String> vapListener =
-            e -> relay(e, WifiEvent.Type.VAP_UPDATED, WifiEvent.Type.VAP_UPDATED, WifiEvent.Type.VAP_REMOVED);
-    private final MapEventListener<String, String> clientListener =
-            e -> relay(e, WifiEvent.Type.CLIENT_ASSOCIATED, WifiEvent.Type.CLIENT_UPDATED,
-                       WifiEvent.Type.CLIENT_DISASSOCIATED);
+    private JsonRecordMap<String> agents;
+    private JsonRecordMap<String> desired;
+    private JsonRecordMap<String> vaps;
+    private JsonRecordMap<String> clients;
 
     @Activate
     protected void activate() {
-        agents = map("wislice-wifi-agents");
-        desired = map("wislice-wifi-desired-vaps");
-        vaps = map("wislice-wifi-vaps");
-        clients = map("wislice-wifi-clients");
-        agents.addListener(agentListener);
-        vaps.addListener(vapListener);
-        clients.addListener(clientListener);
+        agents = new JsonRecordMap<>(storageService, "wislice-wifi-agents");
+        desired = new JsonRecordMap<>(storageService, "wislice-wifi-desired-vaps");
+        vaps = new JsonRecordMap<>(storageService, "wislice-wifi-vaps");
+        clients = new JsonRecordMap<>(storageService, "wislice-wifi-clients");
+        agents.listen((type, record, time) -> relay(type, record, time, WifiEvent.Type.AGENT_UPDATED,
+                                                    WifiEvent.Type.AGENT_UPDATED, WifiEvent.Type.AGENT_REMOVED));
+        vaps.listen((type, record, time) -> relay(type, record, time, WifiEvent.Type.VAP_UPDATED,
+                                                  WifiEvent.Type.VAP_UPDATED, WifiEvent.Type.VAP_REMOVED));
+        clients.listen((type, record, time) -> relay(type, record, time, WifiEvent.Type.CLIENT_ASSOCIATED,
+                                                     WifiEvent.Type.CLIENT_UPDATED,
+                                                     WifiEvent.Type.CLIENT_DISASSOCIATED));
     }
 
     @Deactivate
     protected void deactivate() {
-        agents.removeListener(agentListener);
-        vaps.removeListener(vapListener);
-        clients.removeListener(clientListener);
+        agents.unlisten();
+        vaps.unlisten();
+        clients.unlisten();
     }
 
-    private ConsistentMap<String, String> map(String name) {
-        return storageService.<String, String>consistentMapBuilder()
-                .withName(name).withSerializer(SERIALIZER).build();
-    }
-
-    /** Relays a map change; the event time is the record's "updated_ts" (agent clock, ms) when it has one. */
-    private void relay(MapEvent<String, String> e, WifiEvent.Type insert, WifiEvent.Type update,
-                       WifiEvent.Type remove) {
-        Versioned<String> value = e.type() == MapEvent.Type.REMOVE ? e.oldValue() : e.newValue();
-        if (value == null) {
-            return;
-        }
-        ObjectNode record = parse(value.value());
-        WifiEvent.Type type = e.type() == MapEvent.Type.INSERT ? insert
-                : e.type() == MapEvent.Type.UPDATE ? update : remove;
-        long time = record.has("updated_ts") && e.type() != MapEvent.Type.REMOVE
-                ? (long) (record.get("updated_ts").asDouble() * 1000) : System.currentTimeMillis();
-        notifyDelegate(new WifiEvent(type, record, time));
-    }
-
-    static ObjectNode parse(String json) {
-        try {
-            return Json.parseLine(json);
-        } catch (ProtocolException e) {
-            throw new IllegalStateException("corrupt store record", e);
-        }
+    private void relay(MapEvent.Type type, ObjectNode record, long time, WifiEvent.Type insert,
+                       WifiEvent.Type update, WifiEvent.Type remove) {
+        WifiEvent.Type event = type == MapEvent.Type.INSERT ? insert : type == MapEvent.Type.UPDATE ? update : remove;
+        notifyDelegate(new WifiEvent(event, record, time));
     }
 
     private static String key(String agentId, String id) {
         return agentId + "/" + id;
     }
 
-    private static List<ObjectNode> values(ConsistentMap<String, String> map, String agentId) {
-        String prefix = agentId == null ? "" : agentId + "/";
-        return map.asJavaMap().entrySet().stream()
-                .filter(e -> e.getKey().startsWith(prefix))
-                .map(e -> parse(e.getValue()))
-                .collect(Collectors.toList());
-    }
-
-    private static Optional<ObjectNode> value(ConsistentMap<String, String> map, String key) {
-        Versioned<String> v = map.get(key);
-        return v == null ? Optional.empty() : Optional.of(parse(v.value()));
+    /** The keys of one agent's records, or (agentId null) of all. */
+    private static boolean of(String agentId, String key) {
+        return agentId == null || key.startsWith(agentId + "/");
     }
 
     @Override
-    public void putAgent(ObjectNode agent) {
-        agents.put(agent.get("agent_id").asText(), Json.write(agent));
+    public void putAgent(AgentRecord<ApCapabilities> agent) {
+        agents.put(agent.agentId(), WifiRecords.AGENT.encode(agent));
     }
 
     @Override
-    public Optional<ObjectNode> agent(String agentId) {
-        return value(agents, agentId);
+    public Optional<AgentRecord<ApCapabilities>> agent(String agentId) {
+        return agents.get(agentId).map(WifiRecords.AGENT::read);
     }
 
     @Override
-    public List<ObjectNode> agents() {
-        return agents.asJavaMap().values().stream().map(DistributedWifiStore::parse).collect(Collectors.toList());
+    public List<AgentRecord<ApCapabilities>> agents() {
+        return agents.values().stream().map(WifiRecords.AGENT::read).collect(Collectors.toList());
     }
 
     @Override
-    public void putDesiredVap(String agentId, ObjectNode spec) {
-        desired.put(key(agentId, spec.get("vap_id").asText()), Json.write(spec));
+    public void putDesiredVap(String agentId, VapSpec spec) {
+        desired.put(key(agentId, spec.vapId()), ApCodecs.VAP_SPEC.encode(spec));
     }
 
     @Override
-    public Optional<ObjectNode> desiredVap(String agentId, String vapId) {
-        return value(desired, key(agentId, vapId));
+    public Optional<VapSpec> desiredVap(String agentId, String vapId) {
+        return desired.get(key(agentId, vapId)).map(ApCodecs.VAP_SPEC::read);
     }
 
     @Override
     public boolean removeDesiredVap(String agentId, String vapId) {
-        return desired.remove(key(agentId, vapId)) != null;
+        return desired.remove(key(agentId, vapId));
     }
 
     @Override
-    public List<ObjectNode> desiredVaps(String agentId) {
-        return values(desired, agentId);
+    public List<VapSpec> desiredVaps(String agentId) {
+        return desired.values(k -> of(agentId, k)).stream().map(ApCodecs.VAP_SPEC::read)
+                .collect(Collectors.toList());
     }
 
     @Override
-    public void putVap(String agentId, ObjectNode vapState) {
-        vapState.put("agent_id", agentId);
-        vaps.put(key(agentId, vapState.get("vap_id").asText()), Json.write(vapState));
+    public void putVap(String agentId, VapState vap) {
+        vaps.put(key(agentId, vap.vapId()), WifiRecords.VAP.encode(new Placed<>(agentId, vap)));
+    }
+
+    @Override
+    public void updateVapState(String agentId, String vapId, String state, double ts) {
+        vaps.update(key(agentId, vapId), vap -> vap.put("state", state).put("updated_ts", ts));
     }
 
     @Override
@@ -157,19 +129,24 @@ public class DistributedWifiStore extends AbstractStore<WifiEvent, WifiStoreDele
     }
 
     @Override
-    public Optional<ObjectNode> vap(String agentId, String vapId) {
-        return value(vaps, key(agentId, vapId));
+    public Optional<VapState> vap(String agentId, String vapId) {
+        return vaps.get(key(agentId, vapId)).map(ApCodecs.VAP_STATE::read);
     }
 
     @Override
-    public List<ObjectNode> vaps(String agentId) {
-        return values(vaps, agentId);
+    public List<Placed<VapState>> vaps(String agentId) {
+        return vaps.values(k -> of(agentId, k)).stream().map(WifiRecords.VAP::read).collect(Collectors.toList());
     }
 
     @Override
-    public void putClient(String agentId, ObjectNode client) {
-        client.put("agent_id", agentId);
-        clients.put(key(agentId, client.get("mac").asText()), Json.write(client));
+    public void putClient(String agentId, Client client) {
+        clients.put(key(agentId, client.mac()), ApCodecs.CLIENT.encode(client).put("agent_id", agentId));
+    }
+
+    @Override
+    public void putClient(String agentId, Client client, double ts) {
+        ObjectNode record = ApCodecs.CLIENT.encode(client).put("updated_ts", ts);
+        clients.put(key(agentId, client.mac()), record.put("agent_id", agentId));
     }
 
     @Override
@@ -179,20 +156,11 @@ public class DistributedWifiStore extends AbstractStore<WifiEvent, WifiStoreDele
 
     @Override
     public void updateClient(String agentId, String mac, UnaryOperator<ObjectNode> change) {
-        // Compare-and-set on the record's version: a concurrent write (an association, a removal) wins, and the
-        // change is applied again to what it wrote, a few times at most. No record: nothing is written.
-        String key = key(agentId, mac);
-        for (int attempt = 0; attempt < 3; attempt++) {
-            Versioned<String> current = clients.get(key);
-            ObjectNode updated = current == null ? null : change.apply(parse(current.value()));
-            if (updated == null || clients.replace(key, current.version(), Json.write(updated))) {
-                return;
-            }
-        }
+        clients.update(key(agentId, mac), change);
     }
 
     @Override
     public List<ObjectNode> clients(String agentId) {
-        return values(clients, agentId);
+        return clients.values(k -> of(agentId, k));
     }
 }

@@ -15,34 +15,46 @@ import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.slf4j.Logger;
-import org.wislice.onos.agent.AgentListener;
+import org.wislice.onos.agent.AgentApp;
+import org.wislice.onos.agent.AgentCall;
+import org.wislice.onos.agent.AgentController;
+import org.wislice.onos.agent.AgentRecord;
 import org.wislice.onos.agent.AgentRequestException;
 import org.wislice.onos.agent.AgentServerConfig;
 import org.wislice.onos.agent.AgentSession;
-import org.wislice.onos.agent.ConfiguredAgentServer;
 import org.wislice.onos.agent.ControllerException;
 import org.wislice.onos.agent.Json;
-import org.wislice.onos.agent.LatencyRecorder;
-import org.wislice.onos.agent.ProtocolException;
-import org.wislice.onos.agent.Schema;
+import org.wislice.onos.agent.Placed;
+import org.wislice.onos.agent.RestBodies;
+import org.wislice.onos.agent.SyncResult;
+import org.wislice.onos.agent.ap.ApCalls;
+import org.wislice.onos.agent.ap.ApCapabilities;
+import org.wislice.onos.agent.ap.ApCodecs;
+import org.wislice.onos.agent.ap.ChannelChange;
+import org.wislice.onos.agent.ap.Radio;
+import org.wislice.onos.agent.ap.Rate;
+import org.wislice.onos.agent.ap.RateLimit;
+import org.wislice.onos.agent.ap.VapRateLimit;
+import org.wislice.onos.agent.ap.VapSpec;
+import org.wislice.onos.agent.ap.VapState;
 import org.wislice.onos.wifi.api.WifiEvent;
 import org.wislice.onos.wifi.api.WifiListener;
 import org.wislice.onos.wifi.api.WifiService;
 
-import java.lang.management.ManagementFactory;
+import java.util.Dictionary;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 import static org.slf4j.LoggerFactory.getLogger;
 import static org.wislice.onos.wifi.impl.OsgiPropertyConstants.*;
 
 /**
- * The WiFi controller: serves ap-agents (spec/agent), keeps their state in the WifiStore, pushes the desired
- * vAPs on every (re)connect, and re-posts store changes as WifiEvents.
+ * The WiFi controller: serves ap-agents through an AgentController (sessions, desired-state push, calls), keeps
+ * their state in the WifiStore, and re-posts store changes as WifiEvents. What is WiFi's own: the desired vAPs
+ * (syncVaps), what is read back (getVaps, getClient), the ap-agent events (AgentEvents) and the vAP operations.
  */
 @Component(immediate = true, service = WifiService.class,
         property = {
@@ -58,6 +70,13 @@ import static org.wislice.onos.wifi.impl.OsgiPropertyConstants.*;
 public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener> implements WifiService {
 
     static final String APP_NAME = "org.wislice.wifi";
+    /** The agent server before component properties (the controller id is the cluster node's). */
+    private static final AgentServerConfig AGENT_SERVER = new AgentServerConfig("ap", BIND_ADDRESS_DEFAULT,
+            AGENT_PORT_DEFAULT, "onos", SHARED_SECRET_DEFAULT, REQUEST_TIMEOUT_MS_DEFAULT, STATS_INTERVAL_S_DEFAULT,
+            30).withTls(TLS_CERT_FILE_DEFAULT, TLS_KEY_FILE_DEFAULT, TLS_CLIENT_CA_FILE_DEFAULT);
+    /** Errors after which a vAP stays desired: the agent is away or slow, and gets it with its next syncVaps. */
+    private static final Set<String> AGENT_AWAY = Set.of(AgentRequestException.UNREACHABLE,
+                                                         AgentRequestException.TIMEOUT);
     private final Logger log = getLogger(getClass());
 
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
@@ -69,21 +88,29 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected WifiStore store;
 
-    /** Sessions of agents connected to this node. */
-    private final Map<String, AgentSession> sessions = new ConcurrentHashMap<>();
-    private final LatencyRecorder eventLatency = new LatencyRecorder(100_000);
+    // The property catalog (onos-maven-plugin cfg) takes each property's description from the field of its name.
+    // The values in force are the agent server's, in the AgentController.
+    /** TCP port for ap-agents. */
+    private int agentPort = AGENT_PORT_DEFAULT;
+    /** Address the ap-agent server binds. */
+    private String bindAddress = BIND_ADDRESS_DEFAULT;
+    /** Shared secret of the hmac-sha256 agent auth; empty accepts auth none (set it, or tlsClientCaFile). */
+    private String sharedSecret = SHARED_SECRET_DEFAULT;
+    /** Server certificate chain (PEM file); with tlsKeyFile, agent connections are TLS. */
+    private String tlsCertFile = TLS_CERT_FILE_DEFAULT;
+    /** Private key of tlsCertFile (PEM file, unencrypted PKCS#8). */
+    private String tlsKeyFile = TLS_KEY_FILE_DEFAULT;
+    /** CA (PEM file) that ap-agents' client certificates must chain to; set = client certificates required. */
+    private String tlsClientCaFile = TLS_CLIENT_CA_FILE_DEFAULT;
+    /** How long a request to an ap-agent may take (ms). */
+    private int requestTimeoutMs = REQUEST_TIMEOUT_MS_DEFAULT;
+    /** How often ap-agents send stats events (s, told in the welcome). */
+    private int statsIntervalS = STATS_INTERVAL_S_DEFAULT;
+
+    private final AgentController<ApCapabilities> agents =
+            new AgentController<>(AGENT_SERVER, ApCodecs.CAPABILITIES, new ApAgents());
     private final WifiStoreDelegate delegate = this::post;
     private final WifiListener latencyListener = this::recordLatency;
-    // One field per component property, holding its value (ONOS's convention; its cfg catalog needs them).
-    private int agentPort = AGENT_PORT_DEFAULT;
-    private String bindAddress = BIND_ADDRESS_DEFAULT;
-    private String sharedSecret = SHARED_SECRET_DEFAULT;
-    private String tlsCertFile = TLS_CERT_FILE_DEFAULT;
-    private String tlsKeyFile = TLS_KEY_FILE_DEFAULT;
-    private String tlsClientCaFile = TLS_CLIENT_CA_FILE_DEFAULT;
-    private int requestTimeoutMs = REQUEST_TIMEOUT_MS_DEFAULT;
-    private int statsIntervalS = STATS_INTERVAL_S_DEFAULT;
-    private final ConfiguredAgentServer server = new ConfiguredAgentServer("ap-agents", new Agents());
     private AgentEvents events;
 
     @Activate
@@ -94,13 +121,13 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
         store.setDelegate(delegate);
         events = new AgentEvents(store, this::post);
         addListener(latencyListener);
-        server.apply(agentServerConfig(context));
+        agents.activate(clusterService.getLocalNode().id().id(), properties(context));
         log.info("Started");
     }
 
     @Deactivate
     protected void deactivate() {
-        stopServer();
+        agents.deactivate();
         removeListener(latencyListener);
         store.unsetDelegate(delegate);
         eventDispatcher.removeSink(WifiEvent.class);
@@ -110,210 +137,104 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
 
     @Modified
     protected void modified(ComponentContext context) {
-        if (server.apply(agentServerConfig(context))) {
-            sessions.clear();
-            events.forgetAll();
-        }
+        agents.configure(properties(context));
     }
 
-    /** The agent server's settings: this app's defaults overridden by the component properties. */
-    private AgentServerConfig agentServerConfig(ComponentContext context) {
-        String controllerId = clusterService.getLocalNode().id().id().replaceAll("[^A-Za-z0-9_.:-]", "_");
-        AgentServerConfig defaults = new AgentServerConfig("ap", BIND_ADDRESS_DEFAULT, AGENT_PORT_DEFAULT,
-                controllerId, SHARED_SECRET_DEFAULT, REQUEST_TIMEOUT_MS_DEFAULT, STATS_INTERVAL_S_DEFAULT, 30)
-                .withTls(TLS_CERT_FILE_DEFAULT, TLS_KEY_FILE_DEFAULT, TLS_CLIENT_CA_FILE_DEFAULT);
-        AgentServerConfig cfg = defaults.withProperties(context == null ? null : context.getProperties());
-        agentPort = cfg.port;
-        bindAddress = cfg.bindAddress;
-        sharedSecret = cfg.secret;
-        tlsCertFile = cfg.tlsCertFile;
-        tlsKeyFile = cfg.tlsKeyFile;
-        tlsClientCaFile = cfg.tlsClientCaFile;
-        requestTimeoutMs = (int) cfg.requestTimeoutMs;
-        statsIntervalS = cfg.statsIntervalS;
-        return cfg;
-    }
-
-    private void stopServer() {
-        server.stop();
-        sessions.clear();
-        events.forgetAll();
+    private static Dictionary<?, ?> properties(ComponentContext context) {
+        return context == null ? null : context.getProperties();
     }
 
     /** Port the agent server listens on (tests configure 0 = any free port). */
     int boundPort() {
-        return server.port();
+        return agents.port();
     }
 
-    // --- agent sessions -----------------------------------------------------------------------------------------
-
-    /** Agent session callbacks: run on the agent server's ordered executors, never on network threads. */
-    private final class Agents implements AgentListener {
+    /** What the AgentController does that is WiFi's own. */
+    private final class ApAgents implements AgentApp<ApCapabilities> {
         @Override
-        public String onHello(AgentSession session, JsonNode hello) {
-            AgentSession previous = sessions.put(session.agentId(), session);
-            if (previous != null && previous != session) {
-                // The agent reconnected before its old connection timed out: the newest connection wins.
-                previous.close("replaced by a new connection");
-            }
-            ObjectNode agent = store.agent(session.agentId()).orElse(Json.object());
-            agent.put("agent_id", session.agentId());
-            agent.put("connected", true);
-            agent.put("address", session.remoteAddress());
-            agent.put("node", clusterService.getLocalNode().id().id());
-            agent.put("software", hello.get("software").asText());
-            agent.set("radios", hello.get("capabilities").get("radios").deepCopy());
-            agent.set("security", hello.get("capabilities").get("security").deepCopy());
-            agent.put("pof_switch", hello.get("capabilities").get("pof_switch").asBoolean());
-            agent.put("last_seen", now());
+        public Optional<AgentRecord<ApCapabilities>> agent(String agentId) {
+            return store.agent(agentId);
+        }
+
+        @Override
+        public void putAgent(AgentRecord<ApCapabilities> agent) {
             store.putAgent(agent);
-            return null;
         }
 
         @Override
-        public void onWelcomed(AgentSession session) {
-            pushDesiredState(session);
+        public AgentCall.Request<SyncResult> desiredState(String agentId) {
+            return ApCalls.SYNC_VAPS.with(store.desiredVaps(agentId));
         }
 
         @Override
-        public void onEvent(AgentSession session, JsonNode event) {
-            events.handle(session.agentId(), event);
+        public void refresh(AgentSession agent) {
+            events.refreshVaps(agent.agentId(), agent.call(ApCalls.GET_VAPS, null));
+            events.refreshClients(agent.agentId(), agent.call(ApCalls.GET_CLIENT, null));
         }
 
         @Override
-        public void onClosed(AgentSession session, String reason) {
-            if (!sessions.remove(session.agentId(), session)) {
-                return; // an older connection of an agent that already reconnected
-            }
-            events.forget(session.agentId());
-            store.agent(session.agentId()).ifPresent(agent -> {
-                agent.put("connected", false);
-                agent.put("last_seen", now());
-                store.putAgent(agent);
-            });
-            log.info("ap-agent {} disconnected: {}", session.agentId(), reason);
+        public void event(String agentId, JsonNode event) {
+            events.handle(agentId, event);
         }
-    }
 
-    /** syncVaps with the stored desired set, then refresh vAP states and clients from the agent. */
-    private void pushDesiredState(AgentSession session) {
-        String agentId = session.agentId();
-        ArrayNode specs = Json.MAPPER.createArrayNode();
-        store.desiredVaps(agentId).forEach(specs::add);
-        ObjectNode params = Json.object();
-        params.set("vaps", specs);
-        try {
-            JsonNode sync = session.request("syncVaps", params).join();
-            if (sync.has("failed") && sync.get("failed").size() > 0) {
-                log.warn("ap-agent {} failed to create vAPs: {}", agentId, sync.get("failed"));
-            }
-            events.refreshVaps(session);
-            events.refreshClients(session);
-        } catch (CompletionException e) {
-            log.warn("pushing desired vAPs to {} failed: {}", agentId, e.getCause().getMessage());
-        } catch (ProtocolException e) {
-            log.warn("ap-agent {} sent an invalid reply: {}", agentId, e.getMessage());
-            session.close("invalid reply: " + e.getMessage());
+        @Override
+        public void disconnected(String agentId) {
+            events.forget(agentId);
+        }
+
+        @Override
+        public void sessionsEnded() {
+            events.forgetAll();
         }
     }
 
     private void recordLatency(WifiEvent event) {
         if (event.type() == WifiEvent.Type.CLIENT_ASSOCIATED || event.type() == WifiEvent.Type.STATS
                 || event.type() == WifiEvent.Type.VAP_UPDATED && event.subject().has("updated_ts")) {
-            eventLatency.record(System.currentTimeMillis() - event.time());
+            agents.recordEventLatency(event.time());
         }
-    }
-
-    private static double now() {
-        return System.currentTimeMillis() / 1000.0;
     }
 
     // --- WifiService --------------------------------------------------------------------------------------------
 
-    private AgentSession session(String agentId) {
-        AgentSession s = sessions.get(agentId);
-        if (s == null || !s.isOpen()) {
-            if (store.agent(agentId).isEmpty()) {
-                throw new ControllerException("not_found", "no ap-agent " + agentId);
-            }
-            throw new ControllerException(AgentRequestException.UNREACHABLE,
-                                          "ap-agent " + agentId + " is not connected to this controller node");
-        }
-        return s;
-    }
-
-    private static JsonNode call(AgentSession s, String method, ObjectNode params) {
-        try {
-            return s.request(method, params).join();
-        } catch (CompletionException e) {
-            if (e.getCause() instanceof AgentRequestException) {
-                throw ControllerException.of((AgentRequestException) e.getCause());
-            }
-            throw new ControllerException("internal", String.valueOf(e.getCause()));
-        }
-    }
-
-    private static void checked(JsonNode node, String what, SchemaCheck check) {
-        try {
-            check.check(node);
-        } catch (ProtocolException e) {
-            throw new ControllerException("internal", "agent sent an invalid " + what + ": " + e.getMessage());
-        }
-    }
-
-    @FunctionalInterface
-    private interface SchemaCheck {
-        void check(JsonNode node) throws ProtocolException;
+    private static ObjectNode record(AgentRecord<ApCapabilities> agent, long vaps, long clients) {
+        return WifiRecords.AGENT.encode(agent).put("vaps", vaps).put("clients", clients);
     }
 
     @Override
     public List<ObjectNode> agents() {
-        Map<String, List<ObjectNode>> vapsByAgent = store.vaps(null).stream()
-                .collect(Collectors.groupingBy(v -> v.get("agent_id").asText()));
+        Map<String, Long> vapsByAgent = store.vaps(null).stream()
+                .collect(Collectors.groupingBy(Placed::agentId, Collectors.counting()));
         Map<String, Long> clientsByAgent = store.clients(null).stream()
                 .collect(Collectors.groupingBy(c -> c.get("agent_id").asText(), Collectors.counting()));
-        return store.agents().stream().map(a -> {
-            String id = a.get("agent_id").asText();
-            a.put("vaps", vapsByAgent.getOrDefault(id, List.of()).size());
-            a.put("clients", clientsByAgent.getOrDefault(id, 0L));
-            return a;
-        }).collect(Collectors.toList());
+        return store.agents().stream().map(a -> record(a, vapsByAgent.getOrDefault(a.agentId(), 0L),
+                                                       clientsByAgent.getOrDefault(a.agentId(), 0L)))
+                .collect(Collectors.toList());
     }
 
     @Override
     public Optional<ObjectNode> agent(String agentId) {
-        return store.agent(agentId).map(a -> {
-            a.put("vaps", store.vaps(agentId).size());
-            a.put("clients", store.clients(agentId).size());
-            return a;
-        });
+        return store.agent(agentId).map(a -> record(a, store.vaps(agentId).size(), store.clients(agentId).size()));
     }
 
     @Override
     public List<ObjectNode> vaps(String agentId) {
-        return store.vaps(agentId);
+        return store.vaps(agentId).stream().map(WifiRecords.VAP::encode).collect(Collectors.toList());
     }
 
     @Override
     public ObjectNode createVap(String agentId, JsonNode vapSpec) {
-        try {
-            Schema.vapSpec(vapSpec, "vap");
-        } catch (ProtocolException e) {
-            throw new ControllerException("bad_request", e.getMessage());
-        }
+        VapSpec spec = RestBodies.decode(ApCodecs.VAP_SPEC, vapSpec, "vap");
         if (store.agent(agentId).isEmpty()) {
             throw new ControllerException("not_found", "no ap-agent " + agentId);
         }
-        String vapId = vapSpec.get("vap_id").asText();
-        if (store.desiredVap(agentId, vapId).isPresent()) {
-            throw new ControllerException("conflict", "vAP " + vapId + " already exists on " + agentId);
+        if (store.desiredVap(agentId, spec.vapId()).isPresent()) {
+            throw new ControllerException("conflict", "vAP " + spec.vapId() + " already exists on " + agentId);
         }
         // Desired state first: if the agent is away, the vAP is created when it reconnects.
-        store.putDesiredVap(agentId, (ObjectNode) vapSpec.deepCopy());
-        ObjectNode params = Json.object();
-        params.set("vap", vapSpec);
+        store.putDesiredVap(agentId, spec);
         // The agent refused it: nothing is desired.
-        return askForVap(agentId, "createVap", params, () -> store.removeDesiredVap(agentId, vapId));
+        return askForVap(agentId, ApCalls.CREATE_VAP, spec, () -> store.removeDesiredVap(agentId, spec.vapId()));
     }
 
     /**
@@ -321,22 +242,10 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
      * it. If the agent refuses (not when it is away or slow: the desired state then reaches it with its next
      * syncVaps), undoRefused takes the desired state back first.
      */
-    private ObjectNode askForVap(String agentId, String method, ObjectNode params, Runnable undoRefused) {
-        AgentSession s = session(agentId);
-        JsonNode result;
-        try {
-            result = call(s, method, params);
-        } catch (ControllerException e) {
-            if (!AgentRequestException.UNREACHABLE.equals(e.code()) && !AgentRequestException.TIMEOUT.equals(e.code())) {
-                undoRefused.run();
-            }
-            throw e;
-        }
-        JsonNode vap = result.get("vap");
-        checked(vap, "VapState", n -> Schema.vapState(n, "vap"));
-        ObjectNode state = (ObjectNode) vap.deepCopy();
+    private <P> ObjectNode askForVap(String agentId, AgentCall<P, VapState> call, P params, Runnable undoRefused) {
+        VapState state = agents.callOrUndo(agentId, call, params, AGENT_AWAY::contains, undoRefused);
         store.putVap(agentId, state);
-        return state;
+        return WifiRecords.VAP.encode(new Placed<>(agentId, state));
     }
 
     @Override
@@ -346,17 +255,7 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
         if (!desired && !known) {
             throw new ControllerException("not_found", "no vAP " + vapId + " on " + agentId);
         }
-        AgentSession s = sessions.get(agentId);
-        if (s != null && s.isOpen()) {
-            try {
-                call(s, "delVap", Json.object().put("vap_id", vapId));
-            } catch (ControllerException e) {
-                if (!"not_found".equals(e.code())) {
-                    throw e;
-                }
-            }
-        }
-        // Not connected: the next syncVaps removes it from the agent.
+        agents.removeIfConnected(agentId, ApCalls.DEL_VAP, vapId);
         store.removeVap(agentId, vapId);
         store.clients(agentId).stream().filter(c -> vapId.equals(c.get("vap_id").asText()))
                 .forEach(c -> store.removeClient(agentId, c.get("mac").asText()));
@@ -364,12 +263,8 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
 
     @Override
     public ObjectNode updateRateLimit(String vapId, JsonNode rateLimit) {
-        try {
-            Schema.rateLimit(rateLimit, "rate_limit");
-        } catch (ProtocolException e) {
-            throw new ControllerException("bad_request", e.getMessage());
-        }
-        List<String> owners = store.agents().stream().map(a -> a.get("agent_id").asText())
+        RateLimit rates = RestBodies.decode(ApCodecs.RATE_LIMIT, rateLimit, "rate_limit");
+        List<String> owners = store.agents().stream().map(AgentRecord::agentId)
                 .filter(a -> store.desiredVap(a, vapId).isPresent()).sorted().collect(Collectors.toList());
         if (owners.isEmpty()) {
             throw new ControllerException("not_found", "no vAP " + vapId);
@@ -378,17 +273,12 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
             throw new ControllerException("conflict", "vAP " + vapId + " exists on several agents: " + owners);
         }
         String agentId = owners.get(0);
-        ObjectNode spec = store.desiredVap(agentId, vapId).orElseThrow();
-        JsonNode previous = spec.get("rate_limit");
+        VapSpec spec = store.desiredVap(agentId, vapId).orElseThrow();
         // Desired state first: an agent that is away gets the new rates with its next syncVaps.
-        spec.set("rate_limit", rateLimit.deepCopy());
-        store.putDesiredVap(agentId, spec);
-        ObjectNode params = Json.object().put("vap_id", vapId);
-        params.set("rate_limit", rateLimit.deepCopy());
-        return askForVap(agentId, "updateVap", params, () -> {
-            spec.set("rate_limit", previous); // the agent refused: the vAP keeps its rates
-            store.putDesiredVap(agentId, spec);
-        });
+        store.putDesiredVap(agentId, spec.withRateLimit(rates));
+        // The agent refused: the vAP keeps its rates.
+        return askForVap(agentId, ApCalls.UPDATE_VAP, new VapRateLimit(vapId, rates),
+                         () -> store.putDesiredVap(agentId, spec));
     }
 
     @Override
@@ -400,7 +290,7 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
 
     @Override
     public void kickClient(String agentId, String mac) {
-        call(session(agentId), "removeClient", Json.object().put("mac", mac));
+        agents.call(agentId, ApCalls.REMOVE_CLIENT, mac);
         store.removeClient(agentId, mac);
     }
 
@@ -409,18 +299,9 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
         if (channel < 1 || channel > 233) {
             throw new ControllerException("bad_request", "channel must be 1-233");
         }
-        JsonNode result = call(session(agentId), "changeChannel",
-                               Json.object().put("radio", radio).put("channel", channel));
-        JsonNode updated = result.get("radio");
-        checked(updated, "Radio", n -> Schema.radio(n, "radio"));
-        store.agent(agentId).ifPresent(agent -> {
-            ArrayNode radios = Json.MAPPER.createArrayNode();
-            agent.withArray("radios").forEach(r -> radios.add(
-                    r.get("name").asText().equals(radio) ? updated : r));
-            agent.set("radios", radios);
-            store.putAgent(agent);
-        });
-        return (ObjectNode) updated.deepCopy();
+        Radio updated = agents.call(agentId, ApCalls.CHANGE_CHANNEL, new ChannelChange(radio, channel, null));
+        store.agent(agentId).ifPresent(a -> store.putAgent(a.withCapabilities(a.capabilities().withRadio(updated))));
+        return ApCodecs.RADIO.encode(updated);
     }
 
     @Override
@@ -428,43 +309,27 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
         if (store.vap(agentId, vapId).isEmpty()) {
             throw new ControllerException("not_found", "no vAP " + vapId + " on " + agentId);
         }
-        AgentSession s = session(agentId);
-        JsonNode tx = call(s, "getTxRate", Json.object().put("vap_id", vapId));
-        JsonNode rx = call(s, "getRxRate", Json.object().put("vap_id", vapId));
-        for (JsonNode r : List.of(tx, rx)) {
-            if (!r.path("bps").isNumber() || r.path("bps").asDouble() < 0 || !r.path("interval_s").isNumber()) {
-                throw new ControllerException("internal", "agent sent an invalid rate reply");
-            }
-        }
-        return Json.object().put("tx_bps", tx.get("bps").asDouble()).put("rx_bps", rx.get("bps").asDouble())
-                .put("interval_s", tx.get("interval_s").asDouble());
+        AgentSession s = agents.session(agentId);
+        Rate tx = s.call(ApCalls.GET_TX_RATE, vapId);
+        Rate rx = s.call(ApCalls.GET_RX_RATE, vapId);
+        return Json.object().put("tx_bps", tx.bps()).put("rx_bps", rx.bps()).put("interval_s", tx.intervalS());
     }
 
     @Override
     public ObjectNode stats() {
-        ObjectNode root = Json.object().put("node", clusterService.getLocalNode().id().id());
-        ArrayNode agents = root.putArray("agents");
-        events.lastStats().forEach(agents::add);
+        ObjectNode root = Json.object().put("node", agents.localNode());
+        ArrayNode list = root.putArray("agents");
+        events.lastStats().forEach(list::add);
         return root;
     }
 
     @Override
     public ObjectNode metrics() {
-        ObjectNode m = Json.object();
-        m.put("agents_connected", sessions.size());
-        m.put("events", eventLatency.count());
-        // null until the first event: JSON has no NaN.
-        double p50 = eventLatency.percentile(50);
-        double p99 = eventLatency.percentile(99);
-        m.set("event_p50_ms", Double.isNaN(p50) ? Json.MAPPER.nullNode() : Json.MAPPER.valueToTree(p50));
-        m.set("event_p99_ms", Double.isNaN(p99) ? Json.MAPPER.nullNode() : Json.MAPPER.valueToTree(p99));
-        m.put("heap_used_mib", ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed() / 1048576.0);
-        m.put("protocol_violations", server.violations());
-        return m;
+        return agents.metrics();
     }
 
     @Override
     public void resetMetrics() {
-        eventLatency.reset();
+        agents.resetMetrics();
     }
 }

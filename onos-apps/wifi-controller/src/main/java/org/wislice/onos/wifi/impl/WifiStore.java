@@ -2,40 +2,58 @@ package org.wislice.onos.wifi.impl;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.onosproject.store.Store;
+import org.wislice.onos.agent.AgentRecord;
+import org.wislice.onos.agent.Placed;
+import org.wislice.onos.agent.ap.ApCapabilities;
+import org.wislice.onos.agent.ap.Client;
+import org.wislice.onos.agent.ap.VapSpec;
+import org.wislice.onos.agent.ap.VapState;
 import org.wislice.onos.wifi.api.WifiEvent;
 
 import java.util.List;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
 
-/** Cluster-wide state of the WiFi controller: agents, desired vAP specs, vAP states, clients. */
+/**
+ * Cluster-wide state of the WiFi controller: agents, desired vAP specs, vAP states, clients. A client record is
+ * the REST view of a station (Client + the rates of the last stats event + updated_ts): it merges getClient,
+ * association events and stats, so it stays JSON.
+ */
 public interface WifiStore extends Store<WifiEvent, WifiStoreDelegate> {
 
-    void putAgent(ObjectNode agent);
+    void putAgent(AgentRecord<ApCapabilities> agent);
 
-    Optional<ObjectNode> agent(String agentId);
+    Optional<AgentRecord<ApCapabilities>> agent(String agentId);
 
-    List<ObjectNode> agents();
+    List<AgentRecord<ApCapabilities>> agents();
 
     /** Desired vAP specs (with passphrases): what is pushed to the agent on (re)connect. */
-    void putDesiredVap(String agentId, ObjectNode spec);
+    void putDesiredVap(String agentId, VapSpec spec);
 
-    Optional<ObjectNode> desiredVap(String agentId, String vapId);
+    Optional<VapSpec> desiredVap(String agentId, String vapId);
 
     boolean removeDesiredVap(String agentId, String vapId);
 
-    List<ObjectNode> desiredVaps(String agentId);
+    List<VapSpec> desiredVaps(String agentId);
 
     /** vAP states as the agent reports them (never with a passphrase). */
-    void putVap(String agentId, ObjectNode vapState);
+    void putVap(String agentId, VapState vap);
+
+    /** A vapState event: the stored vAP takes the state and the event's time (updated_ts); an unknown one is left. */
+    void updateVapState(String agentId, String vapId, String state, double ts);
 
     void removeVap(String agentId, String vapId);
 
-    Optional<ObjectNode> vap(String agentId, String vapId);
+    Optional<VapState> vap(String agentId, String vapId);
 
-    List<ObjectNode> vaps(String agentId);
+    /** vAP states, of one agent or (agentId null) of all. */
+    List<Placed<VapState>> vaps(String agentId);
 
-    void putClient(String agentId, ObjectNode client);
+    /** A client as getClient reports it. */
+    void putClient(String agentId, Client client);
+
+    /** A client as an event at ts (agent clock, s) reports it. */
+    void putClient(String agentId, Client client, double ts);
 
     void removeClient(String agentId, String mac);
 
@@ -45,5 +63,6 @@ public interface WifiStore extends Store<WifiEvent, WifiStoreDelegate> {
      */
     void updateClient(String agentId, String mac, UnaryOperator<ObjectNode> change);
 
+    /** Client records, of one agent or (agentId null) of all. */
     List<ObjectNode> clients(String agentId);
 }

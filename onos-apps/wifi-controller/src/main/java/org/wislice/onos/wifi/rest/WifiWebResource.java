@@ -1,6 +1,5 @@
 package org.wislice.onos.wifi.rest;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.onosproject.rest.AbstractWebResource;
 import org.wislice.onos.agent.ControllerException;
@@ -20,25 +19,15 @@ import javax.ws.rs.QueryParam;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import java.io.InputStream;
-import java.util.List;
 
 import static org.wislice.onos.agent.RestBodies.ident;
+import static org.wislice.onos.agent.RestBodies.json;
+import static org.wislice.onos.agent.RestBodies.list;
 import static org.wislice.onos.agent.RestBodies.publicView;
 
 /** /onos/wifi: ap-agents, their radios, vAPs and clients (spec/onos-rest/README.md). */
 @Path("")
 public class WifiWebResource extends AbstractWebResource {
-
-    private static Response json(Response.Status status, ObjectNode body) {
-        return Response.status(status).type(MediaType.APPLICATION_JSON).entity(Json.write(body)).build();
-    }
-
-    private static ObjectNode list(String key, List<ObjectNode> records) {
-        ObjectNode root = Json.object();
-        ArrayNode array = root.putArray(key);
-        records.forEach(r -> array.add(publicView(r)));
-        return root;
-    }
 
     /** All agents. */
     @GET

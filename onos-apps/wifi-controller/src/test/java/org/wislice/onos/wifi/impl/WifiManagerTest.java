@@ -20,6 +20,7 @@ import org.wislice.onos.agent.ControllerException;
 import org.wislice.onos.agent.Json;
 import org.wislice.onos.agent.TestAgentClient;
 import org.wislice.onos.agent.TestTls;
+import org.wislice.onos.agent.ap.ApCodecs;
 import org.wislice.onos.wifi.api.WifiEvent;
 
 import java.util.ArrayList;
@@ -146,6 +147,11 @@ public class WifiManagerTest {
         });
         waitFor(() -> manager.agent(agentId).map(a -> a.get("connected").asBoolean()).orElse(false));
         return agent;
+    }
+
+    /** The desired spec the store has for a vAP, as JSON. */
+    private ObjectNode desired(String agentId, String vapId) {
+        return ApCodecs.VAP_SPEC.encode(store.desiredVap(agentId, vapId).orElseThrow());
     }
 
     private static void waitFor(java.util.function.BooleanSupplier condition) throws InterruptedException {
@@ -288,7 +294,7 @@ public class WifiManagerTest {
             CompletableFuture<ObjectNode> updated = CompletableFuture.supplyAsync(
                     () -> manager.updateRateLimit("v1", rateLimit(8000, 0, 3000)));
             JsonNode req = agent.serveOne(r -> {
-                ObjectNode state = vapState(store.desiredVap("ap-10", "v1").orElseThrow());
+                ObjectNode state = vapState(desired("ap-10", "v1"));
                 state.set("rate_limit", r.get("params").get("rate_limit"));
                 ObjectNode result = Json.object();
                 result.set("vap", state);
@@ -301,7 +307,7 @@ public class WifiManagerTest {
             assertEquals("ap-10", state.get("agent_id").asText());
             assertEquals(8000, state.at("/rate_limit/down_kbps").asInt());
             assertEquals(3000, manager.vaps("ap-10").get(0).at("/rate_limit/down_guaranteed_kbps").asInt());
-            JsonNode desired = store.desiredVap("ap-10", "v1").orElseThrow();
+            JsonNode desired = desired("ap-10", "v1");
             assertEquals(3000, desired.at("/rate_limit/down_guaranteed_kbps").asInt());
             assertEquals("the passphrase stays in the desired spec", "correct horse",
                     desired.at("/security/passphrase").asText());
@@ -318,7 +324,7 @@ public class WifiManagerTest {
             } catch (java.util.concurrent.CompletionException e) {
                 assertEquals("not_found", ((ControllerException) e.getCause()).code());
             }
-            assertEquals(8000, store.desiredVap("ap-10", "v1").orElseThrow().at("/rate_limit/down_kbps").asInt());
+            assertEquals(8000, desired("ap-10", "v1").at("/rate_limit/down_kbps").asInt());
         }
         waitFor(() -> !manager.agent("ap-10").orElseThrow().get("connected").asBoolean());
         // Not connected: 502, and the new rates are what the next syncVaps carries.
@@ -350,7 +356,7 @@ public class WifiManagerTest {
                     assertEquals("bad_request", e.code());
                 }
             }
-            assertEquals(5000, store.desiredVap("ap-11", "v1").orElseThrow().at("/rate_limit/down_kbps").asInt());
+            assertEquals(5000, desired("ap-11", "v1").at("/rate_limit/down_kbps").asInt());
             try {
                 manager.updateRateLimit("v9", rateLimit(1, 1, 0));
                 fail("unknown vAP updated");
