@@ -128,23 +128,24 @@ def controller() -> Iterator[Any]:
         ctl.close()
 
 
-@pytest.fixture
-def start() -> Iterator[Any]:
-    running: list[tuple[AgentClient, threading.Thread]] = []
-
-    def start(ctl: Controller, table: dict[str, Any] | None = None, **kw: Any) -> AgentClient:
-        identity = Identity("ap", "ap-1", "test 1", lambda: CAPS, SECRET)
-        c = AgentClient("127.0.0.1", ctl.port, identity, table or {}, **kw)
-        t = threading.Thread(target=c.run, daemon=True)
-        t.start()
-        running.append((c, t))
-        return c
-
-    yield start
-    for c, t in running:
+@contextlib.contextmanager
+def running(c: AgentClient) -> Iterator[AgentClient]:
+    """c.run() on a thread for the block; stop() ends it."""
+    t = threading.Thread(target=c.run, daemon=True)
+    t.start()
+    try:
+        yield c
+    finally:
         c.stop()
         t.join(5)
-        assert not t.is_alive()
+        assert not t.is_alive(), "stop() did not end run()"
+
+
+@pytest.fixture
+def start() -> Iterator[Any]:
+    with contextlib.ExitStack() as stack:
+        yield lambda ctl, table=None, **kw: stack.enter_context(running(AgentClient(
+            "127.0.0.1", ctl.port, Identity("ap", "ap-1", "test 1", lambda: CAPS, SECRET), table or {}, **kw)))
 
 
 def test_session(start: Any, controller: Any) -> None:
@@ -220,14 +221,10 @@ def test_watch_is_serviced_while_disconnected(fast: None) -> None:
     listener = socket.create_server(("127.0.0.1", 0))
     port = listener.getsockname()[1]
     listener.close()  # nobody listens: the agent keeps redialling, and still services the watch
-    c = AgentClient("127.0.0.1", port, Identity("ap", "ap-1", "t", lambda: CAPS), {}, watch=Watch())
-    t = threading.Thread(target=c.run, daemon=True)
-    t.start()
-    b.sendall(b"event")
-    until(lambda: seen)
-    c.stop()
-    t.join(5)
-    assert seen == [b"event"] and not t.is_alive()
+    with running(AgentClient("127.0.0.1", port, Identity("ap", "ap-1", "t", lambda: CAPS), {}, watch=Watch())):
+        b.sendall(b"event")
+        assert until(lambda: seen)
+    assert seen == [b"event"]
     a.close()
     b.close()
 

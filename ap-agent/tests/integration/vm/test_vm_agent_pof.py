@@ -16,10 +16,10 @@ MGMT = "/run/pofswitch.sock"
 
 def switch_ports(vm: ApVm) -> str:
     """The switch's `ports` reply (`OK id:name:enabled:rx_packets:tx_packets:rx_bytes:tx_bytes ...`), asked on its
-    management socket."""
-    script = ("import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); "
-              "s.sendall(b'ports\\n'); print(s.makefile().readline().strip())")
-    return vm.run(f'python3 -c "{script}" {MGMT}').out.strip()
+    management socket by the agents' client, which the image has beside the agent."""
+    script = ("import sys; from wislice_agent_proto.switch_mgmt import SwitchMgmt; "
+              "print(SwitchMgmt(sys.argv[1]).request('ports'))")
+    return vm.run(f'env PYTHONPATH=/opt/wislice/ap-agent python3 -c "{script}" {MGMT}').out.strip()
 
 
 @pytest.fixture(scope="module")
