@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fake_controllers import FakeControllers
+
 from wislice_orchestrator import auth
 from wislice_orchestrator.app import create_app
-from wislice_orchestrator.controllers.fake import FakeControllers
-from wislice_orchestrator.models import Tenant
+from wislice_orchestrator.models import Setting, Tenant
 
 
 @dataclass
@@ -65,6 +66,15 @@ def _migrated_template() -> Path:
     return _template[0]
 
 
+def seed_topology(app: Any, fake: FakeControllers) -> None:
+    """The fake infrastructure's wired topology (a star around pof:core), unless the database has one."""
+    with app.extensions["wislice"].session_factory() as db:
+        if db.get(Setting, "topology") is None:
+            db.add(Setting(key="topology", value=FakeControllers.default_topology(list(fake.agents),
+                                                                                 list(fake.nodes))))
+            db.commit()
+
+
 def make_world(tmp_path: Any, **config: Any) -> World:
     fake = FakeControllers(aps=2, mec_nodes=2)
     if not (Path(tmp_path) / "test.db").exists():
@@ -73,6 +83,7 @@ def make_world(tmp_path: Any, **config: Any) -> World:
                 "TESTING": True}
     settings.update(config)
     app = create_app(settings, controllers=fake)
+    seed_topology(app, fake)
     factory = app.extensions["wislice"].session_factory
     with factory() as db:
         operator = auth.issue_token(db, "operator", None, "test-operator")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import copy
 
 import pytest
+from fake_controllers import FakeControllers
 from orch_helpers import slice_body
 
 from wislice_orchestrator.admission import AdmissionError, Snapshot, TenantUsage, admit, check_quota
-from wislice_orchestrator.controllers.fake import FakeControllers
 from wislice_orchestrator.models import Tenant
 from wislice_orchestrator.topology import Topology
 

@@ -27,6 +27,7 @@ ENDPOINTS = [
     ("GET", T, None, "tenant"),
     ("PATCH", T, {"bandwidth": {"down_guaranteed_kbps": 4000}, "latency_class": "best_effort"}, "tenant"),
     ("DELETE", T, None, "tenant"),
+    ("PUT", T + "/policies", {"policies": []}, "tenant"),
     ("GET", T + "/vaps", None, "tenant"),
     ("POST", T + "/vaps", {"agent_id": "ap-2", "ssid": "extra"}, "tenant"),
     ("DELETE", T + "/vaps/{vap}", None, "tenant"),

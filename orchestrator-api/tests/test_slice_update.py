@@ -6,10 +6,10 @@ from __future__ import annotations
 import copy
 
 import pytest
+from fake_controllers import FakeControllers
 from orch_helpers import make_world, slice_body
 from test_saga import Crash, make_world_again
 
-from wislice_orchestrator.controllers.fake import FakeControllers
 from wislice_orchestrator.models import Operation, Slice
 
 OLD_RL = {"down_kbps": 20000, "up_kbps": 5000, "down_guaranteed_kbps": 5000, "up_guaranteed_kbps": 1000}

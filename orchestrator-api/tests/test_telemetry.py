@@ -251,7 +251,7 @@ def test_telemetry_endpoint_access_and_query(world, collector):
 
 
 def test_simulated_traffic_moves_the_fake_counters():
-    from wislice_orchestrator.controllers.fake import FakeControllers
+    from fake_controllers import FakeControllers
 
     fake = FakeControllers(simulate_traffic=True)
     fake.create_vap("ap-1", {"vap_id": "v1", "radio": "phy0", "ssid": "x", "security": {"mode": "open"}})

@@ -13,11 +13,10 @@ from . import auth, db, errors
 from .api import infra, slices, tenants
 from .config import from_environment
 from .controllers import Controllers
-from .controllers.fake import FakeControllers
 from .controllers.rest import RestControllers
 from .dashboard import blp as dashboard_blp
 from .metrics import Metrics
-from .models import ApiToken, Setting, Slice
+from .models import ApiToken, Slice
 from .policy import PolicyEngine
 from .schemas import ProblemSchema
 from .service import SliceService
@@ -31,16 +30,15 @@ class WiSliceApi(Api):
 
 
 def make_controllers(settings: dict[str, Any]) -> Controllers:
+    """The controllers the settings name; tests pass their own to create_app instead."""
     kind = settings["CONTROLLERS"]
-    if kind == "fake":
-        return FakeControllers(aps=settings["FAKE_APS"], mec_nodes=settings["FAKE_MEC_NODES"], simulate_traffic=True)
     if kind == "rest":
         return RestControllers(settings["ONOS_URL"], settings["ONOS_USER"], settings["ONOS_PASSWORD"],
                                settings["ONOS_TIMEOUT_S"])
-    raise ValueError(f"WISLICE_CONTROLLERS must be rest or fake, not {kind!r}")
+    raise ValueError(f"WISLICE_CONTROLLERS must be rest, not {kind!r}")
 
 
-def _bootstrap(session_factory: Any, settings: dict[str, Any], controllers: Controllers) -> None:
+def _bootstrap(session_factory: Any, settings: dict[str, Any]) -> None:
     with session_factory() as session:
         token = settings["BOOTSTRAP_OPERATOR_TOKEN"]
         has_operator = session.scalar(select(ApiToken.id).where(ApiToken.role == "operator")) is not None
@@ -48,9 +46,6 @@ def _bootstrap(session_factory: Any, settings: dict[str, Any], controllers: Cont
             if len(token) < 24:
                 raise ValueError("WISLICE_BOOTSTRAP_OPERATOR_TOKEN must be at least 24 characters")
             auth.issue_token(session, "operator", None, "bootstrap", plain=token)
-        if isinstance(controllers, FakeControllers) and session.get(Setting, "topology") is None:
-            session.add(Setting(key="topology", value=FakeControllers.default_topology(
-                list(controllers.agents), list(controllers.nodes))))
         session.commit()
 
 
@@ -91,7 +86,7 @@ def create_app(test_config: dict[str, Any] | None = None, controllers: Controlle
     app.extensions["wislice_policies"] = policies
     telemetry.observers.append(policies.observe)
     metrics.add_telemetry(telemetry)
-    _bootstrap(session_factory, settings, ctl)
+    _bootstrap(session_factory, settings)
 
     @app.before_request
     def _open_session() -> None:

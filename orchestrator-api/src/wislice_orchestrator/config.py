@@ -8,7 +8,7 @@ from typing import Any
 DEFAULTS: dict[str, Any] = {
     # SQLite by default; PostgreSQL with postgresql+psycopg://user@host:port/db.
     "DATABASE_URL": "sqlite:///wislice-orchestrator.db",
-    # "rest" drives the ONOS apps on ONOS_URL; "fake" uses in-memory controllers (development, browser tests).
+    # "rest" drives the ONOS apps on ONOS_URL (the only kind; tests hand create_app their own fake controllers).
     "CONTROLLERS": "rest",
     "ONOS_URL": "http://127.0.0.1:8181",
     "ONOS_USER": "onos",
@@ -20,9 +20,6 @@ DEFAULTS: dict[str, Any] = {
     "BOOTSTRAP_OPERATOR_TOKEN": "",
     # Start the saga worker and recover interrupted operations at app creation (off for some unit tests).
     "START_WORKER": True,
-    # Seed the fake controllers' infrastructure with this many APs and MEC nodes.
-    "FAKE_APS": 2,
-    "FAKE_MEC_NODES": 2,
     # Telemetry collector (a thread polling the controllers into in-memory series): started at app creation when
     # on; the unit tests turn it off and poll by hand. Series keep TELEMETRY_WINDOW_S of history (at most 3600
     # polls); at most TELEMETRY_MAX_SLICES slice and TELEMETRY_MAX_CLIENTS client series are kept (memory bound:
@@ -36,7 +33,7 @@ DEFAULTS: dict[str, Any] = {
     "METRICS_PUBLIC": False,
 }
 
-INT_KEYS = {"AP_BUDGET_KBPS", "FAKE_APS", "FAKE_MEC_NODES", "TELEMETRY_MAX_SLICES", "TELEMETRY_MAX_CLIENTS"}
+INT_KEYS = {"AP_BUDGET_KBPS", "TELEMETRY_MAX_SLICES", "TELEMETRY_MAX_CLIENTS"}
 FLOAT_KEYS = {"ONOS_TIMEOUT_S", "TELEMETRY_INTERVAL_S", "TELEMETRY_WINDOW_S"}
 BOOL_KEYS = {"START_WORKER", "TELEMETRY", "METRICS_PUBLIC"}
 

@@ -8,14 +8,13 @@ import tempfile
 from pathlib import Path
 
 from .app import create_app
-from .controllers.fake import FakeControllers
 
 
 def generate() -> dict:
     with tempfile.TemporaryDirectory() as tmp:
-        app = create_app({"DATABASE_URL": f"sqlite:///{tmp}/dump.db", "START_WORKER": False,
-                          "TELEMETRY": False},
-                         controllers=FakeControllers())
+        # No worker, no telemetry: the REST controllers are built but never called.
+        app = create_app({"DATABASE_URL": f"sqlite:///{tmp}/dump.db", "START_WORKER": False, "TELEMETRY": False,
+                          "CONTROLLERS": "rest"})
         doc = app.test_client().get("/api/v1/openapi.json").get_json()
         app.extensions["wislice_engine"].dispose()
         return doc

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import requests
 
-WISLICE = str(Path(sys.executable).with_name("wislice"))
+TESTS = Path(__file__).resolve().parents[1]
 
 
 def free_port() -> int:
@@ -34,12 +34,14 @@ class Served:
         return requests.request(method, self.url + "/api/v1" + path, headers=headers, timeout=30, **kw)
 
 
-def start_orchestrator(processes, tmp_path: Path, controllers: str = "fake", extra_env: dict | None = None) -> Served:
+def start_orchestrator(processes, tmp_path: Path, extra_env: dict | None = None) -> Served:
+    """The orchestrator over the fake controllers (tests/fake_server.py) in a process of its own."""
     port = free_port()
     token = "wso_" + secrets.token_urlsafe(32)
-    env = {"WISLICE_CONTROLLERS": controllers, "WISLICE_DATABASE_URL": f"sqlite:///{tmp_path}/orchestrator.db",
-           "WISLICE_BOOTSTRAP_OPERATOR_TOKEN": token, **(extra_env or {})}
-    proc = processes.start([WISLICE, "serve", "--port", str(port)], log_name="orchestrator", env=env)
+    env = {"WISLICE_DATABASE_URL": f"sqlite:///{tmp_path}/orchestrator.db", "WISLICE_BOOTSTRAP_OPERATOR_TOKEN": token,
+           **(extra_env or {})}
+    proc = processes.start([sys.executable, str(TESTS / "fake_server.py"), "--port", str(port)],
+                           log_name="orchestrator", env=env)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
-from orch_helpers import slice_body
+from fake_controllers import FakeControllers
+from orch_helpers import seed_topology, slice_body
 
 from wislice_orchestrator import auth, db
 from wislice_orchestrator.app import create_app
-from wislice_orchestrator.controllers.fake import FakeControllers
 from wislice_orchestrator.models import Operation, Slice, Tenant
 
 pytestmark = pytest.mark.integration
@@ -84,6 +84,7 @@ def test_slice_lifecycle_and_recovery_on_postgresql(postgres_url):
     fake = FakeControllers()
     app = create_app({"DATABASE_URL": postgres_url, "START_WORKER": False, "TELEMETRY": False},
                      controllers=fake)
+    seed_topology(app, fake)
     service = app.extensions["wislice"]
     with service.session_factory() as s:
         s.add(Tenant(id=1, name="alpha"))

@@ -1,4 +1,5 @@
-"""The three ONOS controllers behind one interface: a REST client for the real apps, an in-memory fake for tests."""
+"""The three ONOS controllers behind one interface: a REST client for the real apps (an in-memory fake for tests lives
+in tests/fake_controllers.py)."""
 
 from .base import ControllerError, Controllers
 

@@ -15,7 +15,7 @@ import threading
 import time
 from typing import Any
 
-from .base import ControllerError, Controllers, Json
+from wislice_orchestrator.controllers.base import ControllerError, Controllers, Json
 
 
 class FakeControllers(Controllers):
