@@ -1,5 +1,11 @@
 package org.wislice.onos.agent.ap;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import org.wislice.onos.agent.Fields;
+import org.wislice.onos.agent.StateChangedCodec;
+
+import java.util.Set;
+
 /** The codecs of the ap-agent side's values, one instance each (what an ONOS CodecService would register). */
 public final class ApCodecs {
 
@@ -21,7 +27,9 @@ public final class ApCodecs {
     // The other events' data.
     public static final ClientAssociatedCodec CLIENT_ASSOCIATED = new ClientAssociatedCodec();
     public static final ClientDisassociatedCodec CLIENT_DISASSOCIATED = new ClientDisassociatedCodec();
-    public static final VapStateChangedCodec VAP_STATE_CHANGED = new VapStateChangedCodec();
+    public static final StateChangedCodec<String> VAP_STATE_CHANGED = new StateChangedCodec<>("vapState", "vap_id",
+            (d, at) -> Fields.string(d, "vap_id", at, Fields.IDENT), JsonNode::asText,
+            Set.of("up", "down", "failed", "removed"));
 
     private ApCodecs() {
     }

@@ -1,5 +1,12 @@
 package org.wislice.onos.agent.mec;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import org.wislice.onos.agent.Fields;
+import org.wislice.onos.agent.Schema;
+import org.wislice.onos.agent.StateChangedCodec;
+
+import java.util.Set;
+
 /** The codecs of the mec-agent side's values, one instance each (what an ONOS CodecService would register). */
 public final class MecCodecs {
 
@@ -14,7 +21,9 @@ public final class MecCodecs {
     public static final NodeStatsCodec NODE_STATS = new NodeStatsCodec();
     public static final StatisticsCodec STATISTICS = new StatisticsCodec();
     public static final MecStatsCodec STATS = new MecStatsCodec();
-    public static final VnfStateChangedCodec VNF_STATE_CHANGED = new VnfStateChangedCodec();
+    public static final StateChangedCodec<Long> VNF_STATE_CHANGED = new StateChangedCodec<>("vnfState", "vnf_id",
+            (d, at) -> Fields.integer(d, "vnf_id", at, 0, Schema.U32), JsonNode::asLong,
+            Set.of("creating", "running", "stopped", "failed", "removed"));
 
     private MecCodecs() {
     }

@@ -1,7 +1,6 @@
 package org.wislice.onos.nfv.impl;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.onlab.util.Tools;
 import org.onosproject.cfg.ComponentConfigService;
@@ -16,27 +15,35 @@ import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.slf4j.Logger;
-import org.wislice.onos.agent.AgentListener;
+import org.wislice.onos.agent.AgentApp;
+import org.wislice.onos.agent.AgentCall;
+import org.wislice.onos.agent.AgentController;
+import org.wislice.onos.agent.AgentRecord;
 import org.wislice.onos.agent.AgentRequestException;
 import org.wislice.onos.agent.AgentServerConfig;
 import org.wislice.onos.agent.AgentSession;
-import org.wislice.onos.agent.ConfiguredAgentServer;
 import org.wislice.onos.agent.ControllerException;
 import org.wislice.onos.agent.Json;
-import org.wislice.onos.agent.LatencyRecorder;
-import org.wislice.onos.agent.ProtocolException;
-import org.wislice.onos.agent.Schema;
+import org.wislice.onos.agent.Placed;
+import org.wislice.onos.agent.ReportedState;
+import org.wislice.onos.agent.RestBodies;
+import org.wislice.onos.agent.SyncResult;
+import org.wislice.onos.agent.mec.Capacity;
+import org.wislice.onos.agent.mec.MecCalls;
+import org.wislice.onos.agent.mec.MecCapabilities;
+import org.wislice.onos.agent.mec.MecCodecs;
+import org.wislice.onos.agent.mec.MecStats;
+import org.wislice.onos.agent.mec.VnfSpec;
+import org.wislice.onos.agent.mec.VnfState;
 import org.wislice.onos.nfv.api.NfvEvent;
 import org.wislice.onos.nfv.api.NfvListener;
 import org.wislice.onos.nfv.api.NfvService;
 
-import java.lang.management.ManagementFactory;
 import java.util.Dictionary;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
@@ -44,8 +51,10 @@ import static org.slf4j.LoggerFactory.getLogger;
 import static org.wislice.onos.nfv.impl.OsgiPropertyConstants.*;
 
 /**
- * The NFV controller: serves mec-agents (spec/agent), keeps MEC nodes and vNFs in the NfvStore, places new vNFs
- * (Placement), pushes each node's desired vNFs on (re)connect, and re-posts store changes as NfvEvents.
+ * The NFV controller: serves mec-agents through an AgentController (sessions, desired-state push, calls), keeps
+ * MEC nodes and vNFs in the NfvStore, and re-posts store changes as NfvEvents. What is NFV's own: the desired
+ * vNFs of each node (syncVnfs), what is read back (getVnfs), the mec-agent events, and placing new vNFs
+ * (Placement by capacity, load and distance to the slice's AP).
  */
 @Component(immediate = true, service = NfvService.class,
         property = {
@@ -63,6 +72,10 @@ import static org.wislice.onos.nfv.impl.OsgiPropertyConstants.*;
 public class NfvManager extends AbstractListenerManager<NfvEvent, NfvListener> implements NfvService {
 
     static final String APP_NAME = "org.wislice.nfv";
+    /** The agent server before component properties (the controller id is the cluster node's). */
+    private static final AgentServerConfig AGENT_SERVER = new AgentServerConfig("mec", BIND_ADDRESS_DEFAULT,
+            AGENT_PORT_DEFAULT, "onos", SHARED_SECRET_DEFAULT, REQUEST_TIMEOUT_MS_DEFAULT, STATS_INTERVAL_S_DEFAULT,
+            30).withTls(TLS_CERT_FILE_DEFAULT, TLS_KEY_FILE_DEFAULT, TLS_CLIENT_CA_FILE_DEFAULT);
     private static final Set<String> REQUEST_FIELDS = Set.of("tenant_id", "instance_id", "image", "params", "cpu",
             "memory_mib", "chain_position", "node", "near_ap");
     private final Logger log = getLogger(getClass());
@@ -76,26 +89,38 @@ public class NfvManager extends AbstractListenerManager<NfvEvent, NfvListener> i
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected NfvStore store;
 
+    // The property catalog (onos-maven-plugin cfg) takes each property's description from the field of its name.
+    // The agent server's values in force are the AgentController's.
+    /** TCP port for mec-agents. */
+    private int agentPort = AGENT_PORT_DEFAULT;
+    /** Address the mec-agent server binds. */
+    private String bindAddress = BIND_ADDRESS_DEFAULT;
+    /** Shared secret of the hmac-sha256 agent auth; empty accepts auth none (set it, or tlsClientCaFile). */
+    private String sharedSecret = SHARED_SECRET_DEFAULT;
+    /** Server certificate chain (PEM file); with tlsKeyFile, agent connections are TLS. */
+    private String tlsCertFile = TLS_CERT_FILE_DEFAULT;
+    /** Private key of tlsCertFile (PEM file, unencrypted PKCS#8). */
+    private String tlsKeyFile = TLS_KEY_FILE_DEFAULT;
+    /** CA (PEM file) that mec-agents' client certificates must chain to; set = client certificates required. */
+    private String tlsClientCaFile = TLS_CLIENT_CA_FILE_DEFAULT;
+    /** How long a request to a mec-agent may take (ms; vNF creation pulls and starts containers). */
+    private int requestTimeoutMs = REQUEST_TIMEOUT_MS_DEFAULT;
+    /** How often mec-agents send stats events (s, told in the welcome). */
+    private int statsIntervalS = STATS_INTERVAL_S_DEFAULT;
+    /** AP -> MEC distances for placement: "ap-1:mec-1=1,ap-1:mec-2=4" (hops, or any consistent unit). */
     private String apDistances = AP_DISTANCES_DEFAULT;
+    /** Distance assumed for an AP/MEC pair missing from apDistances. */
     private int defaultDistance = DEFAULT_DISTANCE_DEFAULT;
     private volatile Placement placement = new Placement(Map.of(), DEFAULT_DISTANCE_DEFAULT);
 
-    private final Map<String, AgentSession> sessions = new ConcurrentHashMap<>();
-    private final LatencyRecorder eventLatency = new LatencyRecorder(100_000);
+    private final AgentController<MecCapabilities> agents =
+            new AgentController<>(AGENT_SERVER, MecCodecs.CAPABILITIES, new MecAgents());
     private final NfvStoreDelegate delegate = this::post;
     private final NfvListener latencyListener = this::recordLatency;
     /** Serializes placement decisions on this node, so two requests do not both take the last free core. */
     private final Object placementLock = new Object();
-    // One field per component property, holding its value (ONOS's convention; its cfg catalog needs them).
-    private int agentPort = AGENT_PORT_DEFAULT;
-    private String bindAddress = BIND_ADDRESS_DEFAULT;
-    private String sharedSecret = SHARED_SECRET_DEFAULT;
-    private String tlsCertFile = TLS_CERT_FILE_DEFAULT;
-    private String tlsKeyFile = TLS_KEY_FILE_DEFAULT;
-    private String tlsClientCaFile = TLS_CLIENT_CA_FILE_DEFAULT;
-    private int requestTimeoutMs = REQUEST_TIMEOUT_MS_DEFAULT;
-    private int statsIntervalS = STATS_INTERVAL_S_DEFAULT;
-    private final ConfiguredAgentServer server = new ConfiguredAgentServer("mec-agents", new Agents());
+    /** Latest CPU load per node from stats events: per controller node, ephemeral. */
+    private final Map<String, Double> loads = new ConcurrentHashMap<>();
 
     @Activate
     protected void activate(ComponentContext context) {
@@ -104,14 +129,14 @@ public class NfvManager extends AbstractListenerManager<NfvEvent, NfvListener> i
         eventDispatcher.addSink(NfvEvent.class, listenerRegistry);
         store.setDelegate(delegate);
         addListener(latencyListener);
-        readConfig(context);
-        server.apply(agentServerConfig(context));
+        readPlacementConfig(context);
+        agents.activate(clusterService.getLocalNode().id().id(), properties(context));
         log.info("Started");
     }
 
     @Deactivate
     protected void deactivate() {
-        stopServer();
+        agents.deactivate();
         removeListener(latencyListener);
         store.unsetDelegate(delegate);
         eventDispatcher.removeSink(NfvEvent.class);
@@ -121,14 +146,16 @@ public class NfvManager extends AbstractListenerManager<NfvEvent, NfvListener> i
 
     @Modified
     protected void modified(ComponentContext context) {
-        readConfig(context);
-        if (server.apply(agentServerConfig(context))) {
-            sessions.clear();
-        }
+        readPlacementConfig(context);
+        agents.configure(properties(context));
     }
 
-    /** Reads the placement settings (the agent server's are read by agentServerConfig). */
-    private void readConfig(ComponentContext context) {
+    private static Dictionary<?, ?> properties(ComponentContext context) {
+        return context == null ? null : context.getProperties();
+    }
+
+    /** Reads the placement settings (the agent server's are the AgentController's). */
+    private void readPlacementConfig(ComponentContext context) {
         if (context == null) {
             return;
         }
@@ -142,215 +169,98 @@ public class NfvManager extends AbstractListenerManager<NfvEvent, NfvListener> i
         }
     }
 
-    /** The agent server's settings: this app's defaults overridden by the component properties. */
-    private AgentServerConfig agentServerConfig(ComponentContext context) {
-        String controllerId = clusterService.getLocalNode().id().id().replaceAll("[^A-Za-z0-9_.:-]", "_");
-        AgentServerConfig defaults = new AgentServerConfig("mec", BIND_ADDRESS_DEFAULT, AGENT_PORT_DEFAULT,
-                controllerId, SHARED_SECRET_DEFAULT, REQUEST_TIMEOUT_MS_DEFAULT, STATS_INTERVAL_S_DEFAULT, 30)
-                .withTls(TLS_CERT_FILE_DEFAULT, TLS_KEY_FILE_DEFAULT, TLS_CLIENT_CA_FILE_DEFAULT);
-        AgentServerConfig cfg = defaults.withProperties(context == null ? null : context.getProperties());
-        agentPort = cfg.port;
-        bindAddress = cfg.bindAddress;
-        sharedSecret = cfg.secret;
-        tlsCertFile = cfg.tlsCertFile;
-        tlsKeyFile = cfg.tlsKeyFile;
-        tlsClientCaFile = cfg.tlsClientCaFile;
-        requestTimeoutMs = (int) cfg.requestTimeoutMs;
-        statsIntervalS = cfg.statsIntervalS;
-        return cfg;
-    }
-
-    private void stopServer() {
-        server.stop();
-        sessions.clear();
-    }
-
     int boundPort() {
-        return server.port();
+        return agents.port();
     }
 
-    // --- agent sessions -----------------------------------------------------------------------------------------
-
-    private final class Agents implements AgentListener {
+    /** What the AgentController does that is NFV's own. */
+    private final class MecAgents implements AgentApp<MecCapabilities> {
         @Override
-        public String onHello(AgentSession session, JsonNode hello) {
-            AgentSession previous = sessions.put(session.agentId(), session);
-            if (previous != null && previous != session) {
-                previous.close("replaced by a new connection");
-            }
-            JsonNode caps = hello.get("capabilities");
-            ObjectNode node = store.node(session.agentId()).orElse(Json.object());
-            node.put("agent_id", session.agentId());
-            node.put("connected", true);
-            node.put("address", session.remoteAddress());
-            node.put("controller_node", clusterService.getLocalNode().id().id());
-            node.put("software", hello.get("software").asText());
-            node.set("capacity", caps.get("capacity").deepCopy());
-            node.set("catalog", caps.get("catalog").deepCopy());
-            node.put("dpdk", caps.get("dpdk").asBoolean());
-            node.put("pof_switch", caps.get("pof_switch").asBoolean());
-            node.put("last_seen", System.currentTimeMillis() / 1000.0);
-            store.putNode(node);
-            return null;
+        public Optional<AgentRecord<MecCapabilities>> agent(String agentId) {
+            return store.node(agentId);
         }
 
         @Override
-        public void onWelcomed(AgentSession session) {
-            pushDesiredState(session);
+        public void putAgent(AgentRecord<MecCapabilities> agent) {
+            store.putNode(agent);
         }
 
         @Override
-        public void onEvent(AgentSession session, JsonNode event) {
-            handleEvent(session.agentId(), event);
+        public AgentCall.Request<SyncResult> desiredState(String agentId) {
+            return MecCalls.SYNC_VNFS.with(store.desiredVnfs().stream().filter(d -> agentId.equals(d.agentId()))
+                                                   .map(Placed::value).collect(Collectors.toList()));
         }
 
         @Override
-        public void onClosed(AgentSession session, String reason) {
-            if (!sessions.remove(session.agentId(), session)) {
-                return;
-            }
-            store.node(session.agentId()).ifPresent(n -> {
-                n.put("connected", false);
-                n.put("last_seen", System.currentTimeMillis() / 1000.0);
-                store.putNode(n);
-            });
-            log.info("mec-agent {} disconnected: {}", session.agentId(), reason);
+        public void refresh(AgentSession agent) {
+            String node = agent.agentId();
+            ReportedState.replace(agent.call(MecCalls.GET_VNFS, null), VnfState::vnfId,
+                                  vnf -> store.putVnf(new Placed<>(node, vnf)),
+                                  store.vnfs().stream().filter(v -> node.equals(v.agentId()))
+                                          .map(v -> v.value().vnfId()).collect(Collectors.toList()),
+                                  store::removeVnf);
+        }
+
+        @Override
+        public void event(String agentId, JsonNode event) {
+            handleEvent(agentId, event);
         }
     }
 
-    private List<ObjectNode> desiredOn(String agentId) {
-        return store.desiredVnfs().stream().filter(d -> agentId.equals(d.get("node").asText()))
-                .collect(Collectors.toList());
-    }
-
-    private void pushDesiredState(AgentSession session) {
-        String agentId = session.agentId();
-        ArrayNode specs = Json.MAPPER.createArrayNode();
-        desiredOn(agentId).forEach(d -> specs.add(d.get("spec")));
-        ObjectNode params = Json.object();
-        params.set("vnfs", specs);
-        try {
-            JsonNode sync = session.request("syncVnfs", params).join();
-            if (sync.has("failed") && sync.get("failed").size() > 0) {
-                log.warn("mec-agent {} failed to create vNFs: {}", agentId, sync.get("failed"));
-            }
-            refreshVnfs(session);
-        } catch (CompletionException e) {
-            log.warn("pushing desired vNFs to {} failed: {}", agentId, e.getCause().getMessage());
-        } catch (ProtocolException e) {
-            session.close("invalid reply: " + e.getMessage());
-        }
-    }
-
-    private void refreshVnfs(AgentSession session) throws ProtocolException {
-        String agentId = session.agentId();
-        JsonNode list = session.request("getVnfs", Json.object()).join().get("vnfs");
-        if (list == null || !list.isArray()) {
-            throw ProtocolException.badRequest("getVnfs result: vnfs array expected");
-        }
-        for (int i = 0; i < list.size(); i++) {
-            Schema.vnfState(list.get(i), "vnfs[" + i + "]");
-        }
-        Set<Long> present = new java.util.HashSet<>();
-        for (JsonNode v : list) {
-            ObjectNode state = v.deepCopy();
-            state.put("node", agentId);
-            store.putVnf(v.get("vnf_id").asLong(), state);
-            present.add(v.get("vnf_id").asLong());
-        }
-        for (ObjectNode stale : store.vnfs()) {
-            if (agentId.equals(stale.get("node").asText()) && !present.contains(stale.get("vnf_id").asLong())) {
-                store.removeVnf(stale.get("vnf_id").asLong());
-            }
-        }
-    }
-
+    /** A validated event (the agent server checked it against the protocol). */
     private void handleEvent(String agentId, JsonNode event) {
         JsonNode data = event.get("data");
         double ts = event.get("ts").asDouble();
         switch (event.get("event").asText()) {
-            case "vnfState": {
-                long vnfId = data.get("vnf_id").asLong();
-                String state = data.get("state").asText();
-                if ("removed".equals(state)) {
-                    store.removeVnf(vnfId);
-                    break;
-                }
-                store.vnf(vnfId).filter(v -> agentId.equals(v.get("node").asText())).ifPresent(v -> {
-                    v.put("state", state);
-                    v.put("updated_ts", ts);
-                    store.putVnf(vnfId, v);
+            case "vnfState":
+                MecCodecs.VNF_STATE_CHANGED.read(data).applyTo(store::removeVnf,
+                        (vnfId, state) -> store.updateVnfState(agentId, vnfId, state, ts));
+                break;
+            case "stats": {
+                MecStats stats = MecCodecs.STATS.read(data);
+                stats.node().ifPresent(node -> {
+                    ObjectNode sample = Json.object().put("agent_id", agentId).put("cpu_pct", node.cpuPct())
+                            .put("memory_used_mib", node.memoryUsedMib());
+                    loads.put(agentId, node.cpuPct());
+                    post(new NfvEvent(NfvEvent.Type.STATS, sample, (long) (ts * 1000)));
                 });
                 break;
             }
-            case "stats":
-                if (data.has("node")) {
-                    ObjectNode sample = Json.object().put("agent_id", agentId)
-                            .put("cpu_pct", data.get("node").get("cpu_pct").asDouble())
-                            .put("memory_used_mib", data.get("node").get("memory_used_mib").asDouble());
-                    loads.put(agentId, sample.get("cpu_pct").asDouble());
-                    post(new NfvEvent(NfvEvent.Type.STATS, sample, (long) (ts * 1000)));
-                }
-                break;
             default:
                 log.debug("mec-agent {} sent {} (not a mec event)", agentId, event.get("event").asText());
         }
     }
 
-    /** Latest CPU load per node from stats events: per controller node, ephemeral. */
-    private final Map<String, Double> loads = new ConcurrentHashMap<>();
-
     private void recordLatency(NfvEvent event) {
         if (event.type() == NfvEvent.Type.STATS
                 || event.type() == NfvEvent.Type.VNF_UPDATED && event.subject().has("updated_ts")) {
-            eventLatency.record(System.currentTimeMillis() - event.time());
+            agents.recordEventLatency(event.time());
         }
     }
 
     // --- NfvService ---------------------------------------------------------------------------------------------
 
-    private AgentSession session(String agentId) {
-        AgentSession s = sessions.get(agentId);
-        if (s == null || !s.isOpen()) {
-            throw new ControllerException(AgentRequestException.UNREACHABLE,
-                                          "mec-agent " + agentId + " is not connected to this controller node");
-        }
-        return s;
-    }
-
-    private static JsonNode call(AgentSession s, String method, ObjectNode params) {
-        try {
-            return s.request(method, params).join();
-        } catch (CompletionException e) {
-            if (e.getCause() instanceof AgentRequestException) {
-                throw ControllerException.of((AgentRequestException) e.getCause());
-            }
-            throw new ControllerException("internal", String.valueOf(e.getCause()));
-        }
-    }
-
-    /** Node records with what the controller has placed on them ("used") and their latest load. */
-    @Override
-    public List<ObjectNode> nodes() {
-        Map<String, List<ObjectNode>> placed = store.desiredVnfs().stream()
-                .collect(Collectors.groupingBy(d -> d.get("node").asText()));
+    /** The MEC nodes with what the controller has placed on them and their latest load. */
+    private List<Node> currentNodes() {
+        Map<String, List<VnfSpec>> placed = store.desiredVnfs().stream().collect(Collectors.groupingBy(
+                Placed::agentId, Collectors.mapping(Placed::value, Collectors.toList())));
         return store.nodes().stream().map(n -> {
-            String id = n.get("agent_id").asText();
-            double cpu = 0;
-            long mem = 0;
-            for (ObjectNode d : placed.getOrDefault(id, List.of())) {
-                cpu += d.get("spec").get("cpu").asDouble();
-                mem += d.get("spec").get("memory_mib").asLong();
+            Capacity used = Capacity.NONE;
+            for (VnfSpec spec : placed.getOrDefault(n.agentId(), List.of())) {
+                used = used.plus(spec);
             }
-            n.putObject("used").put("cpu", cpu).put("memory_mib", mem);
-            n.put("load", loads.getOrDefault(id, 0.0));
-            return n;
+            return new Node(n, used, loads.getOrDefault(n.agentId(), 0.0));
         }).collect(Collectors.toList());
     }
 
     @Override
+    public List<ObjectNode> nodes() {
+        return currentNodes().stream().map(NfvRecords.NODE::encode).collect(Collectors.toList());
+    }
+
+    @Override
     public List<ObjectNode> vnfs() {
-        return store.vnfs();
+        return store.vnfs().stream().map(NfvRecords.VNF::encode).collect(Collectors.toList());
     }
 
     @Override
@@ -363,56 +273,34 @@ public class NfvManager extends AbstractListenerManager<NfvEvent, NfvListener> i
                 throw new ControllerException("bad_request", "unknown field '" + f + "'");
             }
         });
-        ObjectNode spec = request.deepCopy();
-        String pinned = textOrNull(spec.remove("node"), "node");
-        String nearAp = textOrNull(spec.remove("near_ap"), "near_ap");
-        try {
-            Schema.vnfSpec(spec, "vnf");
-        } catch (ProtocolException e) {
-            throw new ControllerException("bad_request", e.getMessage());
-        }
-        long vnfId = (spec.get("tenant_id").asLong() << 16) | spec.get("instance_id").asLong();
+        ObjectNode json = request.deepCopy();
+        String pinned = textOrNull(json.remove("node"), "node");
+        String nearAp = textOrNull(json.remove("near_ap"), "near_ap");
+        VnfSpec spec = RestBodies.decode(MecCodecs.VNF_SPEC, json, "vnf");
+        long vnfId = spec.vnfId();
         String node;
         synchronized (placementLock) {
-            List<ObjectNode> nodes = nodes();
+            List<Node> nodes = currentNodes();
             if (pinned != null) {
-                ObjectNode n = nodes.stream().filter(x -> pinned.equals(x.get("agent_id").asText())).findFirst()
+                Node n = nodes.stream().filter(x -> pinned.equals(x.agentId())).findFirst()
                         .orElseThrow(() -> new ControllerException("not_found", "no MEC node " + pinned));
                 placement.choose(List.of(n), spec, nearAp); // same capacity and catalog checks
                 node = pinned;
             } else {
                 node = placement.choose(nodes, spec, nearAp);
             }
-            ObjectNode desired = Json.object().put("node", node).put("vnf_id", vnfId);
-            desired.set("spec", spec);
-            if (!store.putDesiredVnfIfAbsent(vnfId, desired)) {
+            if (!store.putDesiredVnfIfAbsent(new Placed<>(node, spec))) {
                 throw new ControllerException("conflict", "vNF " + vnfId + " exists");
             }
         }
-        ObjectNode params = Json.object();
-        params.set("vnf", spec);
-        JsonNode result;
-        try {
-            result = call(session(node), "createVnf", params);
-        } catch (ControllerException e) {
-            if (!AgentRequestException.TIMEOUT.equals(e.code())) {
-                store.removeDesiredVnf(vnfId); // refused or unreachable: nothing placed
-            }
-            throw e;
-        }
-        JsonNode vnf = result.get("vnf");
-        try {
-            Schema.vnfState(vnf, "vnf");
-        } catch (ProtocolException e) {
-            throw new ControllerException("internal", "agent sent an invalid VnfState: " + e.getMessage());
-        }
-        ObjectNode state = vnf.deepCopy();
-        state.put("node", node);
-        store.putVnf(vnfId, state);
+        // Refused or unreachable: nothing is placed. A timeout keeps it: the node may still be creating it.
+        VnfState state = agents.callOrUndo(node, MecCalls.CREATE_VNF, spec, AgentRequestException.TIMEOUT::equals,
+                                           () -> store.removeDesiredVnf(vnfId));
+        Placed<VnfState> placed = new Placed<>(node, state);
+        store.putVnf(placed);
         ObjectNode out = Json.object();
-        out.set("vnf", state);
-        out.put("node", node);
-        return out;
+        out.set("vnf", NfvRecords.VNF.encode(placed));
+        return out.put("node", node);
     }
 
     private static String textOrNull(JsonNode v, String what) {
@@ -427,57 +315,27 @@ public class NfvManager extends AbstractListenerManager<NfvEvent, NfvListener> i
 
     @Override
     public void removeVnf(long vnfId) {
-        Optional<ObjectNode> desired = store.desiredVnf(vnfId);
-        Optional<ObjectNode> state = store.vnf(vnfId);
+        Optional<Placed<VnfSpec>> desired = store.desiredVnf(vnfId);
+        Optional<Placed<VnfState>> state = store.vnf(vnfId);
         if (desired.isEmpty() && state.isEmpty()) {
             throw new ControllerException("not_found", "no vNF " + vnfId);
         }
-        String node = desired.map(d -> d.get("node").asText()).orElseGet(() -> state.get().get("node").asText());
+        String node = desired.map(Placed::agentId).orElseGet(() -> state.get().agentId());
         store.removeDesiredVnf(vnfId);
-        AgentSession s = sessions.get(node);
-        if (s != null && s.isOpen()) {
-            try {
-                call(s, "delVnf", Json.object().put("vnf_id", vnfId));
-            } catch (ControllerException e) {
-                if (!"not_found".equals(e.code())) {
-                    throw e;
-                }
-            }
-        }
+        agents.removeIfConnected(node, MecCalls.DEL_VNF, vnfId);
         store.removeVnf(vnfId);
     }
 
     @Override
     public ObjectNode vnfStats(long vnfId) {
-        ObjectNode state = store.vnf(vnfId)
+        Placed<VnfState> vnf = store.vnf(vnfId)
                 .orElseThrow(() -> new ControllerException("not_found", "no vNF " + vnfId));
-        JsonNode result = call(session(state.get("node").asText()), "getStatistics",
-                               Json.object().put("vnf_id", vnfId));
-        JsonNode list = result.path("vnfs");
-        for (JsonNode s : list) {
-            if (s.path("vnf_id").asLong(-1) == vnfId) {
-                try {
-                    Schema.vnfStats(s, "stats");
-                } catch (ProtocolException e) {
-                    throw new ControllerException("internal", "agent sent invalid VnfStats: " + e.getMessage());
-                }
-                return s.deepCopy();
-            }
-        }
-        throw new ControllerException("not_found", "node has no statistics for vNF " + vnfId);
+        return agents.call(vnf.agentId(), MecCalls.GET_STATISTICS, vnfId).vnf(vnfId).map(MecCodecs.VNF_STATS::encode)
+                .orElseThrow(() -> new ControllerException("not_found", "node has no statistics for vNF " + vnfId));
     }
 
     @Override
     public ObjectNode metrics() {
-        ObjectNode m = Json.object();
-        m.put("agents_connected", sessions.size());
-        m.put("events", eventLatency.count());
-        double p50 = eventLatency.percentile(50);
-        double p99 = eventLatency.percentile(99);
-        m.set("event_p50_ms", Double.isNaN(p50) ? Json.MAPPER.nullNode() : Json.MAPPER.valueToTree(p50));
-        m.set("event_p99_ms", Double.isNaN(p99) ? Json.MAPPER.nullNode() : Json.MAPPER.valueToTree(p99));
-        m.put("heap_used_mib", ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed() / 1048576.0);
-        m.put("protocol_violations", server.violations());
-        return m;
+        return agents.metrics();
     }
 }

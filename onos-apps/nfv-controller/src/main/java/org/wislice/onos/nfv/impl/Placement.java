@@ -1,13 +1,13 @@
 package org.wislice.onos.nfv.impl;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import org.wislice.onos.agent.ControllerException;
+import org.wislice.onos.agent.mec.VnfSpec;
 
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
  * Chooses the MEC node for a new vNF: among connected nodes offering the image with room for its CPU and memory,
@@ -54,54 +54,36 @@ public final class Placement {
         return ap == null ? 0 : distances.getOrDefault(ap + ":" + node, defaultDistance);
     }
 
-    /**
-     * Picks a node. Each node record: agent_id, connected, catalog, capacity{cpu, memory_mib},
-     * used{cpu, memory_mib} (what the controller has placed there), load (cpu_pct 0-100, optional).
-     */
-    public String choose(List<? extends JsonNode> nodes, JsonNode spec, String nearAp) {
-        double cpu = spec.get("cpu").asDouble();
-        long mem = spec.get("memory_mib").asLong();
-        String image = spec.get("image").asText();
-        List<? extends JsonNode> fitting = nodes.stream()
-                .filter(n -> n.path("connected").asBoolean())
-                .filter(n -> offers(n, image))
+    /** Picks a node among the connected ones that offer the image and have room for the vNF. */
+    public String choose(List<Node> nodes, VnfSpec spec, String nearAp) {
+        double cpu = spec.cpu();
+        long mem = spec.memoryMib();
+        String image = spec.image();
+        List<Node> fitting = nodes.stream()
+                .filter(Node::connected)
+                .filter(n -> n.offers(image))
                 .filter(n -> fits(n, cpu, mem))
-                .collect(java.util.stream.Collectors.toList());
+                .collect(Collectors.toList());
         if (fitting.isEmpty()) {
             throw new ControllerException("capacity",
                     "no connected MEC node offers " + image + " with " + cpu + " CPU and " + mem + " MiB free");
         }
         int maxDistance = Math.max(1, fitting.stream()
-                .mapToInt(n -> distance(nearAp, n.get("agent_id").asText())).max().orElse(1));
-        Optional<? extends JsonNode> best = fitting.stream().min(Comparator
-                .comparingDouble((JsonNode n) -> score(n, cpu, mem, nearAp, maxDistance))
-                .thenComparing(n -> n.get("agent_id").asText()));
-        return best.orElseThrow().get("agent_id").asText();
+                .mapToInt(n -> distance(nearAp, n.agentId())).max().orElse(1));
+        return fitting.stream().min(Comparator
+                .comparingDouble((Node n) -> score(n, cpu, mem, nearAp, maxDistance))
+                .thenComparing(Node::agentId)).orElseThrow().agentId();
     }
 
-    static boolean offers(JsonNode node, String image) {
-        for (JsonNode i : node.path("catalog")) {
-            if (image.equals(i.asText())) {
-                return true;
-            }
-        }
-        return false;
+    static boolean fits(Node node, double cpu, long mem) {
+        return node.used().cpu() + cpu <= node.capacity().cpu() + 1e-9
+                && node.used().memoryMib() + mem <= node.capacity().memoryMib();
     }
 
-    static boolean fits(JsonNode node, double cpu, long mem) {
-        JsonNode cap = node.path("capacity");
-        JsonNode used = node.path("used");
-        return used.path("cpu").asDouble() + cpu <= cap.path("cpu").asDouble() + 1e-9
-                && used.path("memory_mib").asLong() + mem <= cap.path("memory_mib").asLong();
-    }
-
-    double score(JsonNode node, double cpu, long mem, String nearAp, int maxDistance) {
-        JsonNode cap = node.path("capacity");
-        JsonNode used = node.path("used");
-        double cpuUtil = (used.path("cpu").asDouble() + cpu) / cap.path("cpu").asDouble();
-        double memUtil = (double) (used.path("memory_mib").asLong() + mem) / Math.max(1, cap.path("memory_mib").asLong());
-        double load = node.path("load").asDouble(0) / 100.0;
-        double dist = (double) distance(nearAp, node.get("agent_id").asText()) / maxDistance;
-        return Math.max(cpuUtil, memUtil) + load + dist;
+    double score(Node node, double cpu, long mem, String nearAp, int maxDistance) {
+        double cpuUtil = (node.used().cpu() + cpu) / node.capacity().cpu();
+        double memUtil = (double) (node.used().memoryMib() + mem) / Math.max(1, node.capacity().memoryMib());
+        double dist = (double) distance(nearAp, node.agentId()) / maxDistance;
+        return Math.max(cpuUtil, memUtil) + node.load() / 100.0 + dist;
     }
 }

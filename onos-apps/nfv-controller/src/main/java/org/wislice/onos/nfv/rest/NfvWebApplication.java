@@ -1,6 +1,7 @@
 package org.wislice.onos.nfv.rest;
 
 import org.onlab.rest.AbstractWebApplication;
+import org.wislice.onos.agent.ControllerExceptionMapper;
 
 import java.util.Set;
 

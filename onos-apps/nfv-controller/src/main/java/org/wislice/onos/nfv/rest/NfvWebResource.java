@@ -1,6 +1,5 @@
 package org.wislice.onos.nfv.rest;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.onosproject.rest.AbstractWebResource;
 import org.wislice.onos.agent.ControllerException;
@@ -18,24 +17,14 @@ import javax.ws.rs.Produces;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import java.io.InputStream;
-import java.util.List;
 
+import static org.wislice.onos.agent.RestBodies.json;
+import static org.wislice.onos.agent.RestBodies.list;
 import static org.wislice.onos.agent.RestBodies.publicView;
 
 /** /onos/nfv: MEC nodes and vNFs (spec/onos-rest/README.md). */
 @Path("")
 public class NfvWebResource extends AbstractWebResource {
-
-    private static Response json(Response.Status status, ObjectNode body) {
-        return Response.status(status).type(MediaType.APPLICATION_JSON).entity(Json.write(body)).build();
-    }
-
-    private static ObjectNode list(String key, List<ObjectNode> records) {
-        ObjectNode root = Json.object();
-        ArrayNode array = root.putArray(key);
-        records.forEach(r -> array.add(publicView(r)));
-        return root;
-    }
 
     /** vnf_id path parameter: an unsigned 32-bit integer. */
     static long vnfId(String value) {

@@ -1,9 +1,11 @@
 package org.wislice.onos.nfv.impl;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.Test;
+import org.wislice.onos.agent.AgentRecord;
 import org.wislice.onos.agent.ControllerException;
-import org.wislice.onos.agent.Json;
+import org.wislice.onos.agent.mec.Capacity;
+import org.wislice.onos.agent.mec.MecCapabilities;
+import org.wislice.onos.agent.mec.VnfSpec;
 
 import java.util.List;
 import java.util.Map;
@@ -14,17 +16,19 @@ import static org.junit.Assert.fail;
 /** Placement by capacity, load and AP distance. */
 public class PlacementTest {
 
-    static ObjectNode node(String id, double cpu, long mem, double usedCpu, long usedMem, double load) {
-        ObjectNode n = Json.object().put("agent_id", id).put("connected", true).put("load", load);
-        n.putObject("capacity").put("cpu", cpu).put("memory_mib", mem);
-        n.putObject("used").put("cpu", usedCpu).put("memory_mib", usedMem);
-        n.putArray("catalog").add("firewall").add("kernel-fwd");
-        return n;
+    static Node node(String id, double cpu, long mem, double usedCpu, long usedMem, double load) {
+        return node(id, true, cpu, mem, usedCpu, usedMem, load);
     }
 
-    static ObjectNode spec(double cpu, long mem, String image) {
-        return Json.object().put("tenant_id", 1).put("instance_id", 1).put("image", image).put("cpu", cpu)
-                .put("memory_mib", mem).put("chain_position", 0);
+    static Node node(String id, boolean connected, double cpu, long mem, double usedCpu, long usedMem, double load) {
+        MecCapabilities caps = new MecCapabilities(new Capacity(cpu, mem), List.of("firewall", "kernel-fwd"),
+                                                   false, true);
+        return new Node(new AgentRecord<>(id, connected, "127.0.0.1:1", "node-1", "test", caps, 0),
+                        new Capacity(usedCpu, usedMem), load);
+    }
+
+    static VnfSpec spec(double cpu, long mem, String image) {
+        return new VnfSpec(1, 1, image, null, cpu, mem, 0);
     }
 
     @Test
@@ -45,7 +49,7 @@ public class PlacementTest {
     @Test
     public void distanceToTheSlicesApCounts() {
         Placement p = new Placement(Placement.parseDistances("ap-1:mec-1=8, ap-1:mec-2=1"), 10);
-        List<ObjectNode> nodes = List.of(node("mec-1", 4, 4096, 0, 0, 0), node("mec-2", 4, 4096, 0, 0, 0));
+        List<Node> nodes = List.of(node("mec-1", 4, 4096, 0, 0, 0), node("mec-2", 4, 4096, 0, 0, 0));
         assertEquals("mec-2", p.choose(nodes, spec(0.5, 128, "firewall"), "ap-1"));
         assertEquals("mec-1", p.choose(nodes, spec(0.5, 128, "firewall"), null)); // tie -> smaller id
     }
@@ -53,9 +57,9 @@ public class PlacementTest {
     @Test
     public void capacityCatalogAndConnectionAreHardLimits() {
         Placement p = new Placement(Map.of(), 10);
-        ObjectNode full = node("mec-1", 2, 4096, 1.8, 0, 0);
-        ObjectNode away = node("mec-2", 8, 8192, 0, 0, 0).put("connected", false);
-        ObjectNode ok = node("mec-3", 1, 256, 0, 0, 0);
+        Node full = node("mec-1", 2, 4096, 1.8, 0, 0);
+        Node away = node("mec-2", false, 8, 8192, 0, 0, 0);
+        Node ok = node("mec-3", 1, 256, 0, 0, 0);
         assertEquals("mec-3", p.choose(List.of(full, away, ok), spec(0.5, 128, "firewall"), null));
         try {
             p.choose(List.of(full, away, ok), spec(0.5, 128, "dpdk-fwd"), null);

@@ -12,6 +12,7 @@ import org.onlab.rest.BaseResource;
 import org.onosproject.codec.CodecService;
 import org.onosproject.codec.impl.CodecManager;
 import org.wislice.onos.agent.ControllerException;
+import org.wislice.onos.agent.ControllerExceptionMapper;
 import org.wislice.onos.agent.Json;
 import org.wislice.onos.agent.ProtocolException;
 import org.wislice.onos.nfv.api.NfvListener;

@@ -15,7 +15,6 @@ import org.wislice.onos.agent.ap.RadioCapacity;
 import org.wislice.onos.agent.ap.StatsClient;
 import org.wislice.onos.agent.ap.VapSample;
 import org.wislice.onos.agent.ap.VapState;
-import org.wislice.onos.agent.ap.VapStateChanged;
 import org.wislice.onos.wifi.api.WifiEvent;
 
 import java.util.ArrayList;
@@ -87,16 +86,10 @@ final class AgentEvents {
                 forgetSample(agentId, mac);
                 break;
             }
-            case "vapState": {
-                VapStateChanged changed = ApCodecs.VAP_STATE_CHANGED.read(data);
-                if (changed.removed()) {
-                    // Gone from the agent; if still desired, the next syncVaps brings it back.
-                    store.removeVap(agentId, changed.vapId());
-                } else {
-                    store.updateVapState(agentId, changed.vapId(), changed.state(), ts);
-                }
+            case "vapState":
+                ApCodecs.VAP_STATE_CHANGED.read(data).applyTo(vapId -> store.removeVap(agentId, vapId),
+                        (vapId, state) -> store.updateVapState(agentId, vapId, state, ts));
                 break;
-            }
             case "stats": {
                 ApStats stats = ApCodecs.STATS.read(data);
                 stats.radios().ifPresent(radios -> radioCapacities(agentId, radios));
