@@ -10,7 +10,9 @@ import java.util.function.Function;
 /**
  * One request method of the protocol (Table II, spec/agent/PROTOCOL.md) as the controllers know it: the check of
  * its params (what MessageValidator applies to a request of this method), how typed params P become the params
- * object, and how the reply's result becomes R. ApCalls and MecCalls list them; AgentSession#call sends one.
+ * object and back, and how the reply's result becomes R. ApCalls and MecCalls list them (their ALL lists feed
+ * the MessageValidator, and the vector test round-trips every request vector through its call);
+ * AgentSession#call and AgentController#call send one.
  *
  * @param <P> what the caller gives (a VapSpec, a vap_id, nothing: Void)
  * @param <R> what the reply's result is read as (Void: the result is not looked at)
@@ -42,6 +44,11 @@ public final class AgentCall<P, R> {
 
     public ObjectNode params(P value) {
         return params.encode.apply(value);
+    }
+
+    /** Reads checked params (what an agent would do with a request of this method). */
+    public P readParams(JsonNode json) {
+        return params.read.apply(json);
     }
 
     /** The reply's result as R; InvalidReplyException (internal) naming what is wrong when it breaks the protocol. */
@@ -81,23 +88,25 @@ public final class AgentCall<P, R> {
         }
     }
 
-    /** A method's params: their check and their encoding from P. */
+    /** A method's params: their check, their encoding from P, and how checked params read as P. */
     public static final class Params<P> {
         private final JsonCheck check;
         private final Function<P, ObjectNode> encode;
+        private final Function<JsonNode, P> read;
 
-        private Params(JsonCheck check, Function<P, ObjectNode> encode) {
+        private Params(JsonCheck check, Function<P, ObjectNode> encode, Function<JsonNode, P> read) {
             this.check = check;
             this.encode = encode;
+            this.read = read;
         }
 
-        public static <P> Params<P> of(JsonCheck check, Function<P, ObjectNode> encode) {
-            return new Params<>(check, encode);
+        public static <P> Params<P> of(JsonCheck check, Function<P, ObjectNode> encode, Function<JsonNode, P> read) {
+            return new Params<>(check, encode, read);
         }
 
         /** {}: a method without params. */
         public static Params<Void> none() {
-            return new Params<>((p, at) -> Fields.object(p, at, Set.of(), Set.of()), v -> Json.object());
+            return new Params<>((p, at) -> Fields.object(p, at, Set.of(), Set.of()), v -> Json.object(), p -> null);
         }
 
         /** {key: identifier} (delVap's {vap_id}). */
@@ -105,12 +114,12 @@ public final class AgentCall<P, R> {
             return new Params<>((p, at) -> {
                 Fields.object(p, at, Set.of(key), Set.of(key));
                 Fields.string(p, key, at, Fields.IDENT);
-            }, v -> Json.object().put(key, v));
+            }, v -> Json.object().put(key, v), p -> p.get(key).asText());
         }
 
         /** The params object is the value (changeChannel's {radio, channel, cs_count?}). */
         public static <T> Params<T> value(AgentCodec<T> codec) {
-            return new Params<>(codec::check, codec::encode);
+            return new Params<>(codec::check, codec::encode, codec::read);
         }
 
         /** {key: value} (createVap's {vap: VapSpec}). */
@@ -122,7 +131,7 @@ public final class AgentCall<P, R> {
                 ObjectNode o = Json.object();
                 o.set(key, codec.encode(v));
                 return o;
-            });
+            }, p -> codec.read(p.get(key)));
         }
 
         /** {key: [value]} with at most maxItems (syncVaps's {vaps: [VapSpec]}). */
@@ -137,7 +146,7 @@ public final class AgentCall<P, R> {
                 ObjectNode o = Json.object();
                 o.set(key, codec.encodeAll(v));
                 return o;
-            });
+            }, p -> codec.readAll(p.get(key)));
         }
     }
 

@@ -40,13 +40,8 @@ public final class MessageValidator {
     /** Each method's params check, from its AgentCall (getStatus is the same {} for both roles). */
     private static final Map<String, JsonCheck> PARAMS = paramsChecks();
 
-    /** Each event's data check: the codec of its data. */
-    private static final Map<String, JsonCheck> EVENTS = Map.of(
-            "clientAssociated", ApCodecs.CLIENT_ASSOCIATED::check,
-            "clientDisassociated", ApCodecs.CLIENT_DISASSOCIATED::check,
-            "vapState", ApCodecs.VAP_STATE_CHANGED::check,
-            "vnfState", MecCodecs.VNF_STATE_CHANGED::check,
-            "stats", Schema::stats);
+    /** Each event's data check: its codec's (stats is the same check for both roles). */
+    private static final Map<String, JsonCheck> EVENTS = eventChecks();
 
     private MessageValidator() {
     }
@@ -55,6 +50,14 @@ public final class MessageValidator {
         Map<String, JsonCheck> checks = new HashMap<>();
         for (List<AgentCall<?, ?>> calls : List.of(ApCalls.ALL, MecCalls.ALL)) {
             calls.forEach(c -> checks.putIfAbsent(c.method(), c::checkParams));
+        }
+        return Map.copyOf(checks);
+    }
+
+    private static Map<String, JsonCheck> eventChecks() {
+        Map<String, JsonCheck> checks = new HashMap<>();
+        for (Map<String, AgentCodec<?>> codecs : List.of(ApCodecs.EVENTS, MecCodecs.EVENTS)) {
+            codecs.forEach((event, codec) -> checks.putIfAbsent(event, codec::check));
         }
         return Map.copyOf(checks);
     }

@@ -1,13 +1,19 @@
 package org.wislice.onos.agent;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.Test;
+import org.wislice.onos.agent.ap.ApCalls;
+import org.wislice.onos.agent.ap.ApCapabilities;
 import org.wislice.onos.agent.ap.ApCodecs;
+import org.wislice.onos.agent.mec.MecCalls;
 import org.wislice.onos.agent.mec.MecCodecs;
+import org.wislice.onos.agent.mec.VnfState;
 
 import java.io.File;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -17,8 +23,10 @@ import static org.junit.Assert.fail;
 
 /**
  * The codecs against spec/agent/vectors: every protocol object in a valid vector decodes and encodes back to the
- * same JSON (numbers in the same form, optional fields absent as they were), and the object that makes an invalid
- * vector invalid is refused by its codec with the validator's own message.
+ * same JSON (numbers in the same form, optional fields absent as they were), every request's params through its
+ * AgentCall, and the object that makes an invalid vector invalid is refused by its codec with the validator's
+ * own message. A new call or event needs no change here: its vectors are found through ApCalls/MecCalls and the
+ * codecs' EVENTS (a reply's result object, which does not name its method, through RESULTS).
  */
 public class CodecVectorTest {
 
@@ -35,37 +43,19 @@ public class CodecVectorTest {
         }
     }
 
-    private static final Map<String, AgentCodec<?>> PARAMS = Map.of(
-            "createVap", ApCodecs.VAP_SPEC, "createVnf", MecCodecs.VNF_SPEC);
-    private static final Map<String, AgentCodec<?>> PARAMS_OBJECT = Map.of(
-            "updateVap", ApCodecs.VAP_RATE_LIMIT, "changeChannel", ApCodecs.CHANNEL_CHANGE);
+    /** Every call by method (getStatus is in both lists, with the same params). */
+    private static final Map<String, AgentCall<?, ?>> CALLS = new HashMap<>();
     private static final Map<String, AgentCodec<?>> RESULTS = Map.of(
             "vap", ApCodecs.VAP_STATE, "vnf", MecCodecs.VNF_STATE, "radio", ApCodecs.RADIO);
-    private static final Map<String, AgentCodec<?>> EVENTS = Map.of(
-            "clientAssociated", ApCodecs.CLIENT_ASSOCIATED, "clientDisassociated", ApCodecs.CLIENT_DISASSOCIATED,
-            "vapState", ApCodecs.VAP_STATE_CHANGED, "vnfState", MecCodecs.VNF_STATE_CHANGED);
 
-    /** The protocol objects of a message that have a codec. */
+    static {
+        List.of(ApCalls.ALL, MecCalls.ALL).forEach(calls -> calls.forEach(c -> CALLS.putIfAbsent(c.method(), c)));
+    }
+
+    /** The protocol objects of a message that have a codec (a request's params go through their call). */
     private static List<Target> targets(JsonNode msg) {
         List<Target> out = new ArrayList<>();
         switch (msg.path("type").asText()) {
-            case "request": {
-                String method = msg.path("method").asText();
-                JsonNode params = msg.path("params");
-                if (PARAMS.containsKey(method)) {
-                    String key = method.equals("createVap") ? "vap" : "vnf";
-                    out.add(new Target("/params/" + key, PARAMS.get(method), "request.params." + key));
-                } else if (PARAMS_OBJECT.containsKey(method)) {
-                    out.add(new Target("/params", PARAMS_OBJECT.get(method), "request.params"));
-                } else if (method.equals("syncVaps") || method.equals("syncVnfs")) {
-                    String key = method.equals("syncVaps") ? "vaps" : "vnfs";
-                    AgentCodec<?> codec = key.equals("vaps") ? ApCodecs.VAP_SPEC : MecCodecs.VNF_SPEC;
-                    for (int i = 0; i < params.path(key).size(); i++) {
-                        out.add(new Target("/params/" + key + "/" + i, codec, "request.params." + key + "[" + i + "]"));
-                    }
-                }
-                break;
-            }
             case "reply":
                 RESULTS.forEach((key, codec) -> {
                     if (msg.path("result").has(key)) {
@@ -80,15 +70,24 @@ public class CodecVectorTest {
             case "event": {
                 String event = msg.path("event").asText();
                 JsonNode data = msg.path("data");
-                AgentCodec<?> codec = !"stats".equals(event) ? EVENTS.get(event)
-                        : data.has("vnfs") || data.has("node") ? MecCodecs.STATS : ApCodecs.STATS;
-                out.add(new Target("/data", codec, "event.data"));
+                boolean mec = "vnfState".equals(event) || data.has("vnfs") || data.has("node");
+                out.add(new Target("/data", (mec ? MecCodecs.EVENTS : ApCodecs.EVENTS).get(event), "event.data"));
                 break;
             }
             default:
                 break;
         }
         return out;
+    }
+
+    /** A request's params read as its call's P and encoded back. */
+    private static <P> void roundTripParams(AgentCall<P, ?> call, JsonNode params, String where)
+            throws ProtocolException {
+        call.checkParams(params, "params");
+        P value = call.readParams(params);
+        JsonNode encoded = call.params(value);
+        assertTrue(where + ": " + params + " came back as " + encoded, params.equals(SAME_FORM, encoded));
+        assertEquals(where + ": read(encode(p)) is p", value, call.readParams(encoded));
     }
 
     /** Equal JSON where numbers also keep their form: integers stay integers (of any width), fractions fractions. */
@@ -118,15 +117,19 @@ public class CodecVectorTest {
                 roundTrip(t.codec, msg.at(t.pointer), f.getName() + " " + t.pointer);
                 objects++;
             }
-            if (targets.isEmpty()) {
+            if ("request".equals(msg.path("type").asText())) {
+                AgentCall<?, ?> call = CALLS.get(msg.path("method").asText());
+                assertTrue(f.getName() + ": no AgentCall for its method", call != null);
+                roundTripParams(call, msg.get("params"), f.getName());
+                objects++;
+            } else if (targets.isEmpty()) {
                 uncovered.add(f.getName());
             }
         }
-        // Messages without protocol objects of their own: the envelope only, or a params id.
-        assertEquals(List.of("bye.json", "challenge.json", "ping.json", "reply-error.json", "req-delVap.json",
-                             "req-delVnf.json", "req-getClient-all.json", "req-removeClient.json",
-                             "req-syncVaps-empty.json", "welcome.json"), uncovered);
-        assertTrue("only " + objects + " objects round-tripped", objects >= 23);
+        // Messages without protocol objects of their own: the envelope only.
+        assertEquals(List.of("bye.json", "challenge.json", "ping.json", "reply-error.json", "welcome.json"),
+                     uncovered);
+        assertTrue("only " + objects + " objects round-tripped", objects >= 28);
     }
 
     @Test
@@ -142,9 +145,18 @@ public class CodecVectorTest {
             } catch (ProtocolException e) {
                 why = e.getMessage();
             }
+            AgentCall<?, ?> call = CALLS.get(msg.path("method").asText());
+            if ("request".equals(msg.path("type").asText()) && call != null && about("request.params", why)) {
+                try {
+                    call.checkParams(msg.get("params"), "request.params");
+                    fail(f.getName() + ": " + call.method() + " accepted " + msg.get("params"));
+                } catch (ProtocolException e) {
+                    assertEquals(f.getName(), why, e.getMessage());
+                    refused++;
+                }
+            }
             for (Target t : targets(msg)) {
-                if (!why.startsWith(t.path + ".") && !why.startsWith(t.path + ":")
-                        && !why.startsWith(t.path + "[")) {
+                if (!about(t.path, why)) {
                     continue; // the envelope or another object is what is wrong
                 }
                 try {
@@ -157,6 +169,44 @@ public class CodecVectorTest {
             }
         }
         assertTrue("only " + refused + " invalid objects reached a codec", refused >= 25);
+    }
+
+    @Test
+    public void recordsOfTheVectorsObjectsRoundTrip() throws Exception {
+        JsonNode hello = Json.parseLine(VectorTest.read(new File(VectorTest.vectors(), "valid/hello-ap-capacity.json"))
+                .trim());
+        AgentRecordCodec<ApCapabilities> agents = new AgentRecordCodec<>("node", ApCodecs.CAPABILITIES);
+        AgentRecord<ApCapabilities> agent = new AgentRecord<>("ap-1", true, "10.0.0.2:40000", "onos-1",
+                "wislice-ap-agent 0.2", ApCodecs.CAPABILITIES.read(hello.get("capabilities")), 1763762400.5);
+        JsonNode json = agents.encode(agent);
+        assertEquals(List.of("agent_id", "connected", "address", "node", "software", "radios", "security",
+                             "pof_switch", "last_seen"), fieldNames(json));
+        roundTrip(agents, json, "ap agent record");
+        assertEquals(agent, agents.decode(json, "agent"));
+
+        JsonNode reply = Json.parseLine(VectorTest.read(new File(VectorTest.vectors(), "valid/reply-ok-vnf.json"))
+                .trim());
+        PlacedCodec<VnfState> vnfs = new PlacedCodec<>("node", MecCodecs.VNF_STATE);
+        JsonNode placed = vnfs.encode(new Placed<>("mec-1", MecCodecs.VNF_STATE.read(reply.at("/result/vnf"))));
+        assertEquals("mec-1", placed.get("node").asText());
+        roundTrip(vnfs, placed, "placed vNF");
+        try {
+            vnfs.decode(((ObjectNode) placed.deepCopy()).put("address", "x"), "vnf");
+            fail("bad address accepted");
+        } catch (ProtocolException e) {
+            assertEquals("vnf.address: invalid value", e.getMessage());
+        }
+    }
+
+    private static List<String> fieldNames(JsonNode json) {
+        List<String> names = new ArrayList<>();
+        json.fieldNames().forEachRemaining(names::add);
+        return names;
+    }
+
+    /** Whether an error message is about the object at path. */
+    private static boolean about(String path, String message) {
+        return message.startsWith(path + ".") || message.startsWith(path + ":") || message.startsWith(path + "[");
     }
 
     @Test

@@ -4,12 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import org.wislice.onos.agent.AgentCall;
 import org.wislice.onos.agent.AgentCall.Params;
 import org.wislice.onos.agent.AgentCall.Result;
-import org.wislice.onos.agent.Fields;
-import org.wislice.onos.agent.Json;
 import org.wislice.onos.agent.SyncResult;
 
 import java.util.List;
-import java.util.Set;
 
 /** The ap-agent's methods (Table II of ADE2WiNFV plus syncVaps), typed. ALL feeds the MessageValidator. */
 public final class ApCalls {
@@ -29,21 +26,10 @@ public final class ApCalls {
             Params.none(), Result.of("status", r -> r));
     public static final AgentCall<ChannelChange, Radio> CHANGE_CHANNEL = AgentCall.of("changeChannel",
             Params.value(ApCodecs.CHANNEL_CHANGE), Result.wrapped("radio", ApCodecs.RADIO));
-    /** The controller asks for every client ({}); mac and vap_id filter. */
-    public static final AgentCall<Void, List<Client>> GET_CLIENT = AgentCall.of("getClient",
-            Params.of((p, at) -> {
-                Fields.object(p, at, Set.of("mac", "vap_id"), Set.of());
-                Fields.string(p, "mac", at, Fields.MAC);
-                Fields.string(p, "vap_id", at, Fields.IDENT);
-            }, v -> Json.object()), Result.list("clients", ApCodecs.CLIENT));
-    /** Disassociates the station of that MAC ({mac}; vap_id and reason are optional). */
-    public static final AgentCall<String, Void> REMOVE_CLIENT = AgentCall.of("removeClient",
-            Params.of((p, at) -> {
-                Fields.object(p, at, Set.of("mac", "vap_id", "reason"), Set.of("mac"));
-                Fields.string(p, "mac", at, Fields.MAC);
-                Fields.string(p, "vap_id", at, Fields.IDENT);
-                Fields.integer(p, "reason", at, 1, 65535);
-            }, mac -> Json.object().put("mac", mac)), Result.none());
+    public static final AgentCall<ClientQuery, List<Client>> GET_CLIENT = AgentCall.of("getClient",
+            Params.value(ApCodecs.CLIENT_QUERY), Result.list("clients", ApCodecs.CLIENT));
+    public static final AgentCall<ClientRemoval, Void> REMOVE_CLIENT = AgentCall.of("removeClient",
+            Params.value(ApCodecs.CLIENT_REMOVAL), Result.none());
     public static final AgentCall<String, Rate> GET_TX_RATE = AgentCall.of("getTxRate",
             Params.ident("vap_id"), Result.of(ApCodecs.RATE.name(), r -> ApCodecs.RATE.decode(r, "result")));
     public static final AgentCall<String, Rate> GET_RX_RATE = AgentCall.of("getRxRate",

@@ -1,9 +1,11 @@
 package org.wislice.onos.agent.ap;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import org.wislice.onos.agent.AgentCodec;
 import org.wislice.onos.agent.Fields;
 import org.wislice.onos.agent.StateChangedCodec;
 
+import java.util.Map;
 import java.util.Set;
 
 /** The codecs of the ap-agent side's values, one instance each (what an ONOS CodecService would register). */
@@ -19,6 +21,8 @@ public final class ApCodecs {
     public static final RateCodec RATE = new RateCodec();
     public static final ChannelChangeCodec CHANNEL_CHANGE = new ChannelChangeCodec();
     public static final VapRateLimitCodec VAP_RATE_LIMIT = new VapRateLimitCodec();
+    public static final ClientQueryCodec CLIENT_QUERY = new ClientQueryCodec();
+    public static final ClientRemovalCodec CLIENT_REMOVAL = new ClientRemovalCodec();
     // The stats event and its parts.
     public static final ApStatsCodec STATS = new ApStatsCodec();
     public static final VapSampleCodec VAP_SAMPLE = new VapSampleCodec();
@@ -30,6 +34,10 @@ public final class ApCodecs {
     public static final StateChangedCodec<String> VAP_STATE_CHANGED = new StateChangedCodec<>("vapState", "vap_id",
             (d, at) -> Fields.string(d, "vap_id", at, Fields.IDENT), JsonNode::asText,
             Set.of("up", "down", "failed", "removed"));
+
+    /** The data codec of each event an ap-agent sends; the MessageValidator checks events with them. */
+    public static final Map<String, AgentCodec<?>> EVENTS = Map.of("clientAssociated", CLIENT_ASSOCIATED,
+            "clientDisassociated", CLIENT_DISASSOCIATED, "vapState", VAP_STATE_CHANGED, "stats", STATS);
 
     private ApCodecs() {
     }

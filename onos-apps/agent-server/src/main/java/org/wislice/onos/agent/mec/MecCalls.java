@@ -21,7 +21,7 @@ public final class MecCalls {
             Params.of((p, at) -> {
                 Fields.object(p, at, Set.of("vnf_id"), Set.of("vnf_id"));
                 Fields.integer(p, "vnf_id", at, 0, Schema.U32);
-            }, id -> Json.object().put("vnf_id", id)), Result.none());
+            }, id -> Json.object().put("vnf_id", id), p -> p.get("vnf_id").asLong()), Result.none());
     public static final AgentCall<Void, List<VnfState>> GET_VNFS = AgentCall.of("getVnfs",
             Params.none(), Result.list("vnfs", MecCodecs.VNF_STATE));
     public static final AgentCall<List<VnfSpec>, SyncResult> SYNC_VNFS = AgentCall.of("syncVnfs",
@@ -34,7 +34,8 @@ public final class MecCalls {
             Params.of((p, at) -> {
                 Fields.object(p, at, Set.of("vnf_id"), Set.of());
                 Fields.integer(p, "vnf_id", at, 0, Schema.U32);
-            }, id -> id == null ? Json.object() : Json.object().put("vnf_id", id)),
+            }, id -> id == null ? Json.object() : Json.object().put("vnf_id", id),
+                    p -> p.has("vnf_id") ? p.get("vnf_id").asLong() : null),
             Result.of(MecCodecs.STATISTICS.name(), r -> MecCodecs.STATISTICS.decode(r, "result")));
 
     public static final List<AgentCall<?, ?>> ALL = List.of(CREATE_VNF, DEL_VNF, GET_VNFS, SYNC_VNFS, GET_STATUS,

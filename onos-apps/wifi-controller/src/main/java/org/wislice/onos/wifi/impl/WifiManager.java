@@ -31,6 +31,8 @@ import org.wislice.onos.agent.ap.ApCalls;
 import org.wislice.onos.agent.ap.ApCapabilities;
 import org.wislice.onos.agent.ap.ApCodecs;
 import org.wislice.onos.agent.ap.ChannelChange;
+import org.wislice.onos.agent.ap.ClientQuery;
+import org.wislice.onos.agent.ap.ClientRemoval;
 import org.wislice.onos.agent.ap.Radio;
 import org.wislice.onos.agent.ap.Rate;
 import org.wislice.onos.agent.ap.RateLimit;
@@ -169,7 +171,7 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
         @Override
         public void refresh(AgentSession agent) {
             events.refreshVaps(agent.agentId(), agent.call(ApCalls.GET_VAPS, null));
-            events.refreshClients(agent.agentId(), agent.call(ApCalls.GET_CLIENT, null));
+            events.refreshClients(agent.agentId(), agent.call(ApCalls.GET_CLIENT, ClientQuery.ALL));
         }
 
         @Override
@@ -290,7 +292,7 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
 
     @Override
     public void kickClient(String agentId, String mac) {
-        agents.call(agentId, ApCalls.REMOVE_CLIENT, mac);
+        agents.call(agentId, ApCalls.REMOVE_CLIENT, ClientRemoval.of(mac));
         store.removeClient(agentId, mac);
     }
 
