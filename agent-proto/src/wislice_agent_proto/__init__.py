@@ -5,7 +5,8 @@
 - ``methods``: the method table, request -> handler -> reply;
 - ``client``: the agent's reconnecting controller connection (``AgentClient``);
 - ``errors``: ``AgentError`` (an error reply), ``ProtocolError`` (closes the connection);
-- ``switch_mgmt``: the pof-switch's management socket (spec/switch-mgmt).
+- ``switch_mgmt``: the pof-switch's management socket (spec/switch-mgmt);
+- ``prometheus``: Prometheus text format 0.0.4 and the agents' /metrics HTTP server.
 
 Adding an agent call: the method in the schema and a vector in spec/agent/vectors, then a handler in the agent's
 method table (and the controller's side).
