@@ -72,6 +72,27 @@ def iproute_in(ns_path: str) -> Any:
     return run_in_netns(ns_path, IPRoute)
 
 
+# Legacy ethtool "set" commands (linux/ethtool.h), value 0 = off: tx checksum, TSO, GSO, GRO.
+_ETHTOOL_OFF = (0x17, 0x1F, 0x24, 0x2C)
+_SIOCETHTOOL = 0x8946
+
+
+def offloads_off(ifname: str) -> None:
+    """Frames as on the wire on one veth end, in the calling thread's namespace: the switch's AF_PACKET ports read
+    what crosses the veth as is, so a checksum left to the hardware would stay unfinished (the receiver drops the
+    datagram) and a GSO/GRO super-frame would exceed the MTU. Turning tx checksum off also turns TSO off."""
+    import array
+    import fcntl
+    import socket
+    import struct
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        for cmd in _ETHTOOL_OFF:
+            value = array.array("B", struct.pack("II", cmd, 0))
+            with contextlib.suppress(OSError):  # a feature the device cannot change (EOPNOTSUPP) is fine as it is
+                fcntl.ioctl(s, _SIOCETHTOOL, struct.pack("16sP", ifname.encode(), value.buffer_info()[0]))
+
+
 def netns_path(name: str) -> str:
     return name if name.startswith("/") else f"/run/netns/{name}"
 
@@ -98,8 +119,9 @@ class PyrouteWiring:
     def create_veth(self, host_ifname: str, pid: int, address: str, mac: str,
                     container_ifname: str = CONTAINER_IFNAME) -> None:
         """Create host_ifname <-> peer, move the peer into /proc/<pid>/ns/net as ``container_ifname`` with ``mac``,
-        address it (a /32 and the default route on-link), bring both up; an empty address or mac leaves that out (a
-        vNF's further ports). On failure the host side is deleted (which deletes the peer too)."""
+        address it (a /32 and the default route on-link), bring both up, both ends without offloads; an empty
+        address or mac leaves that out (a vNF's further ports). On failure the host side is deleted (which deletes
+        the peer too)."""
         peer = f"{host_ifname[:13]}_c"
         with self._node() as ipr:
             ipr.link("add", ifname=host_ifname, kind="veth", peer=peer)
@@ -113,6 +135,10 @@ class PyrouteWiring:
                     ns.link("set", index=idx, state="up")
                     if address:
                         ns.route("add", dst="0.0.0.0/0", oif=idx, scope="link")
+                run_in_netns(f"/proc/{pid}/ns/net", lambda: offloads_off(container_ifname))
+                in_node = (lambda fn: run_in_netns(netns_path(self.node_netns), fn)) if self.node_netns else (
+                    lambda fn: fn())
+                in_node(lambda: offloads_off(host_ifname))
                 ipr.link("set", index=ipr.link_lookup(ifname=host_ifname)[0], state="up")
             except BaseException:
                 with contextlib.suppress(Exception):

@@ -53,6 +53,15 @@ def test_transcoder_in_the_wire_reencodes_streams_and_passes_the_rest(real_node:
                                       "memory_mib": 256, "chain_position": 0,
                                       "params": {"bridge_address": "10.77.1.250/24", "bitrate_kbps": 500}})
     port_in, port_out = (p["name"] for p in state["ports"])
+    # Both ends of each veth send frames as on the wire (a switch's AF_PACKET port would forward an unfinished
+    # checksum as is, and the client would drop the transcoded datagrams).
+    pid = real_node.runtime.inspect(real_node.manager.store.get(state["vnf_id"]).container_id).pid
+    for where, ifname in ((["ip", "netns", "exec", real_node.ns.name], port_in),
+                          (["ip", "netns", "exec", real_node.ns.name], port_out),
+                          (["nsenter", "-t", str(pid), "-n"], "in"), (["nsenter", "-t", str(pid), "-n"], "out")):
+        features = subprocess.run([*where, "ethtool", "-k", ifname], capture_output=True, text=True,
+                                  check=True).stdout
+        assert "tx-checksumming: off" in features and "generic-segmentation-offload: off" in features, features
     client, server = netns("cli"), netns("srv")
     for side, port, ns, addr in (("c", port_in, client, "10.77.1.10/24"), ("s", port_out, server, "10.77.1.2/24")):
         pair = veth(real_node.ns, ns, addr_b=addr)
