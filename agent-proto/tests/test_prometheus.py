@@ -9,7 +9,6 @@ import math
 import socket
 import time
 import urllib.error
-import urllib.request
 
 import pytest
 
@@ -167,16 +166,7 @@ def serving(render=lambda: P.render(sample_families()), host="127.0.0.1", **kw):
 
 
 def get(server, path="/metrics", token=None, method="GET"):
-    host, port = server.address
-    host = f"[{host}]" if ":" in host else host
-    req = urllib.request.Request(f"http://{host}:{port}{path}", method=method)
-    if token is not None:
-        req.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(req, timeout=5) as resp:
-            return resp.status, dict(resp.headers), resp.read().decode()
-    except urllib.error.HTTPError as e:
-        return e.code, dict(e.headers), e.read().decode()
+    return P.scrape(server.address, path, token, method)
 
 
 def test_scrape_and_other_paths():

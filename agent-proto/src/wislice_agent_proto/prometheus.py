@@ -13,6 +13,8 @@ its own (threaded, at most MAX_CONNECTIONS at once, the request line and headers
 socket timeout); any other path is 404, any other method 405. With a token, a request without
 ``Authorization: Bearer <token>`` is 401 before its path is looked at (a GET body is never read). The agents bind
 it only when configured (``metrics_listen``; off by default).
+
+For tests and checks: ``parse(text)`` reads an exposition back strictly, ``scrape(address)`` asks a server.
 """
 
 from __future__ import annotations
@@ -176,6 +178,24 @@ def parse(text: str) -> dict[str, Parsed]:
                 raise ValueError(f"a second sample for one label set: {line!r}")
             out[current].samples[key] = value
     return out
+
+
+def scrape(address: tuple[str, int], path: str = "/metrics", token: str | None = None, method: str = "GET",
+           timeout: float = 5.0) -> tuple[int, dict[str, str], str]:
+    """One request to a metrics server (tests, checks): (status, headers, body), error statuses included."""
+    import urllib.error
+    import urllib.request
+
+    host = f"[{address[0]}]" if ":" in address[0] else address[0]
+    req = urllib.request.Request(f"http://{host}:{address[1]}{path}", method=method)
+    if token is not None:
+        req.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            return resp.status, dict(resp.headers), resp.read().decode()
+    except urllib.error.HTTPError as e:
+        with e:
+            return e.code, dict(e.headers), e.read().decode()
 
 
 # ---- configuration helpers --------------------------------------------------------------------------------------
