@@ -4,6 +4,10 @@ The controller side is wislice_agent_proto's AgentClient (dial, HMAC hello, welc
 table of handlers.py, events, pings, periodic stats, reconnect with backoff); the agent is its watch, so hostapd's
 events are followed also while the controller is away and the vAP/client view stays current. The controller's
 syncVaps after the next welcome converges the vAPs without touching those that are already right.
+
+With ``metrics_listen`` a /metrics server (its own thread) renders what the last stats event gathered
+(metrics.py); while no controller session asks for stats events the loop makes them every stats_interval_s for
+/metrics alone.
 """
 
 from __future__ import annotations
@@ -15,11 +19,13 @@ from typing import Any
 from wislice_agent_proto import validate as V
 from wislice_agent_proto.client import AgentClient, Identity, tls_context
 from wislice_agent_proto.methods import serve
+from wislice_agent_proto.prometheus import MetricsServer
 
 from .config import AgentConfig
 from .events import parse_event
 from .handlers import Handlers
 from .hostapd_ctrl import CtrlConnection, CtrlError, HostapdControl
+from .metrics import ApMetrics
 from .pofswitch import PortAttacher, make_attacher
 from .radio import discover
 from .shaping import Shaper, make_shaper
@@ -36,6 +42,9 @@ class Agent:
                  attacher: PortAttacher | None = None) -> None:
         self.cfg = cfg
         self.client: AgentClient | None = None  # events before it exists (adopting vAPs at start) go nowhere
+        self.metrics = ApMetrics(cfg.agent_id, self.connected)
+        self.metrics_server: MetricsServer | None = None
+        self.metrics_tried_at = float("-inf")
         self.hostapd = HostapdControl(cfg.hostapd_global, cfg.client_dir)
         self.events: CtrlConnection | None = None
         self.hostapd_checked_at = time.monotonic()
@@ -57,8 +66,10 @@ class Agent:
                             tls_client_cert=cfg.tls and cfg.tls_cert_file is not None)
         tls = (lambda: tls_context(cfg.tls_ca_file, cfg.tls_cert_file, cfg.tls_key_file)) if cfg.tls else None
         self.client = AgentClient(cfg.controller_host, cfg.controller_port, identity, self.handlers.table, tls=tls,
-                                  server_hostname=cfg.tls_server_name, stats=self.vaps.stats_event,
+                                  server_hostname=cfg.tls_server_name, stats=self.stats_event,
                                   stats_interval_s=cfg.stats_interval_s, keepalive_s=cfg.keepalive_s, watch=self)
+        if cfg.metrics_listen is not None:
+            self.metrics_server = MetricsServer(cfg.metrics_listen, self.metrics.render, cfg.metrics_token).start()
 
     def capabilities(self) -> dict[str, Any]:
         """The hello's: the radios as they are at this handshake."""
@@ -75,6 +86,8 @@ class Agent:
             self._drain_hostapd()
         if time.monotonic() - self.hostapd_checked_at >= HOSTAPD_CHECK_S:
             self._check_hostapd()
+        if self.metrics_server is not None and not self.connected():
+            self._stats_for_metrics()
 
     def _attach_events(self, recover: bool = False) -> None:
         try:
@@ -118,7 +131,32 @@ class Agent:
                 self.events.close()
             self._attach_events(recover=True)
 
+    # ---- stats (the controller's stats event, and /metrics) -------------------------------------------------------
+
+    def stats_event(self, interval_s: float) -> dict[str, Any]:
+        """The stats event's data (the client's stats callback); /metrics exports it too."""
+        data = self.vaps.stats_event(interval_s)
+        self.metrics.record(self.vaps, data)
+        return data
+
+    def _stats_for_metrics(self) -> None:
+        """Without a controller session nothing asks for stats events: make one every stats_interval_s, for
+        /metrics (the same collection: the clients' rates and the radios' capacity go on too)."""
+        now, age, every = time.monotonic(), self.metrics.age(), self.cfg.stats_interval_s
+        if now - self.metrics_tried_at < every or (age is not None and age < every):
+            return
+        self.metrics_tried_at = now
+        try:
+            self.stats_event(self.cfg.stats_interval_s)
+        except Exception as e:  # best effort, as the client's stats are
+            log.warning("stats for /metrics: %s", e)
+
     # ---- the controller ------------------------------------------------------------------------------------------
+
+    def connected(self) -> bool:
+        """Within a welcomed controller session (read by the metrics thread too)."""
+        client = self.client
+        return client is not None and client.welcomed
 
     def emit(self, name: str, data: dict[str, Any]) -> None:
         """Events go out only within a welcomed session; the controller resyncs after reconnecting."""
@@ -139,6 +177,8 @@ class Agent:
             self.client.stop()
 
     def close(self) -> None:
+        if self.metrics_server is not None:
+            self.metrics_server.close()
         self.vaps.shutdown(self.cfg.remove_vaps_on_exit)
         if self.events is not None:
             self.events.close()

@@ -68,11 +68,13 @@ class Reading:
 class ClientMeter:
     """Per-client rates from hostapd's byte counters between two stats events. A client's first reading, or one
     whose counters or connected time went backwards (a new association), gives counters only. Keeps the readings
-    of the last sample only, so it holds at most the stats event's bound of entries."""
+    of the last sample only, so it holds at most the stats event's bound of entries; ``signals`` has the stations'
+    signal in that sample (for /metrics: the stats event does not carry it)."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
         self.last: dict[tuple[str, str], Reading] = {}
+        self.signals: dict[tuple[str, str], int | None] = {}
         self.truncated = False
 
     def sample(self, stations: Iterable[tuple[str, dict[str, str]]]) -> list[dict[str, Any]]:
@@ -80,6 +82,7 @@ class ClientMeter:
         now = self.clock()
         out: list[dict[str, Any]] = []
         seen: dict[tuple[str, str], Reading] = {}
+        signals: dict[tuple[str, str], int | None] = {}
         for vap_id, sta in stations:
             mac = sta.get("mac", "")
             if not V.MAC.match(mac):
@@ -99,10 +102,11 @@ class ClientMeter:
                 entry["tx_bps"] = round((r.tx_bytes - prev.tx_bytes) * 8 / dt, 1)
                 entry["rx_bps"] = round((r.rx_bytes - prev.rx_bytes) * 8 / dt, 1)
             seen[(vap_id, mac)] = r
+            signals[(vap_id, mac)] = signal_of(sta)
             out.append(entry)
         else:
             self.truncated = False
-        self.last = seen
+        self.last, self.signals = seen, signals
         return out
 
 

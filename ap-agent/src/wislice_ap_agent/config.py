@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wislice_agent_proto import validate as V
+from wislice_agent_proto.prometheus import parse_listen, read_token_file
 
 HOSTPORT = re.compile(r"^(?P<host>\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]{1,253}):(?P<port>\d{1,5})\Z")
 SHAPING = ("auto", "pyroute2", "tc", "none")
@@ -25,7 +26,7 @@ AGENT_KEYS = {
     "agent_id", "controller", "secret", "secret_file", "tls", "tls_ca_file", "tls_cert_file", "tls_key_file",
     "tls_server_name", "hostapd_global", "hostapd_ctrl_dir", "conf_dir", "client_dir", "shaping",
     "pof_switch_socket", "pof_switch_port_args", "stats_interval_s", "keepalive_s", "remove_vaps_on_exit",
-    "log_level", "radios", "default_capacity_kbps", "pof_switch_uplink",
+    "log_level", "radios", "default_capacity_kbps", "pof_switch_uplink", "metrics_listen", "metrics_token_file",
 }
 RADIO_KEYS = {"name", "iface", "max_vaps", "driver", "mac", "channel", "hw_mode", "capacity_kbps"}
 
@@ -59,6 +60,8 @@ class AgentConfig:
     keepalive_s: float = 10.0
     remove_vaps_on_exit: bool = False
     log_level: str = "INFO"
+    metrics_listen: tuple[str, int] | None = None  # GET /metrics (Prometheus text format); None = off
+    metrics_token: str | None = None  # bearer token a scrape must present (from metrics_token_file)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -148,6 +151,12 @@ def from_dict(d: dict[str, Any], base_dir: str = "/") -> AgentConfig:
             raise ConfigError(f"secret_file: {e}") from None
         if not cfg.secret:
             raise ConfigError("secret_file: empty")
+    try:
+        cfg.metrics_listen = parse_listen(str(d.get("metrics_listen") or ""))
+        if d.get("metrics_token_file"):
+            cfg.metrics_token = read_token_file(os.path.join(base_dir, str(d["metrics_token_file"])))
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
     cfg.tls = _bool(d.get("tls", False), "tls")
     for key in ("tls_ca_file", "tls_cert_file", "tls_key_file", "hostapd_ctrl_dir", "conf_dir", "client_dir",
                 "pof_switch_socket"):

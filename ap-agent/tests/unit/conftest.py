@@ -1,12 +1,20 @@
 from __future__ import annotations
 
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
+from support.controller import TestController
 from support.fake_hostapd import FakeHostapd
+from wislice_agent_proto import client as client_mod
 
+from wislice_ap_agent import config as config_mod
+from wislice_ap_agent.agent import Agent
 from wislice_ap_agent.bssconf import RadioConfig
+from wislice_ap_agent.hostapd_ctrl import HostapdControl
+from wislice_ap_agent.stats import RateMeter
+from wislice_ap_agent.vaps import VapManager
 
 
 class RecordingShaper:
@@ -91,6 +99,18 @@ def fake_hostapd(sockdir):
 
 
 @pytest.fixture
+def manager(fake_hostapd, sockdir, radio, shaper, switch):
+    """A VapManager on the fake hostapd; ``manager.emitted`` holds its events."""
+    emitted = []
+    h = HostapdControl(fake_hostapd.path, str(sockdir))
+    m = VapManager(h, [radio], str(sockdir / "conf"), "/var/run/hostapd", shaper, switch,
+                   emit=lambda name, data: emitted.append((name, data)))
+    m.emitted = emitted
+    yield m
+    h.close()
+
+
+@pytest.fixture
 def radio() -> RadioConfig:
     return RadioConfig("phy0", "wlan0", "02:00:00:00:00:00", 6, "g", 4)
 
@@ -110,3 +130,50 @@ def vap_spec(vap_id: str = "v1", **over):
             "tenant_id": 1, "slice_id": "s-1", "rate_limit": {"down_kbps": 0, "up_kbps": 0}}
     spec.update(over)
     return spec
+
+
+def fake_sysfs(root):
+    for ifname in ("wlan0_1", "wlan0_2"):
+        d = root / ifname / "statistics"
+        d.mkdir(parents=True)
+        for name in ("tx_bytes", "rx_bytes", "tx_packets", "rx_packets"):
+            (d / name).write_text("0\n")
+    return root
+
+
+def make_config(fake_hostapd, sockdir, controller, **over):
+    d = {"agent_id": "ap-1", "controller": controller.address, "secret": "test-secret",
+         "hostapd_global": fake_hostapd.path, "conf_dir": str(sockdir / "conf"), "client_dir": str(sockdir),
+         "stats_interval_s": 1, "keepalive_s": 1,
+         "radios": [{"name": "phy0", "iface": "wlan0", "max_vaps": 4, "mac": "02:00:00:00:00:00", "channel": 6,
+                     "hw_mode": "g"}]}
+    d.update(over)
+    return config_mod.from_dict(d)
+
+
+@pytest.fixture
+def controller():
+    c = TestController()
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def run_agent(fake_hostapd, sockdir, shaper, switch, monkeypatch):
+    monkeypatch.setattr(client_mod, "BACKOFF_MIN_S", 0.05)
+    started = []
+
+    def start(controller, **over):
+        a = Agent(make_config(fake_hostapd, sockdir, controller, **over), shaper=shaper, attacher=switch)
+        a.vaps.meter = RateMeter(fake_sysfs(sockdir / "sys"))
+        t = threading.Thread(target=a.run, daemon=True)
+        t.start()
+        started.append((a, t))
+        return a
+
+    yield start
+    for a, t in started:
+        a.stop()
+        t.join(5)
+        a.close()
+        assert not t.is_alive()

@@ -4,7 +4,6 @@ import contextlib
 import json
 import ssl
 import subprocess
-import threading
 
 import pytest
 from conftest import vap_spec
@@ -14,55 +13,6 @@ from wislice_agent_proto import client as client_mod
 
 from wislice_ap_agent import agent as agent_mod
 from wislice_ap_agent import config as config_mod
-from wislice_ap_agent.agent import Agent
-from wislice_ap_agent.stats import RateMeter
-
-
-def fake_sysfs(root):
-    for ifname in ("wlan0_1", "wlan0_2"):
-        d = root / ifname / "statistics"
-        d.mkdir(parents=True)
-        for name in ("tx_bytes", "rx_bytes", "tx_packets", "rx_packets"):
-            (d / name).write_text("0\n")
-    return root
-
-
-def make_config(fake_hostapd, sockdir, controller, **over):
-    d = {"agent_id": "ap-1", "controller": controller.address, "secret": "test-secret",
-         "hostapd_global": fake_hostapd.path, "conf_dir": str(sockdir / "conf"), "client_dir": str(sockdir),
-         "stats_interval_s": 1, "keepalive_s": 1,
-         "radios": [{"name": "phy0", "iface": "wlan0", "max_vaps": 4, "mac": "02:00:00:00:00:00", "channel": 6,
-                     "hw_mode": "g"}]}
-    d.update(over)
-    return config_mod.from_dict(d)
-
-
-@pytest.fixture
-def controller():
-    c = TestController()
-    yield c
-    c.close()
-
-
-@pytest.fixture
-def run_agent(fake_hostapd, sockdir, shaper, switch, monkeypatch):
-    monkeypatch.setattr(client_mod, "BACKOFF_MIN_S", 0.05)
-    started = []
-
-    def start(controller, **over):
-        a = Agent(make_config(fake_hostapd, sockdir, controller, **over), shaper=shaper, attacher=switch)
-        a.vaps.meter = RateMeter(fake_sysfs(sockdir / "sys"))
-        t = threading.Thread(target=a.run, daemon=True)
-        t.start()
-        started.append((a, t))
-        return a
-
-    yield start
-    for a, t in started:
-        a.stop()
-        t.join(5)
-        a.close()
-        assert not t.is_alive()
 
 
 def test_hello_hmac_and_table_ii(run_agent, controller, fake_hostapd):

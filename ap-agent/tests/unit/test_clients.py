@@ -8,7 +8,6 @@ from wislice_agent_proto.errors import AgentError
 
 from wislice_ap_agent.clients import ClientMeter, StationWalk
 from wislice_ap_agent.hostapd_ctrl import HostapdControl
-from wislice_ap_agent.vaps import VapManager
 
 A, B = "02:00:00:00:01:00", "02:00:00:00:02:00"
 
@@ -77,14 +76,6 @@ def test_bounded_and_only_valid_macs(caplog):
     assert len(meter.last) == V.MAX_STATS_CLIENTS
     meter.sample(many)
     assert caplog.text.count("more than 2048 stations") == 1  # logged once while it lasts
-
-
-@pytest.fixture
-def manager(fake_hostapd, sockdir, radio, shaper, switch):
-    h = HostapdControl(fake_hostapd.path, str(sockdir))
-    m = VapManager(h, [radio], str(sockdir / "conf"), "/var/run/hostapd", shaper, switch)
-    yield m
-    h.close()
 
 
 def test_stats_event_walks_each_bss_once(manager, fake_hostapd):

@@ -11,17 +11,6 @@ from wislice_ap_agent.hostapd_ctrl import CtrlConnection, HostapdControl
 from wislice_ap_agent.vaps import VapManager
 
 
-@pytest.fixture
-def manager(fake_hostapd, sockdir, radio, shaper, switch):
-    emitted = []
-    h = HostapdControl(fake_hostapd.path, str(sockdir))
-    m = VapManager(h, [radio], str(sockdir / "conf"), "/var/run/hostapd", shaper, switch,
-                   emit=lambda name, data: emitted.append((name, data)))
-    m.emitted = emitted
-    yield m
-    h.close()
-
-
 def test_create_renders_adds_shapes_attaches(manager, fake_hostapd, shaper, switch):
     spec = vap_spec("v1", security={"mode": "wpa2-psk", "passphrase": "secret123"},
                     rate_limit={"down_kbps": 5000, "up_kbps": 2000})
