@@ -29,6 +29,7 @@ from wislice_ap_agent import config as agent_config  # the real loader, from the
 AGENT = "wislice-ap-agent"
 SWITCH = "wislice-pofswitch"
 SECRET = "s3cret-0123456789-abcdef"
+METRICS_TOKEN = "metrics-token-0123456789"
 
 pytestmark = pytest.mark.parametrize("shell", SHELLS, ids=" ".join)
 
@@ -51,13 +52,15 @@ def start_agent(shell, tmp: Path, sections: list[Section]):
 def test_full_translation_is_loaded_by_the_agent(shell, tmp_path):
     for name in ("ca.pem", "ap.pem", "ap.key"):
         (tmp_path / name).write_text("x")
+    (tmp_path / "metrics.token").write_text(METRICS_TOKEN + "\n")
     sections = agent_sections(
         tmp_path, controller_host="2001:db8::10", controller_port="16690", tls="1",
         tls_ca_file=str(tmp_path / "ca.pem"), tls_cert_file=str(tmp_path / "ap.pem"),
         tls_key_file=str(tmp_path / "ap.key"), tls_server_name="ctl.example.org", shaping="none",
         pof_switch_socket="/var/run/pofswitch.sock", stats_interval="7", keepalive="12", remove_vaps_on_exit="yes",
         log_level="DEBUG", hostapd_global="/var/run/hostapd/global", conf_dir="/var/lib/wislice-ap-agent",
-        pof_switch_uplink="wan.1", default_capacity_kbps="30000")
+        pof_switch_uplink="wan.1", default_capacity_kbps="30000", metrics_listen="[2001:db8::1]:9690",
+        metrics_token_file=str(tmp_path / "metrics.token"))
     sections.append(Section("radio", "radio1", {"phy": "phy1", "iface": "wlan1", "max_vaps": "2", "driver": "wired",
                                                 "mac": "02:00:00:00:01:00", "channel": "36", "hw_mode": "a",
                                                 "capacity_kbps": "54000"}))
@@ -74,6 +77,7 @@ def test_full_translation_is_loaded_by_the_agent(shell, tmp_path):
     assert cfg.remove_vaps_on_exit is True
     assert (cfg.pof_switch_socket, cfg.pof_switch_uplink) == ("/var/run/pofswitch.sock", "wan.1")
     assert cfg.default_capacity_kbps == 30000
+    assert (cfg.metrics_listen, cfg.metrics_token) == (("2001:db8::1", 9690), METRICS_TOKEN)
     # an operator capacity only where UCI sets one; radio0 is left to the agent's measurement
     assert cfg.radios == [
         {"name": "phy0", "iface": "wlan0", "max_vaps": 4, "driver": "nl80211"},
@@ -86,6 +90,7 @@ def test_full_translation_is_loaded_by_the_agent(shell, tmp_path):
     (inst,) = run.instances()
     assert ["procd_set_param", "file", str(ini)] in inst
     assert ["procd_append_param", "file", str(secret_file)] in inst
+    assert ["procd_append_param", "file", str(tmp_path / "metrics.token")] in inst
     assert ["procd_set_param", "respawn", "3600", "5", "0"] in inst
     assert ["procd_set_param", "stdout", "1"] in inst and ["procd_set_param", "stderr", "1"] in inst
 
@@ -103,6 +108,34 @@ def test_capacity_and_uplink_defaults_are_the_agents(shell, tmp_path):
     assert (cfg.pof_switch_uplink, cfg.default_capacity_kbps) == (defaults.pof_switch_uplink,
                                                                   defaults.default_capacity_kbps)
     assert "capacity_kbps" not in cfg.radios[0]
+    assert not any(line.startswith("metrics_") for line in lines) and cfg.metrics_listen is None  # off
+
+
+@pytest.mark.parametrize("value", ["127.0.0.1:9690", "0.0.0.0:0", "[::1]:65535", "ap-1.lan:9690"])
+def test_metrics_listen_is_passed_on(shell, tmp_path, value):
+    run, run_dir = start_agent(shell, tmp_path, agent_sections(tmp_path, metrics_listen=value))
+    assert run.rc == 0, run.errors()
+    assert f"metrics_listen = {value}" in (run_dir / "agent.ini").read_text().splitlines()
+
+
+@pytest.mark.parametrize("value", ["9690", "h:port", "-h:1", "h:1 2", "[::1]", "h:123456", "h/x:1", "h:1:"],
+                         ids=repr)
+def test_bad_metrics_listen_is_refused(shell, tmp_path, value):
+    run, run_dir = start_agent(shell, tmp_path, agent_sections(tmp_path, metrics_listen=value))
+    assert_refused(run, run_dir, tmp_path, "metrics_listen")
+    assert "want host:port or [v6]:port" in run.errors()
+
+
+def test_metrics_token_file_must_be_readable_and_a_token(shell, tmp_path):
+    run, run_dir = start_agent(shell, tmp_path, agent_sections(tmp_path, metrics_listen="127.0.0.1:9690",
+                                                               metrics_token_file=str(tmp_path / "missing")))
+    assert_refused(run, run_dir, tmp_path)
+    assert "metrics_token_file" in run.errors()
+    (tmp_path / "short.token").write_text("short")  # readable, but the agent's loader refuses it
+    run, run_dir = start_agent(shell, tmp_path, agent_sections(tmp_path, metrics_listen="127.0.0.1:9690",
+                                                               metrics_token_file=str(tmp_path / "short.token")))
+    assert_refused(run, run_dir, tmp_path)
+    assert "refused the generated config" in run.errors()
 
 
 @pytest.mark.parametrize("value", ["1", "20000", "10000000"])
@@ -169,7 +202,7 @@ HOSTILE = ["x\n[radio evil]\niface = evil0", "x'y", 'x"y', "$(touch PWNED)", "`t
            "x y", "x\r", ""]
 AGENT_FIELDS = ["agent_id", "controller_host", "hostapd_global", "hostapd_ctrl_dir", "conf_dir",
                 "pof_switch_socket", "tls_server_name", "secret_file", "log_level", "shaping", "pof_switch_uplink",
-                "default_capacity_kbps"]
+                "default_capacity_kbps", "metrics_listen", "metrics_token_file"]
 RADIO_FIELDS = ["phy", "iface", "mac", "channel", "hw_mode", "driver", "max_vaps", "capacity_kbps"]
 
 
