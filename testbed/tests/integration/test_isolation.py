@@ -7,6 +7,11 @@ scheduler) nothing here reserved the video's rate and the neighbour took the air
 
 from __future__ import annotations
 
+import subprocess
+import time
+from collections.abc import Iterator
+from typing import Any
+
 import pytest
 
 from wislice_testbed import demo
@@ -16,8 +21,9 @@ from wislice_testbed.topology.common import StepLog, repo_root
 SCALE_KW = {"capacity_kbps": 10_000, "video_kbps": 2_000, "video_up_kbps": 1_000, "neighbour_cap_kbps": 0}
 
 
-@pytest.mark.timeout(720)
-def test_guaranteed_slice_holds_against_a_saturating_neighbour() -> None:
+@pytest.fixture(scope="module")
+def testbed() -> Iterator[tuple[Any, dict[int, str], StepLog]]:
+    """One testbed (3 stations, the radio at 10 Mbit/s) with tenants 1 and 2 for this module's tests."""
     requires_root()
     missing = demo.missing_parts(repo_root())
     if missing:
@@ -25,12 +31,19 @@ def test_guaranteed_slice_holds_against_a_saturating_neighbour() -> None:
     from wislice_testbed.scenarios import isolation
     from wislice_testbed.topology.testbed import up
 
-    scale = isolation.Scale(**SCALE_KW)
     log = StepLog("isolation")
-    with up(log, stations=3, radio_capacity_kbps=scale.capacity_kbps) as tb:
-        tokens = isolation.tenants(tb, log)
-        down = isolation.run_sliced(tb, log, scale, tokens, uplink=False)
-        up_run = isolation.run_sliced(tb, log, scale, tokens, uplink=True)
+    with up(log, stations=3, radio_capacity_kbps=SCALE_KW["capacity_kbps"]) as tb:
+        yield tb, isolation.tenants(tb, log), log
+
+
+@pytest.mark.timeout(720)
+def test_guaranteed_slice_holds_against_a_saturating_neighbour(testbed) -> None:
+    from wislice_testbed.scenarios import isolation
+
+    tb, tokens, log = testbed
+    scale = isolation.Scale(**SCALE_KW)
+    down = isolation.run_sliced(tb, log, scale, tokens, uplink=False)
+    up_run = isolation.run_sliced(tb, log, scale, tokens, uplink=True)
     capacity_mbps = scale.capacity_kbps / 1000
     for exp, own_kbps in ((down, scale.video_kbps), (up_run, scale.video_up_kbps)):
         m = exp.metrics
@@ -43,3 +56,62 @@ def test_guaranteed_slice_holds_against_a_saturating_neighbour() -> None:
         assert 0.5 * left <= m["neighbour_contended_mbps"] <= 1.05 * left + 0.3, exp.to_json()
         # Alone at the end, the uncapped neighbour borrows the whole radio, and the radio's capacity holds.
         assert 0.8 * capacity_mbps <= m["neighbour_alone_mbps"] <= 1.05 * capacity_mbps, exp.to_json()
+
+
+@pytest.mark.timeout(600)
+def test_transcode_policy_deploys_and_removes_the_transcoder(testbed) -> None:
+    """A video slice reserved for one 2 Mbit/s client with a transcode_on_overload policy: a second client makes
+    the policy put the transcoder at the head of the slice's chain, where a stream to a client arrives re-encoded
+    (MPEG-2 at the transcoder's rate) while ping still crosses it; the second client leaving makes the policy
+    remove it. Fails without the policy engine, the two-port vNF or plain Ethernet to vNFs in a chain."""
+    from wislice_testbed.scenarios import e2e_slice as e2e
+    from wislice_testbed.scenarios import isolation, video
+    from wislice_testbed.topology.common import wait_for
+
+    tb, tokens, log = testbed
+    scale = isolation.Scale(**SCALE_KW)
+    s = e2e.SliceRun(1, "video", 0, tb.ap.stations[0], token=tokens[1])
+    body = isolation.video_body(scale, tb.ap.agent_id, s.ssid, True)
+    reserved = scale.video_kbps * 112 // 100  # one client's stream and its headers
+    body["bandwidth"].update(down_guaranteed_kbps=reserved, down_cap_kbps=reserved)
+    body["policies"] = [{"type": "transcode_on_overload", "per_client_down_kbps": scale.video_kbps, "hold_s": 2,
+                         "release_s": 4, "transcoder": {"bitrate_kbps": 500, "cpu": 0.5, "memory_mib": 256,
+                                                        "params": {"bridge_address": "10.61.1.250/24"}}}]
+    slices = isolation.bring_up(tb, log, [(s, body, [tb.ap.stations[0]])])
+
+    def view() -> dict[str, Any]:
+        return tb.orch.call("GET", f"/api/v1/tenants/1/slices/{s.slice_id}", s.token)[1]
+
+    try:
+        time.sleep(8)  # one client: 2000 kbps within the reservation, several polls past hold_s
+        assert view()["policy_state"][0]["state"] == "idle", view()
+        second = tb.ap.stations[1]
+        e2e.associate(tb, log, s, second, "10.61.1.11")
+        slices.members.append((s, second, "10.61.1.11"))
+        wait_for("the policy's transcoder running", lambda: view()["policy_state"][0]["state"] == "active",
+                 timeout=120, period=1)
+        sl = view()
+        assert [(v["image"], v["state"]) for v in sl["vnfs"]] == [("transcoder", "running"), ("kernel-fwd", "running")]
+        assert sl["policy_state"][0]["reaction_s"] > 0, sl
+        ok, summary = e2e.ping(tb, s)
+        assert ok, summary
+        clip = video.clip(3_000, 8)
+        flow = video.VideoFlow("policy-video", tb.ap.stations[0], s.sta_addr, clip)
+        series = flow.run(tb, time.time())
+        assert not series.error, series.error
+        probe = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "stream=codec_name:format=bit_rate",
+                                "-of", "default=nw=1", str(flow.received(tb))], capture_output=True, text=True)
+        fields = dict(line.split("=", 1) for line in probe.stdout.split() if "=" in line)
+        assert fields.get("codec_name") == "mpeg2video", probe.stdout + probe.stderr
+        assert 250_000 <= float(fields["bit_rate"]) <= 1_000_000, probe.stdout  # 500 kbit/s x1.1 mux, not 3 Mbit/s
+        second.disconnect()
+        slices.members.remove((s, second, "10.61.1.11"))
+        wait_for("the policy removing the transcoder", lambda: view()["policy_state"][0]["state"] == "idle" and
+                 [v["image"] for v in view()["vnfs"]] == ["kernel-fwd"], timeout=90, period=1)
+        ok, summary = e2e.ping(tb, s)
+        assert ok, summary
+        events = tb.orch.call("GET", "/api/v1/events?limit=200", tb.orch.operator_token)[1]["events"]
+        said = [e["message"] for e in events if e["kind"] == "policy"]
+        assert any("deploying a transcoder" in m for m in said) and any("removing transcoder" in m for m in said)
+    finally:
+        isolation.tear_down(tb, log, slices)
