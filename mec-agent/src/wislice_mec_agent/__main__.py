@@ -1,8 +1,8 @@
 """``python -m wislice_mec_agent --config mec-agent.toml [run|reconcile|create-vnf JSON|delete-vnf ID|list|status]``
 
 run (default): reconcile the node, fill the warm pool, start the scheduler if enabled, then serve the
-nfv-controller (or just keep the node converged when no controller is configured). The other commands do one
-thing locally and print JSON (used by tests and operators)."""
+nfv-controller (or just keep the node converged when no controller is configured) and, with metrics_listen,
+GET /metrics. The other commands do one thing locally and print JSON (used by tests and operators)."""
 
 from __future__ import annotations
 
@@ -14,12 +14,14 @@ import sys
 import threading
 from typing import Any
 
+from wislice_agent_proto.client import AgentClient
 from wislice_agent_proto.errors import AgentError
 
 from .catalog import Catalog
 from .config import AgentConfig, load_config
 from .handlers import controller_client, method_table
 from .manager import VnfManager
+from .metrics import MecMetrics
 from .pool import WarmPool
 from .reconcile import reconcile
 from .runtime import DockerRuntime
@@ -63,6 +65,14 @@ def reconcile_forever(manager: VnfManager, stop: threading.Event, every_s: float
 
 
 def serve(config: AgentConfig, manager: VnfManager) -> int:
+    client: AgentClient | None = None
+    stats = StatsCollector(manager)
+    metrics = MecMetrics(config, stats, lambda: client is not None and client.welcomed)
+    try:
+        metrics.bind()  # before anything touches the node
+    except (OSError, ValueError) as exc:
+        print(f"mec-agent: cannot serve metrics on {config.metrics_listen}: {exc}", file=sys.stderr)
+        return 2
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
@@ -84,10 +94,9 @@ def serve(config: AgentConfig, manager: VnfManager) -> int:
         scheduler = SchedulerLoop(manager, config.scheduler_interval_s, high=config.backpressure_high_bytes,
                                   low=config.backpressure_low_bytes)
         scheduler.start()
-    client = None
+        stats.scheduler = scheduler
     if config.controller:
         host, _, port = config.controller.rpartition(":")
-        stats = StatsCollector(manager, scheduler)
         caps = {"capacity": {"cpu": config.capacity_cpu, "memory_mib": config.capacity_memory_mib},
                 "catalog": manager.catalog.names(), "dpdk": manager.switch.present,
                 "pof_switch": manager.switch.present}
@@ -97,7 +106,9 @@ def serve(config: AgentConfig, manager: VnfManager) -> int:
         emit = client.emit
         manager.events.append(lambda vnf_id, state: emit("vnfState", {"vnf_id": vnf_id, "state": state}))
         threading.Thread(target=client.run, daemon=True).start()
+    metrics.start()
     stop.wait()
+    metrics.close()
     if client is not None:
         client.stop()
     if scheduler is not None:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from wislice_agent_proto.client import tls_context
+from wislice_agent_proto.prometheus import parse_listen, read_token_file
 from wislice_agent_proto.validate import IDENT
 
 from .ids import check_prefix
@@ -43,6 +44,8 @@ class AgentConfig:
     # buffer still passes it before the kernel drops for it.
     backpressure_high_bytes: int = 128 * 1024
     backpressure_low_bytes: int = 32 * 1024
+    metrics_listen: str = ""  # host:port ([v6]:port) of GET /metrics (Prometheus text format); empty = off
+    metrics_token_file: str = ""  # a bearer token scrapes must present; empty = none
 
     def __post_init__(self) -> None:
         if not IDENT.match(self.agent_id):
@@ -58,6 +61,9 @@ class AgentConfig:
                 and 0 <= self.backpressure_low_bytes < self.backpressure_high_bytes):
             raise ValueError("backpressure watermarks need integers 0 <= backpressure_low_bytes"
                              " < backpressure_high_bytes")
+        if not isinstance(self.metrics_listen, str) or not isinstance(self.metrics_token_file, str):
+            raise ValueError("metrics_listen and metrics_token_file are strings")
+        parse_listen(self.metrics_listen)
         for image, n in self.warm_pool.items():
             if not isinstance(n, int) or not 0 <= n <= 64:
                 raise ValueError(f"warm_pool.{image} must be an integer 0-64")
@@ -80,6 +86,13 @@ class AgentConfig:
 
     def secret(self) -> bytes | None:
         return Path(self.secret_file).read_bytes().strip() if self.secret_file else None
+
+    @property
+    def metrics_address(self) -> tuple[str, int] | None:
+        return parse_listen(self.metrics_listen)
+
+    def metrics_token(self) -> str | None:
+        return read_token_file(self.metrics_token_file) if self.metrics_token_file else None
 
 
 def load_config(path: str | Path) -> AgentConfig:

@@ -38,6 +38,14 @@ DPDK_CAPS = ["IPC_LOCK", "SYS_NICE"]  # hugepage locking, set_mempolicy
 EventSink = Callable[[int, str], None]
 
 
+def live_state(rec: VnfRecord, status: str | None) -> str:
+    """A record's state as its container (``status``, None when there is none) shows it now: a running vNF whose
+    container stopped is stopped, one whose container is gone failed."""
+    if rec.state == "running" and status != "running":
+        return "failed" if status is None else "stopped"
+    return rec.state
+
+
 class Undo:
     """A stack of undo actions run in reverse on failure; each is attempted even if an earlier one fails."""
 
@@ -271,9 +279,8 @@ class VnfManager:
             live = {c.name: c.status for c in self.runtime.list(self.config.agent_id)}
             out = []
             for rec in self.store.all():
-                if rec.state == "running" and live.get(rec.container_name) != "running":
-                    rec = rec.with_(state="failed" if rec.container_name not in live else "stopped")
-                out.append(self.state_of(rec))
+                state = live_state(rec, live.get(rec.container_name))
+                out.append(self.state_of(rec if state == rec.state else rec.with_(state=state)))
             return out
 
     def status(self) -> dict[str, Any]:

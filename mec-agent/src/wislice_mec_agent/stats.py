@@ -1,10 +1,14 @@
 """getStatistics: node CPU and memory, per-vNF CPU (cgroup cpuacct deltas), memory and port counters.
 Port counters are from the vNF's side: a kernel vNF's rx is its host veth's tx; a DPDK vNF's come from the
-switch's port (the management socket's ``ports``), where the switch's tx is the vNF's rx."""
+switch's port (the management socket's ``ports``), where the switch's tx is the vNF's rx.
+
+A collection of the whole node (the stats event's) is kept as ``latest``, with what /metrics labels it by and the
+stats do not carry (each vNF's tenant, image and live state, the node's allocation): metrics.py exports it."""
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +16,7 @@ from wislice_agent_proto.errors import AgentError
 
 from . import cgroups
 from .ids import check_vnf_id
-from .manager import VnfManager
+from .manager import VnfManager, live_state
 
 
 def node_cpu_times() -> tuple[int, int]:
@@ -29,6 +33,23 @@ def node_memory_used_mib() -> float:
     return round((info["MemTotal"] - info["MemAvailable"]) / 1024, 1)
 
 
+@dataclass(frozen=True)
+class VnfAbout:
+    tenant_id: int
+    image: str
+    state: str  # the record's, as its container shows it now (manager.live_state)
+
+
+@dataclass(frozen=True)
+class Collected:
+    """One collection of the whole node."""
+    t: float  # monotonic
+    node: dict[str, Any]  # NodeStats
+    vnfs: list[dict[str, Any]]  # VnfStats, with the scheduler's view
+    about: dict[int, VnfAbout]
+    allocated: tuple[float, int]  # cpu and memory_mib of the vNFs' specs (getStatus' used)
+
+
 class StatsCollector:
     def __init__(self, manager: VnfManager, scheduler: Any = None) -> None:
         """``scheduler``: the node's SchedulerLoop, when it runs: VnfStats then carry its backpressure view."""
@@ -36,6 +57,7 @@ class StatsCollector:
         self.scheduler = scheduler
         self.last_node = node_cpu_times()
         self.last_vnf: dict[int, tuple[float, int]] = {}  # vnf_id -> (monotonic time, cpu ns)
+        self.latest: Collected | None = None
 
     def node(self) -> dict[str, Any]:
         total, idle = node_cpu_times()
@@ -45,10 +67,14 @@ class StatsCollector:
         return {"cpu_pct": round(max(0.0, busy), 2), "memory_used_mib": node_memory_used_mib()}
 
     def vnf(self, vnf_id: int) -> dict[str, Any]:
+        return self._vnf(vnf_id)[0]
+
+    def _vnf(self, vnf_id: int) -> tuple[dict[str, Any], VnfAbout]:
         rec = self.m.store.get(vnf_id)
         if rec is None:
             raise AgentError("not_found", f"no vNF {vnf_id} on this node")
         info = self.m.runtime.inspect(rec.container_id) if rec.container_id else None
+        about = VnfAbout(rec.spec.tenant_id, rec.spec.image, live_state(rec, info.status if info else None))
         pid = info.pid if info and info.status == "running" else 0
         cpu_pct, mem_mib = 0.0, 0.0
         if pid:
@@ -60,7 +86,8 @@ class StatsCollector:
                 self.last_vnf[vnf_id] = (now, used)
             mem = cgroups.memory_bytes(pid)
             mem_mib = round(mem / 1048576, 2) if mem else 0.0
-        return {"vnf_id": vnf_id, "cpu_pct": round(cpu_pct, 2), "memory_mib": mem_mib, "ports": self._ports(rec)}
+        stats = {"vnf_id": vnf_id, "cpu_pct": round(cpu_pct, 2), "memory_mib": mem_mib, "ports": self._ports(rec)}
+        return stats, about
 
     def _ports(self, rec: Any) -> list[dict[str, Any]]:
         name = self.m.port_name(rec.vnf_id)
@@ -82,9 +109,15 @@ class StatsCollector:
     def collect(self, vnf_id: object = None) -> dict[str, Any]:
         with self.m.lock:
             ids = [check_vnf_id(vnf_id)] if vnf_id is not None else [r.vnf_id for r in self.m.store.all()]
-            out = {"node": self.node(), "vnfs": [self.vnf(i) for i in ids]}
+            node = self.node()
+            rows = [self._vnf(i) for i in ids]
+            allocated = self.m.used()
+        out = {"node": node, "vnfs": [stats for stats, _ in rows]}
         if self.scheduler is not None:  # outside the manager's lock: a scheduler step takes its own, then that one
             add_backpressure(out["vnfs"], self.scheduler.report())
+        if vnf_id is None:
+            self.latest = Collected(time.monotonic(), node, out["vnfs"],
+                                    {stats["vnf_id"]: about for stats, about in rows}, allocated)
         return out
 
 
