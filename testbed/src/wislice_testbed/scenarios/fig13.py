@@ -29,7 +29,8 @@ from .video import clip as make_clip
 TRANSCODE_KBPS = 1_000
 JOIN_AT_S = 12.0       # the third video client associates, then streams from STREAM3_AT_S
 STREAM3_AT_S = 16.0
-RUN_S = 70             # the first two clients' clips; the neighbour saturates from NEIGHBOUR_AT_S to the end
+RUN_S = 90             # the first two clients' clips (room for a slow association and deployment after them);
+#                        the neighbour saturates from NEIGHBOUR_AT_S to the end
 NEIGHBOUR_AT_S = 4.0
 HOLD_S, RELEASE_S = 4.0, 8.0
 VIDEO_SUBNET_ADDR = "10.61.1.250/24"  # the transcoder's own address in the video clients' subnet (tenant 1)
