@@ -4,6 +4,10 @@ token, and the config keys."""
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
+
 import pytest
 from conftest import fake_sysfs, vap_spec
 from support.controller import wait_until
@@ -15,6 +19,8 @@ from wislice_ap_agent.stats import RateMeter
 
 A, B = "02:00:00:00:01:00", "02:00:00:00:02:00"
 TOKEN = "ap-metrics-token-0123456789"
+ROOT = Path(__file__).resolve().parents[3]
+SPEC = json.loads((ROOT / "spec" / "agent-metrics" / "metrics.json").read_text())["ap"]
 RATES = {"down_kbps": 20000, "up_kbps": 5000, "down_guaranteed_kbps": 5000, "up_guaranteed_kbps": 1000}
 
 
@@ -81,6 +87,15 @@ def test_families_from_the_stats_event(manager, fake_hostapd, sockdir):
     client_rate = parsed["wislice_ap_client_rate_bps"].samples
     assert client_rate[way(a, "tx")] == data["clients"][0]["tx_bps"] > 0 and client_rate[way(b, "rx")] == 0
     assert parsed["wislice_ap_client_signal_dbm"].samples == {a: -51}  # B's hostapd entry has no signal
+
+    # every family of spec/agent-metrics, in its order, with its type and labels; the README's table names them all
+    assert [(f.name, f.kind, list(f.labels)) for f in metrics.families()] == [
+        (w["name"], w["type"], w["labels"]) for w in SPEC]
+    assert re.findall(r"^\| `(wislice_\w+)` \|", (ROOT / "ap-agent" / "README.md").read_text(), re.M) == [
+        w["name"] for w in SPEC]
+    for w in SPEC:
+        for label, values in w.get("values", {}).items():
+            assert {dict(k)[label] for k in parsed[w["name"]].samples} <= set(values), w["name"]
 
 
 def test_a_vap_removed_after_the_event_and_a_station_listed_twice(manager, fake_hostapd):

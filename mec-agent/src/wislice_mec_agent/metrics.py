@@ -83,17 +83,17 @@ class MecMetrics:
     def families(self) -> list[Family]:
         me, c = self.config.agent_id, self.config
         node = ["agent_id"]
+        age = Family("wislice_mec_stats_age_seconds", "Seconds since the values of this scrape were collected",
+                     labels=node)
         out = [
             Family("wislice_mec_connected", "1 while the agent has a welcomed session with the nfv-controller",
                    labels=node).add([me], self.connected()),
+            age,
             Family("wislice_mec_node_capacity_cpu", "CPU cores the node offers vNFs (capacity_cpu)",
                    labels=node).add([me], c.capacity_cpu),
             Family("wislice_mec_node_capacity_memory_mib", "Memory the node offers vNFs (capacity_memory_mib)",
                    labels=node).add([me], c.capacity_memory_mib),
         ]
-        age = Family("wislice_mec_stats_age_seconds", "Seconds since the values of this scrape were collected",
-                     labels=node)
-        out.append(age)
         latest = self.stats.latest
         if latest is None:
             return out

@@ -4,6 +4,8 @@ keys, and a start refused on a taken port before the node is touched."""
 
 from __future__ import annotations
 
+import json
+import re
 import socket
 import time
 from pathlib import Path
@@ -18,6 +20,8 @@ from wislice_mec_agent.stats import StatsCollector
 
 from .conftest import Node, spec
 
+ROOT = Path(__file__).resolve().parents[3]
+SPEC = json.loads((ROOT / "spec" / "agent-metrics" / "metrics.json").read_text())["mec"]
 TOKEN = "mec-metrics-token-0123456789"
 HEAD, DOWN = 65538, 65539
 ME = (("agent_id", "mec-t"),)
@@ -79,6 +83,14 @@ def test_families_from_the_last_collection(node: Node) -> None:
     assert parsed["wislice_mec_vnf_throttled"].samples == {vnf(HEAD): 1}
     assert parsed["wislice_mec_vnf_backpressure_drops_total"].samples == {vnf(HEAD): 42}
     assert parsed["wislice_mec_vnf_queue_bytes"].samples == {vnf(DOWN): 150_000}
+
+    # spec/agent-metrics: the families in order, typed and labelled as it says; the README's table lists them
+    assert [(f.name, f.kind, list(f.labels)) for f in metrics.families()] == [
+        (w["name"], w["type"], w["labels"]) for w in SPEC]
+    readme = (ROOT / "mec-agent" / "README.md").read_text()
+    assert re.findall(r"^\| `(wislice_\w+)` \|", readme, re.M) == [w["name"] for w in SPEC]
+    enumerated = [(w["name"], label, set(values)) for w in SPEC for label, values in w.get("values", {}).items()]
+    assert all({dict(k)[label] for k in parsed[name].samples} <= values for name, label, values in enumerated)
 
 
 def test_states_follow_the_containers(node: Node) -> None:
