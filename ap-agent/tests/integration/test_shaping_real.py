@@ -2,8 +2,8 @@
 AP namespace, each a veth to its own station namespace. A vAP's 5 Mbit/s downlink cap and 2 Mbit/s uplink cap
 hold for TCP; both backends build the same classes; removing the radio leaves nothing behind.
 
-This host's kernel has no act_skbedit and no fq_codel (testbed facts): the backends detect that and classify with
-nftables, leaves keep pfifo; the AP VM (tests/integration/vm) runs the skbedit + fq_codel path."""
+This host's kernel has no act_skbedit and no fq_codel (docs/runtime-facts.md): the backends detect that and classify
+with nftables, leaves keep pfifo; the AP VM (tests/integration/vm) runs the skbedit + fq_codel path."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The whole one-machine testbed, wired as in ARCHITECTURE.md "A slice, end to end":
+"""The whole one-machine testbed, wired as in docs/ARCHITECTURE.md "A slice, end to end":
 
     station ~air~ vAP [AP VM: hostapd + ap-agent + AP pof-switch dev 1] --tap-- core pof-switch dev 2
         --veth-- MEC pof-switch dev 3 -- vNF containers (private dockerd, mec-agent)      server netns

@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Raw POF entries as ONOS FlowRules. Their flow ids carry bit 47 ("raw"), so they never collide with slice
- * flows and can be found again for removal without purging by application (see the runtime facts).
+ * flows and can be found again for removal without purging by application (docs/runtime-facts.md).
  */
 @Component(immediate = true, service = PofFlowService.class)
 public class PofFlowManager implements PofFlowService {

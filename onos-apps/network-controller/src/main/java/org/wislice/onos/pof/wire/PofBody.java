@@ -8,7 +8,7 @@ import java.nio.ByteBuffer;
 
 /**
  * The body of a POF message (everything after the 8-byte header). Fixed-size bodies are the C structs of
- * pof-wire-facts.md; the small ones live here, the large ones in their own files.
+ * spec/pof/README.md; the small ones live here, the large ones in their own files.
  */
 public abstract class PofBody {
 

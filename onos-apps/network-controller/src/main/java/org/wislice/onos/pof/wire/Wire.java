@@ -6,7 +6,7 @@ import java.util.Arrays;
 
 /**
  * Absolute-offset accessors for the POF structs: every field is read and written at the byte offset
- * given in pof-wire-facts.md (natural C alignment, big-endian), so the code reads like the struct table.
+ * given in spec/pof/README.md (natural C alignment, big-endian), so the code reads like the struct table.
  */
 final class Wire {
 
