@@ -13,6 +13,7 @@
 #include "pof_shape.h"
 
 #define SPIN_ROUNDS_BEFORE_SLEEP 256
+#define CONTROL_INTERVAL_NS 1000000ull /* under load, control and management are served at least every 1 ms */
 
 int pof_sw_init(struct pof_sw *sw, const struct sw_config *cfg, const struct pof_io_ops *io)
 {
@@ -404,14 +405,18 @@ static bool all_ports_have_fds(const struct pof_sw *sw)
 
 void pof_sw_run(struct pof_sw *sw)
 {
-    uint32_t rounds = 0;
+    uint64_t last_control_ns = 0;
     while (!sw->quit) {
         uint64_t now = pof_now_ns();
         uint32_t n = pof_sw_poll_once(sw, now);
         sw->idle_rounds = n ? 0 : sw->idle_rounds + 1;
         if (sw->cfg.busy_poll || any_latency_port(sw) || sw->idle_rounds < SPIN_ROUNDS_BEFORE_SLEEP) {
-            if ((++rounds & 1023) == 0 || n == 0)
+            /* By time, not by rounds: under load a round can be slow (a starved VM), and a controller that hears
+             * nothing for its echo timeout closes the connection. */
+            if (n == 0 || now - last_control_ns >= CONTROL_INTERVAL_NS) {
                 service_control(sw, 0, 0);
+                last_control_ns = now;
+            }
             continue;
         }
         /* Idle: sleep with exponential backoff; ports with a descriptor (AF_PACKET) wake us at once,
