@@ -10,6 +10,7 @@ import time
 import pytest
 from conftest import PRIMARY, add_veth, agent_config, iperf_mbps
 from support.controller import TestController
+from wislice_agent_proto import prometheus as P
 
 from wislice_ap_agent import events as E
 from wislice_ap_agent.hostapd_ctrl import CtrlConnection, HostapdControl
@@ -19,6 +20,7 @@ pytestmark = pytest.mark.integration
 
 VAP_IF = f"{PRIMARY}_1"  # the first vAP slot's netdev
 IFB = radio_ifb("phy0")  # the radio's downlink hierarchy
+METRICS_PORT = 9690  # the agent's /metrics, on its end of the controller's veth (its own namespace)
 
 
 def vap(vap_id="t1-cafe", **over):
@@ -38,7 +40,8 @@ def setup(wired_ap, netns, veth, processes, sockdir):
     sta.exec(["ip", "addr", "add", "10.66.1.2/24", "dev", f"{VAP_IF}p"])
     link = veth(None, wired_ap.ns, addr_a="10.66.0.1/30", addr_b="10.66.0.2/30")
     controller = TestController(host="10.66.0.1")
-    cfg = agent_config(sockdir / "agent.json", wired_ap, controller.address, sockdir)
+    cfg = agent_config(sockdir / "agent.json", wired_ap, controller.address, sockdir,
+                       metrics_listen=f"10.66.0.2:{METRICS_PORT}")
     agent = processes.start([sys.executable, "-m", "wislice_ap_agent", "--config", str(cfg)], netns=wired_ap.ns,
                             log_name="ap-agent")
     yield wired_ap, sta, controller, agent, link
@@ -95,6 +98,17 @@ def test_agent_drives_real_hostapd_and_caps_bandwidth(setup, processes, sockdir)
     assert stats["data"]["vaps"][0]["vap_id"] == "t1-cafe"
     rate = s.request("getTxRate", {"vap_id": "t1-cafe"})["result"]
     assert rate["vap_id"] == "t1-cafe" and rate["bps"] >= 0
+    # /metrics of the process, scraped across the veth: the vAP's netdev counted iperf3's downlink, caps as set
+    status, _, body = P.scrape(("10.66.0.2", METRICS_PORT))
+    assert status == 200, body
+    parsed = P.parse(body)
+    labels = {"agent_id": "ap-it", "vap_id": "t1-cafe", "slice_id": "s-1", "tenant_id": "1", "radio": "phy0"}
+    sent = {dict(k)["direction"]: v for k, v in parsed["wislice_ap_vap_bytes_total"].samples.items()}
+    assert sent["tx"] > 1_000_000 and sent["rx"] > 0, sent
+    assert parsed["wislice_ap_vap_cap_kbps"].samples == {
+        tuple(sorted({**labels, "direction": d}.items())): kbps for d, kbps in (("down", 5000), ("up", 3000))}
+    assert parsed["wislice_ap_connected"].samples == {(("agent_id", "ap-it"),): 1}
+    assert P.scrape(("10.66.0.2", METRICS_PORT), "/vaps")[0] == 404
 
     # the controller goes away and comes back: the agent reconnects and syncVaps keeps the vAP untouched
     events = CtrlConnection(ap.global_path, str(sockdir))

@@ -9,11 +9,12 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from wislice_agent_proto import protocol
+from wislice_agent_proto import prometheus, protocol
 
 from .conftest import RealNode
 from .test_recovery import write_config
@@ -66,13 +67,32 @@ class Controller:
         self.server.close()
 
 
+def vnf_metrics(address: tuple[str, int]) -> dict[str, float]:
+    """The vNF's state and memory on the daemon's /metrics, once the node's collection shows it running."""
+    deadline = time.monotonic() + 10
+    while True:
+        status, _, body = prometheus.scrape(address)
+        parsed = prometheus.parse(body)
+        assert status == 200 and parsed["wislice_mec_connected"].samples.popitem()[1] == 1
+        running = {dict(k)["vnf_id"]: v for k, v in parsed["wislice_mec_vnf_state"].samples.items()
+                   if dict(k)["state"] == "running"}
+        if running.get(str(6 << 16 | 1)) == 1:
+            return {"memory": next(iter(parsed["wislice_mec_vnf_memory_mib"].samples.values()))}
+        assert time.monotonic() < deadline, body
+        time.sleep(0.2)
+
+
 def test_daemon_serves_the_controller_and_reconnects(real_node: RealNode, tmp_path: Path) -> None:
     ctl = Controller()
     secret = tmp_path / "secret"
     secret.write_bytes(SECRET + b"\n")
     cfg = write_config(real_node, tmp_path / "agent.toml")
+    with socket.socket() as probe:  # a free port for /metrics
+        probe.bind(("127.0.0.1", 0))
+        metrics = probe.getsockname()
     with open(cfg, "a") as f:
-        f.write(f'controller = "127.0.0.1:{ctl.port}"\nsecret_file = "{secret}"\nstats_interval_s = 1.0\n')
+        f.write(f'controller = "127.0.0.1:{ctl.port}"\nsecret_file = "{secret}"\nstats_interval_s = 1.0\n'
+                f'metrics_listen = "127.0.0.1:{metrics[1]}"\n')
     log = tmp_path / "agent.log"
     with open(log, "wb") as out:
         agent = subprocess.Popen([sys.executable, "-m", "wislice_mec_agent", "--config", str(cfg)],
@@ -93,6 +113,7 @@ def test_daemon_serves_the_controller_and_reconnects(real_node: RealNode, tmp_pa
         assert r["error"]["code"] == "bad_request"
         while not any(m["type"] == "event" and m["event"] == "stats" for m in seen):
             seen.append(ctl.recv())
+        assert vnf_metrics(metrics)["memory"] > 0
         ctl.drop()  # the agent must come back (backoff ~1 s) and keep the vNF through the next sync
         ctl.accept()
         r = ctl.call("syncVnfs", {"vnfs": [vnf]}, seen)

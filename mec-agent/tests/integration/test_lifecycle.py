@@ -51,7 +51,8 @@ def test_firewall_rules_come_from_params(real_node: RealNode) -> None:
     import time
 
     deadline = time.monotonic() + 10
-    while not ruleset.exists() and time.monotonic() < deadline:
+    # `nft list ruleset > ruleset.txt`: the file exists (empty) before nft has written it
+    while not (ruleset.exists() and ruleset.read_text().strip()) and time.monotonic() < deadline:
         time.sleep(0.1)
     text = ruleset.read_text()
     assert "tcp dport { 80, 443 } accept" in text and "icmp" not in text and "policy drop" in text
