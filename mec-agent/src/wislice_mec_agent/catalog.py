@@ -12,10 +12,10 @@ from wislice_agent_proto.errors import bad_request
 from wislice_agent_proto.validate import IDENT
 
 from .spec import ParamValue, VnfSpec
+from .vnf_classes import CLASSES
 
 VNFS_DIR = Path(__file__).resolve().parents[2] / "vnfs"
 CATALOG_FILE = VNFS_DIR / "catalog.json"
-CLASSES = ("kernel", "dpdk")
 PARAM_TYPES = ("string", "integer", "number", "boolean")
 IFNAME_RE = re.compile(r"^[a-z][a-z0-9]{0,7}$")
 
@@ -82,7 +82,7 @@ def _parse_image(name: str, body: dict[str, Any]) -> CatalogImage:
     if not IDENT.match(name):
         raise ValueError(f"catalog: bad image name {name!r}")
     if body.get("class") not in CLASSES:
-        raise ValueError(f"catalog: image {name}: class must be one of {CLASSES}")
+        raise ValueError(f"catalog: image {name}: class must be one of {tuple(CLASSES)}")
     params = dict(body.get("params", {}))
     for pname, kind in params.items():
         if kind not in PARAM_TYPES:
@@ -92,7 +92,7 @@ def _parse_image(name: str, body: dict[str, Any]) -> CatalogImage:
     if interfaces[:1] != ("in",) or len(interfaces) > 2 or len(set(interfaces)) != len(interfaces) or \
             not all(IFNAME_RE.match(i) for i in interfaces):
         raise ValueError(f"catalog: image {name}: interfaces must be ['in'] or ['in', NAME]")
-    if body["class"] != "kernel" and interfaces != ("in",):
+    if not CLASSES[body["class"]].host_links and interfaces != ("in",):
         raise ValueError(f"catalog: image {name}: only kernel vNFs have further interfaces")
     return CatalogImage(name=name, vnf_class=body["class"], cpu=float(body["cpu"]), memory_mib=int(body["memory_mib"]),
                         busybox=bool(rootfs.get("busybox", True)), binaries=tuple(rootfs.get("binaries", [])),

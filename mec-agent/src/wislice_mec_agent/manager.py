@@ -18,22 +18,16 @@ from wislice_agent_proto.errors import AgentError
 
 from .catalog import Catalog, CatalogImage
 from .config import AgentConfig
-from .ids import address_of, check_vnf_id, container_name, host_ifname, host_ifnames, mac_of
+from .ids import address_of, check_vnf_id, container_name, host_ifname
 from .runtime import LABEL_AGENT, LABEL_IMAGE, LABEL_VNF_ID, ContainerConfig, ContainerRuntime
 from .spec import VnfSpec, parse_vnf_spec
 from .store import Store, VnfRecord
 from .switch import SwitchAttachment
+from .vnf_classes import vnf_class
 from .wiring import NetWiring
 
 log = logging.getLogger(__name__)
-VHOST_SOCKET = "vhost.sock"
 PAUSE_ENV = "WISLICE_MEC_TEST_PAUSE_AT"  # fault injection for the kill -9 mid-create test: a step name
-# send_redirects is OR-ed over "all" and the interface, which takes "default" when it moves into the namespace.
-KERNEL_SYSCTLS = {"net.ipv4.ip_forward": "1", "net.ipv4.conf.all.send_redirects": "0",
-                  "net.ipv4.conf.default.send_redirects": "0",
-                  "net.ipv4.conf.all.rp_filter": "0", "net.ipv4.conf.default.rp_filter": "0"}
-KERNEL_CAPS = ["NET_ADMIN", "NET_RAW"]
-DPDK_CAPS = ["IPC_LOCK", "SYS_NICE"]  # hugepage locking, set_mempolicy
 
 EventSink = Callable[[int, str], None]
 
@@ -115,11 +109,13 @@ class VnfManager:
     def port_name(self, vnf_id: int) -> str:
         return host_ifname(self.config.veth_prefix, vnf_id)
 
-    def binds_for(self, image: CatalogImage) -> dict[str, str]:
-        """DPDK vNFs see the node's hugetlbfs mount (EAL sizes its pages from it; memory comes from memfd)."""
-        if image.vnf_class == "dpdk" and self.config.hugepages_dir:
-            return {self.config.hugepages_dir: "/dev/hugepages"}
-        return {}
+    def container_config(self, image: CatalogImage, name: str, labels: dict[str, str], cpu: float, memory_mib: int,
+                         config_dir: Path) -> ContainerConfig:
+        """A container of the image's class (its capabilities, sysctls and binds), for a vNF or the warm pool."""
+        cls = vnf_class(image.vnf_class)
+        return ContainerConfig(name=name, image_ref=self.runtime.ensure_image(image), labels=labels, cpu=cpu,
+                               memory_mib=memory_mib, config_dir=str(config_dir), cap_add=list(cls.cap_add),
+                               sysctls=dict(cls.sysctls), binds=cls.binds(self.config))
 
     def state_of(self, rec: VnfRecord) -> dict[str, Any]:
         """VnfState (spec/agent: VnfSpec plus vnf_id, address, class, state, container_id, ports)."""
@@ -158,12 +154,12 @@ class VnfManager:
         if mem + spec.memory_mib > self.config.capacity_memory_mib:
             raise AgentError("capacity", f"memory {spec.memory_mib} MiB does not fit: {mem} of"
                                          f" {self.config.capacity_memory_mib} MiB in use")
-        if image.vnf_class == "dpdk" and not self.switch.present:
-            raise AgentError("unsupported", f"image {image.name} is a DPDK vNF: this node has no pof-switch")
+        cls = vnf_class(image.vnf_class)
+        if cls.needs_switch and not self.switch.present:
+            raise AgentError("unsupported", f"image {image.name} is a {cls.name} vNF: this node has no pof-switch")
         rec = VnfRecord(vnf_id=vnf_id, spec=spec, vnf_class=image.vnf_class, state="creating",
                         container_name=container_name(self.config.agent_id, vnf_id),
-                        config_dir=str(self.vnf_dir(vnf_id)),
-                        host_ifname=self.port_name(vnf_id) if image.vnf_class == "kernel" else "")
+                        config_dir=str(self.vnf_dir(vnf_id)), host_ifname=cls.host_ifname(self, vnf_id))
         if not self.store.insert_new(rec):
             raise AgentError("conflict", f"vnf_id {vnf_id} already exists on this node")
         return rec
@@ -180,7 +176,7 @@ class VnfManager:
             raise
 
     def _build_steps(self, rec: VnfRecord, image: CatalogImage, undo: Undo) -> VnfRecord:
-        spec, vnf_id, name = rec.spec, rec.vnf_id, self.port_name(rec.vnf_id)
+        spec, vnf_id, cls = rec.spec, rec.vnf_id, vnf_class(image.vnf_class)
         claimed = self.pool.claim(image.name) if self.pool is not None else None
         if claimed is not None:
             container_id, pid, cdir = claimed.container_id, claimed.pid, Path(claimed.config_dir)
@@ -193,40 +189,21 @@ class VnfManager:
             (cdir / "params.env").write_text(params_env(spec.params))
         else:
             cdir = Path(rec.config_dir)
-            ref = self.runtime.ensure_image(image)
             cdir.mkdir(parents=True, exist_ok=True)
             undo.push("config dir", lambda: shutil.rmtree(cdir, ignore_errors=True))
             (cdir / "params.env").write_text(params_env(spec.params))
-        ports: list[dict[str, Any]] = []
-        if image.vnf_class == "dpdk":
-            sock = str(cdir / VHOST_SOCKET)
-            pof_port = self.switch.add_vhost(name, sock)
-            undo.push("switch port", lambda: self.switch.remove(name))
-            ports.append({"name": name, "pof_port": pof_port})
+        ports = cls.wire_before_start(self, rec, cdir, undo)
         self._pause("switch")
         if claimed is None:
             labels = {LABEL_AGENT: self.config.agent_id, LABEL_VNF_ID: str(vnf_id), LABEL_IMAGE: image.name}
-            kernel = image.vnf_class == "kernel"
-            container_id = self.runtime.create(ContainerConfig(
-                name=rec.container_name, image_ref=ref, labels=labels, cpu=spec.cpu, memory_mib=spec.memory_mib,
-                config_dir=str(cdir), cap_add=KERNEL_CAPS if kernel else DPDK_CAPS,
-                sysctls=KERNEL_SYSCTLS if kernel else {}, binds=self.binds_for(image)))
+            container_id = self.runtime.create(self.container_config(image, rec.container_name, labels, spec.cpu,
+                                                                     spec.memory_mib, cdir))
             undo.push("container", lambda: self.runtime.remove(container_id))
             rec = rec.with_(container_id=container_id)
             self.store.put(rec)
             pid = self.runtime.start(container_id)
         self._pause("container")
-        if image.vnf_class == "kernel":
-            names = host_ifnames(self.config.veth_prefix, vnf_id, len(image.interfaces))
-            for k, (ifname, inside) in enumerate(zip(names, image.interfaces, strict=True)):
-                # Only 'in' carries the vNF's address and MAC; a further port is a bare link (a bump in the wire).
-                self.wiring.create_veth(ifname, pid, address_of(vnf_id) if k == 0 else "",
-                                        mac_of(vnf_id) if k == 0 else "", inside)
-                undo.push("veth", lambda ifname=ifname: self.wiring.delete_link(ifname))
-                pof_port = self.switch.add_veth(ifname, ifname)
-                if self.switch.present:
-                    undo.push("switch port", lambda ifname=ifname: self.switch.remove(ifname))
-                ports.append({"name": ifname, "pof_port": pof_port})
+        ports += cls.wire_after_start(self, rec, image.interfaces, pid, undo)
         self._pause("wiring")
         (cdir / "ready").write_text("1\n")
         rec = rec.with_(state="running", ports=ports)

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from .catalog import Catalog
 from .config import AgentConfig
-from .manager import DPDK_CAPS, KERNEL_CAPS, KERNEL_SYSCTLS
 from .runtime import LABEL_AGENT, LABEL_IMAGE, LABEL_POOL, ContainerConfig, ContainerRuntime
+from .vnf_classes import vnf_class
 
 log = logging.getLogger(__name__)
 POOL_PREFIX = "wvp-"
@@ -136,16 +136,14 @@ class WarmPool:
 
     def _make(self, image: object, name: str, cdir: Path) -> Claimed:
         cdir.mkdir(parents=True, exist_ok=False)
-        kernel = image.vnf_class == "kernel"
+        cls = vnf_class(image.vnf_class)
         try:
-            ref = self.runtime.ensure_image(image)
             cid = self.runtime.create(ContainerConfig(
-                name=name, image_ref=ref, cpu=IDLE_CPU, memory_mib=max(IDLE_MEMORY_MIB, image.memory_mib),
+                name=name, image_ref=self.runtime.ensure_image(image), cpu=IDLE_CPU,
+                memory_mib=max(IDLE_MEMORY_MIB, image.memory_mib),
                 labels={LABEL_AGENT: self.config.agent_id, LABEL_POOL: image.name, LABEL_IMAGE: image.name},
-                config_dir=str(cdir), cap_add=KERNEL_CAPS if kernel else DPDK_CAPS,
-                sysctls=KERNEL_SYSCTLS if kernel else {},
-                binds={self.config.hugepages_dir: "/dev/hugepages"} if not kernel and self.config.hugepages_dir
-                else {}))
+                config_dir=str(cdir), cap_add=list(cls.cap_add), sysctls=dict(cls.sysctls),
+                binds=cls.binds(self.config)))
             try:
                 pid = self.runtime.start(cid)
             except BaseException:

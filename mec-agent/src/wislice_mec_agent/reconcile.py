@@ -13,6 +13,7 @@ from wislice_agent_proto.errors import AgentError
 
 from .manager import VnfManager
 from .store import VnfRecord
+from .vnf_classes import vnf_class
 
 log = logging.getLogger(__name__)
 
@@ -23,9 +24,7 @@ def is_healthy(m: VnfManager, rec: VnfRecord, running: dict[str, int], switch_po
         return False
     if m.switch.present and not set(m.port_names(rec)) <= switch_ports:
         return False
-    if rec.vnf_class == "kernel":
-        return all(m.wiring.exists(ifname) for ifname in m.link_names(rec)) and m.wiring.container_has_link(pid)
-    return m.switch.present
+    return vnf_class(rec.vnf_class).healthy(m, rec, pid)
 
 
 def reconcile(m: VnfManager) -> dict[str, Any]:

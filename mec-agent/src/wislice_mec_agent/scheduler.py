@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from . import cgroups
+from .vnf_classes import vnf_class
 
 log = logging.getLogger(__name__)
 TOTAL_SHARES = 1024
@@ -234,7 +235,7 @@ class SchedulerLoop:
         if reported is not None:
             return reported
         total = self.socket_queue(pid)
-        if self.qdisc_backlog is not None and rec.vnf_class == "kernel":
+        if self.qdisc_backlog is not None and vnf_class(rec.vnf_class).host_links:
             try:
                 total += self.qdisc_backlog(pid)
             except Exception as exc:  # the vNF may be exiting; its sockets were still counted

@@ -17,6 +17,7 @@ from wislice_agent_proto.errors import AgentError
 from . import cgroups
 from .ids import check_vnf_id
 from .manager import VnfManager, live_state
+from .vnf_classes import vnf_class
 
 
 def node_cpu_times() -> tuple[int, int]:
@@ -90,21 +91,7 @@ class StatsCollector:
         return stats, about
 
     def _ports(self, rec: Any) -> list[dict[str, Any]]:
-        name = self.m.port_name(rec.vnf_id)
-        if rec.vnf_class == "kernel":
-            out = []
-            for ifname in self.m.link_names(rec):
-                s = self.m.wiring.stats(ifname)
-                if s is not None:
-                    out.append({"name": ifname, "rx_packets": s.tx_packets, "rx_bytes": s.tx_bytes,
-                                "tx_packets": s.rx_packets, "tx_bytes": s.rx_bytes})
-            return out
-        port = self.m.switch.ports().get(name) if self.m.switch.present else None
-        if port is None:
-            return []
-        # The switch's tx on this port is what the vNF received.
-        return [{"name": name, "rx_packets": port.tx_packets, "rx_bytes": port.tx_bytes,
-                 "tx_packets": port.rx_packets, "tx_bytes": port.rx_bytes}]
+        return vnf_class(rec.vnf_class).port_stats(self.m, rec)
 
     def collect(self, vnf_id: object = None) -> dict[str, Any]:
         with self.m.lock:

@@ -1,0 +1,143 @@
+"""The classes of vNF behind one interface: how a container of the class is set up, wired to the node's switch,
+checked for health after a restart and counted. The manager, the warm pool, reconcile, the stats and the scheduler
+ask the vNF's class instead of testing its name. A new class = one class here, its entry in CLASSES, and catalog
+images that name it (mec-agent/vnfs/catalog.json "class")."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from .ids import address_of, host_ifnames, mac_of
+
+if TYPE_CHECKING:
+    from .config import AgentConfig
+    from .manager import Undo, VnfManager
+    from .store import VnfRecord
+
+Ports = list[dict[str, Any]]
+VHOST_SOCKET = "vhost.sock"
+
+
+def port_counters(name: str, rx_packets: int, rx_bytes: int, tx_packets: int, tx_bytes: int) -> dict[str, Any]:
+    """A VnfStats port entry, from the vNF's side."""
+    return {"name": name, "rx_packets": rx_packets, "rx_bytes": rx_bytes, "tx_packets": tx_packets,
+            "tx_bytes": tx_bytes}
+
+
+class VnfClass:
+    """What differs between classes. `host_links`: the vNF has veths in the node's namespace (their qdisc backlog
+    counts in its queue; backpressure drops on the head's)."""
+
+    name: ClassVar[str] = ""
+    cap_add: ClassVar[tuple[str, ...]] = ()
+    sysctls: ClassVar[dict[str, str]] = {}
+    needs_switch: ClassVar[bool] = False
+    host_links: ClassVar[bool] = False
+
+    def binds(self, config: AgentConfig) -> dict[str, str]:
+        return {}
+
+    def host_ifname(self, m: VnfManager, vnf_id: int) -> str:
+        """The record's host_ifname: its first host veth, "" for a class without."""
+        return ""
+
+    def wire_before_start(self, m: VnfManager, rec: VnfRecord, cdir: Path, undo: Undo) -> Ports:
+        """Wiring the container needs when it starts (its ports so far)."""
+        return []
+
+    def wire_after_start(self, m: VnfManager, rec: VnfRecord, interfaces: tuple[str, ...], pid: int,
+                         undo: Undo) -> Ports:
+        """Wiring that needs the running container's namespace (its ports so far)."""
+        return []
+
+    def healthy(self, m: VnfManager, rec: VnfRecord, pid: int) -> bool:
+        """After a restart: is the vNF still wired (its switch ports were checked already)?"""
+        raise NotImplementedError
+
+    def port_stats(self, m: VnfManager, rec: VnfRecord) -> Ports:
+        raise NotImplementedError
+
+
+class KernelVnf(VnfClass):
+    """A network namespace with veths: 'in' (addressed, the default route) and the image's further interfaces,
+    each a switch port; the Linux stack does the work."""
+
+    name = "kernel"
+    cap_add = ("NET_ADMIN", "NET_RAW")
+    # send_redirects is OR-ed over "all" and the interface, which takes "default" when it moves into the namespace.
+    sysctls: ClassVar[dict[str, str]] = {"net.ipv4.ip_forward": "1", "net.ipv4.conf.all.send_redirects": "0",
+                                         "net.ipv4.conf.default.send_redirects": "0",
+                                         "net.ipv4.conf.all.rp_filter": "0", "net.ipv4.conf.default.rp_filter": "0"}
+    host_links = True
+
+    def host_ifname(self, m: VnfManager, vnf_id: int) -> str:
+        return m.port_name(vnf_id)
+
+    def wire_after_start(self, m: VnfManager, rec: VnfRecord, interfaces: tuple[str, ...], pid: int,
+                         undo: Undo) -> Ports:
+        ports: Ports = []
+        names = host_ifnames(m.config.veth_prefix, rec.vnf_id, len(interfaces))
+        for k, (ifname, inside) in enumerate(zip(names, interfaces, strict=True)):
+            # Only 'in' carries the vNF's address and MAC; a further port is a bare link (a bump in the wire).
+            m.wiring.create_veth(ifname, pid, address_of(rec.vnf_id) if k == 0 else "",
+                                 mac_of(rec.vnf_id) if k == 0 else "", inside)
+            undo.push("veth", _call(m.wiring.delete_link, ifname))
+            pof_port = m.switch.add_veth(ifname, ifname)
+            if m.switch.present:
+                undo.push("switch port", _call(m.switch.remove, ifname))
+            ports.append({"name": ifname, "pof_port": pof_port})
+        return ports
+
+    def healthy(self, m: VnfManager, rec: VnfRecord, pid: int) -> bool:
+        return all(m.wiring.exists(ifname) for ifname in m.link_names(rec)) and m.wiring.container_has_link(pid)
+
+    def port_stats(self, m: VnfManager, rec: VnfRecord) -> Ports:
+        out = []
+        for ifname in m.link_names(rec):
+            s = m.wiring.stats(ifname)
+            if s is not None:  # the host side's tx is what the vNF received
+                out.append(port_counters(ifname, s.tx_packets, s.tx_bytes, s.rx_packets, s.rx_bytes))
+        return out
+
+
+class DpdkVnf(VnfClass):
+    """A DPDK application on a virtio-user port: the switch is the vhost-user server on a socket in the vNF's
+    directory (bind-mounted at /run/vnf), memory from the node's hugetlbfs."""
+
+    name = "dpdk"
+    cap_add = ("IPC_LOCK", "SYS_NICE")  # hugepage locking, set_mempolicy
+    needs_switch = True
+
+    def binds(self, config: AgentConfig) -> dict[str, str]:
+        """The node's hugetlbfs mount (EAL sizes its pages from it; memory comes from memfd)."""
+        return {config.hugepages_dir: "/dev/hugepages"} if config.hugepages_dir else {}
+
+    def wire_before_start(self, m: VnfManager, rec: VnfRecord, cdir: Path, undo: Undo) -> Ports:
+        name = m.port_name(rec.vnf_id)
+        pof_port = m.switch.add_vhost(name, str(cdir / VHOST_SOCKET))
+        undo.push("switch port", _call(m.switch.remove, name))
+        return [{"name": name, "pof_port": pof_port}]
+
+    def healthy(self, m: VnfManager, rec: VnfRecord, pid: int) -> bool:
+        return m.switch.present
+
+    def port_stats(self, m: VnfManager, rec: VnfRecord) -> Ports:
+        name = m.port_name(rec.vnf_id)
+        port = m.switch.ports().get(name) if m.switch.present else None
+        if port is None:
+            return []
+        # The switch's tx on this port is what the vNF received.
+        return [port_counters(name, port.tx_packets, port.tx_bytes, port.rx_packets, port.rx_bytes)]
+
+
+def _call(fn: Callable[[str], Any], arg: str) -> Callable[[], Any]:
+    return lambda: fn(arg)
+
+
+CLASSES: dict[str, VnfClass] = {c.name: c for c in (KernelVnf(), DpdkVnf())}
+
+
+def vnf_class(name: str) -> VnfClass:
+    return CLASSES[name]
