@@ -15,7 +15,8 @@ from .controllers import Controllers
 from .models import Event, Operation, Slice, SliceVap, SliceVnf, Tenant
 from .policy_state import initial_state
 from .saga import ACTIVE_STATES, SagaRunner
-from .steps import bandwidth_of, load_topology, new_step, path_id, path_rates, rate_limit, vap_route
+from .slice_qos import bandwidth_of, path_rates, rate_limit, reserved_bandwidth
+from .steps import load_topology, new_step, path_id, vap_route
 from .topology import reserve
 
 LIVE = ("creating", "active", "deleting")
@@ -36,13 +37,6 @@ class Rejected(Exception):
 
 def request_hash(kind: str, body: Any) -> str:
     return hashlib.sha256(json.dumps([kind, body], sort_keys=True, default=str).encode()).hexdigest()
-
-
-def reserved_bandwidth(slice_: Slice) -> dict[str, int]:
-    """What a slice holds: its bandwidth, or while a change is being applied the larger of old and new."""
-    current = bandwidth_of(slice_)
-    pending = (slice_.pending_change or {}).get("bandwidth") or {}
-    return {k: max(v, int(pending.get(k, 0))) for k, v in current.items()}
 
 
 def event(db: Session, kind: str, message: str, tenant_id: int | None = None, level: str = "info") -> None:
@@ -196,7 +190,7 @@ class SliceService:
             if self.usage(db, tenant.id).vaps + 1 > tenant.quota_vaps:
                 raise Rejected("quota exceeded", [f"tenant quota exceeded: vAPs would be above {tenant.quota_vaps}"])
             # Admit the new vAP as a one-vAP slice with the same bandwidth, pinned to the slice's MEC node.
-            probe = {"bandwidth": self._bandwidth(slice_), "latency_class": slice_.latency_class, "vaps": [body],
+            probe = {"bandwidth": bandwidth_of(slice_), "latency_class": slice_.latency_class, "vaps": [body],
                      "vnfs": [{"image": v.image, "cpu": 0, "memory_mib": 0} for v in slice_.vnfs],
                      "mec_node": slice_.mec_node}
             try:
@@ -248,7 +242,7 @@ class SliceService:
                             f"of {tenant.quota_memory_mib}")
             if over:
                 raise Rejected("quota exceeded", over)
-            probe = {"bandwidth": self._bandwidth(slice_), "latency_class": slice_.latency_class,
+            probe = {"bandwidth": bandwidth_of(slice_), "latency_class": slice_.latency_class,
                      "vaps": [{"agent_id": v.agent_id, "radio": v.radio} for v in slice_.vaps][:0],
                      "vnfs": [body], "mec_node": slice_.mec_node}
             try:
@@ -286,10 +280,6 @@ class SliceService:
             db.commit()
         self.runner.submit(op.id)
         return op, True
-
-    @staticmethod
-    def _bandwidth(slice_: Slice) -> dict[str, int]:
-        return bandwidth_of(slice_)
 
     # --- live change ------------------------------------------------------------------------------------------
     def update_slice(self, db: Session, slice_: Slice, bandwidth: dict[str, int],

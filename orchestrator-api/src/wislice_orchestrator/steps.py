@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from .controllers import ControllerError, Controllers
 from .models import Setting, Slice, SliceVap, SliceVnf
+from .slice_qos import bandwidth_of, path_rates, rate_limit
 from .topology import Route, Topology, hops_for
 
 Step = dict[str, Any]
@@ -23,24 +24,6 @@ Step = dict[str, Any]
 def load_topology(db: Session) -> Topology:
     row = db.get(Setting, "topology")
     return Topology.from_json(row.value if row else None)
-
-
-def rate_limit(bandwidth: dict[str, int]) -> dict[str, int]:
-    """A vAP's rate_limit (agent protocol): caps (0 = uncapped) and guarantees of the air hop."""
-    return {"down_kbps": bandwidth["down_cap_kbps"], "up_kbps": bandwidth["up_cap_kbps"],
-            "down_guaranteed_kbps": bandwidth["down_guaranteed_kbps"],
-            "up_guaranteed_kbps": bandwidth["up_guaranteed_kbps"]}
-
-
-def path_rates(bandwidth: dict[str, int]) -> dict[str, dict[str, int]]:
-    """A slice path's `down` and `up` (network controller contract); forward = AP -> MEC = up."""
-    return {way: {"guaranteed_kbps": bandwidth[f"{way}_guaranteed_kbps"], "cap_kbps": bandwidth[f"{way}_cap_kbps"]}
-            for way in ("down", "up")}
-
-
-def bandwidth_of(slice_: Slice) -> dict[str, int]:
-    return {"down_guaranteed_kbps": slice_.down_guaranteed_kbps, "up_guaranteed_kbps": slice_.up_guaranteed_kbps,
-            "down_cap_kbps": slice_.down_cap_kbps, "up_cap_kbps": slice_.up_cap_kbps}
 
 
 def vap_spec(slice_: Slice, vap: SliceVap) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 
 from ..models import Operation, Slice, SliceVap, SliceVnf, Tenant
 from ..service import SliceService
+from ..slice_qos import bandwidth_of
 
 IDEMPOTENCY_HEADER = {"in": "header", "name": "Idempotency-Key", "required": False,
                       "schema": {"type": "string", "minLength": 1, "maxLength": 128},
@@ -60,8 +61,7 @@ def vnf_json(vnf: SliceVnf) -> dict[str, Any]:
 def slice_json(s: Slice) -> dict[str, Any]:
     return {"slice_id": s.id, "tenant_id": s.tenant_id, "name": s.name, "status": s.status,
             "status_reason": s.status_reason, "latency_class": s.latency_class, "mec_node": s.mec_node, "tag": s.tag,
-            "bandwidth": {"down_guaranteed_kbps": s.down_guaranteed_kbps, "up_guaranteed_kbps": s.up_guaranteed_kbps,
-                          "down_cap_kbps": s.down_cap_kbps, "up_cap_kbps": s.up_cap_kbps},
+            "bandwidth": bandwidth_of(s),
             "pending_change": s.pending_change,
             "vaps": [vap_json(v) for v in s.vaps], "vnfs": [vnf_json(v) for v in s.vnfs],
             "policies": s.policies or [], "policy_state": s.policy_state or [], "created_at": s.created_at}

@@ -32,7 +32,7 @@ from ..schemas import (
     bandwidth_errors,
 )
 from ..service import event
-from ..steps import bandwidth_of
+from ..slice_qos import bandwidth_of
 from .common import (
     IDEMPOTENCY_HEADER,
     db,
