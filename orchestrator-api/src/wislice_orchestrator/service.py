@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import func, select
@@ -16,7 +17,7 @@ from .models import Event, Operation, Slice, SliceVap, SliceVnf, Tenant
 from .policy_state import initial_state
 from .saga import ACTIVE_STATES, SagaRunner
 from .slice_qos import bandwidth_of, path_rates, rate_limit, reserved_bandwidth
-from .steps import load_topology, new_step, path_id, vap_route
+from .steps import Step, load_topology, new_step, path_id, vap_route
 from .topology import reserve
 
 LIVE = ("creating", "active", "deleting")
@@ -123,15 +124,32 @@ class SliceService:
             raise Conflict("tenant has used all 65535 vNF instance ids")
         return nxt
 
+    def _admit_and_queue(self, db: Session, tenant_id: int, kind: str, digest_key: str, body: dict[str, Any],
+                         idempotency_key: str | None,
+                         record: Callable[[], tuple[int, list[Step]]]) -> tuple[Operation, bool]:
+        """The one path of every create-type request: under the admission lock, a repeat of an earlier request (same
+        Idempotency-Key and body) gets its operation back; otherwise `record` checks quota and admission and records
+        the rows (raising Conflict or Rejected), and its steps are journalled as an operation in the same
+        transaction and queued. Returns (operation, newly created)."""
+        digest = request_hash(digest_key, body)
+        with self.admission_lock:
+            old = self._replay(db, tenant_id, idempotency_key, digest)
+            if old is not None:
+                return old, False
+            slice_id, steps = record()
+            op = Operation(kind=kind, tenant_id=tenant_id, slice_id=slice_id, steps=steps,
+                           idempotency_key=idempotency_key, request_hash=digest)
+            db.add(op)
+            db.commit()
+        self.runner.submit(op.id)
+        return op, True
+
     # --- create ------------------------------------------------------------------------------------------------
     def create_slice(self, db: Session, tenant: Tenant, body: dict[str, Any],
                      idempotency_key: str | None = None) -> tuple[Operation, bool]:
         """Admit and record a slice, queue its saga; returns (operation, newly created)."""
-        digest = request_hash("create_slice", body)
-        with self.admission_lock:
-            old = self._replay(db, tenant.id, idempotency_key, digest)
-            if old is not None:
-                return old, False
+
+        def record() -> tuple[int, list[Step]]:
             reasons = check_quota(tenant, self.usage(db, tenant.id), body)
             if reasons:
                 raise Rejected("quota exceeded", reasons)
@@ -166,22 +184,17 @@ class SliceService:
             if plan.mec_node:
                 steps += [new_step("create_path", slice=slice_.id, vap_id=v.vap_id, path_id=path_id(slice_, v))
                           for v in slice_.vaps]
-            op = Operation(kind="create_slice", tenant_id=tenant.id, slice_id=slice_.id, steps=steps,
-                           idempotency_key=idempotency_key, request_hash=digest)
-            db.add(op)
             event(db, "slice", f"tenant {tenant.id} slice {slice_.id} {slice_.name!r} admitted "
                                f"(MEC node {plan.mec_node or '-'}); building", tenant.id)
-            db.commit()
-        self.runner.submit(op.id)
-        return op, True
+            return slice_.id, steps
+
+        return self._admit_and_queue(db, tenant.id, "create_slice", "create_slice", body, idempotency_key, record)
 
     def add_vap(self, db: Session, slice_: Slice, body: dict[str, Any],
                 idempotency_key: str | None = None) -> tuple[Operation, bool]:
-        digest = request_hash(f"add_vap:{slice_.id}", body)
-        with self.admission_lock:
-            old = self._replay(db, slice_.tenant_id, idempotency_key, digest)
-            if old is not None:
-                return old, False
+        """Admit one more vAP for an active slice (with its wired path when the slice has vNFs) and queue it."""
+
+        def record() -> tuple[int, list[Step]]:
             if slice_.status != "active":
                 raise Conflict(f"slice is {slice_.status}; vAPs can be added to an active slice only")
             self._busy(db, slice_.id)
@@ -210,23 +223,18 @@ class SliceService:
             if slice_.mec_node:
                 steps.append(new_step("create_path", slice=slice_.id, vap_id=vap.vap_id,
                                       path_id=path_id(slice_, vap)))
-            op = Operation(kind="add_vap", tenant_id=slice_.tenant_id, slice_id=slice_.id, steps=steps,
-                           idempotency_key=idempotency_key, request_hash=digest)
-            db.add(op)
-            db.commit()
-        self.runner.submit(op.id)
-        return op, True
+            return slice_.id, steps
+
+        return self._admit_and_queue(db, slice_.tenant_id, "add_vap", f"add_vap:{slice_.id}", body, idempotency_key,
+                                     record)
 
     def add_vnf(self, db: Session, slice_: Slice, body: dict[str, Any], idempotency_key: str | None = None,
                 position: int | None = None) -> tuple[Operation, bool]:
         """Admit one more vNF for an active slice and queue the operation that builds it and re-installs the
         slice's paths through it: at the end of the chain, or at `position` (0 = the head, next to the wired
         path; the vNFs from there on move one place down)."""
-        digest = request_hash(f"add_vnf:{slice_.id}" + ("" if position is None else f":{position}"), body)
-        with self.admission_lock:
-            old = self._replay(db, slice_.tenant_id, idempotency_key, digest)
-            if old is not None:
-                return old, False
+
+        def record() -> tuple[int, list[Step]]:
             if slice_.status != "active":
                 raise Conflict(f"slice is {slice_.status}; vNFs can be added to an active slice only")
             self._busy(db, slice_.id)
@@ -274,12 +282,10 @@ class SliceService:
             steps = [new_step("create_vnf", row=vnf.id, vnf_id=vnf.vnf_id)]
             steps += [new_step("replace_path", slice=slice_.id, vap_id=v.vap_id, path_id=path_id(slice_, v),
                                exclude_row=vnf.id) for v in slice_.vaps]
-            op = Operation(kind="add_vnf", tenant_id=slice_.tenant_id, slice_id=slice_.id, steps=steps,
-                           idempotency_key=idempotency_key, request_hash=digest)
-            db.add(op)
-            db.commit()
-        self.runner.submit(op.id)
-        return op, True
+            return slice_.id, steps
+
+        key = f"add_vnf:{slice_.id}" + ("" if position is None else f":{position}")
+        return self._admit_and_queue(db, slice_.tenant_id, "add_vnf", key, body, idempotency_key, record)
 
     # --- live change ------------------------------------------------------------------------------------------
     def update_slice(self, db: Session, slice_: Slice, bandwidth: dict[str, int],
