@@ -79,6 +79,12 @@ class Slice(Base):
         """The slice_id the controllers see (unique across tenants)."""
         return f"t{self.tenant_id}s{self.id}"
 
+    @property
+    def bandwidth(self) -> dict[str, int]:
+        """Its four columns as the API's Bandwidth (guarantee and cap, down and up, kbps; cap 0 = uncapped)."""
+        return {"down_guaranteed_kbps": self.down_guaranteed_kbps, "up_guaranteed_kbps": self.up_guaranteed_kbps,
+                "down_cap_kbps": self.down_cap_kbps, "up_cap_kbps": self.up_cap_kbps}
+
 
 class SliceVap(Base):
     __tablename__ = "slice_vaps"
@@ -122,6 +128,11 @@ class SliceVnf(Base):
     @property
     def vnf_id(self) -> int:
         return (self.tenant_id << 16) | self.instance_id
+
+    @property
+    def address(self) -> str:
+        """The dotted quad of the vnf_id: the address of the vNF's 'in' interface (mec-agent README)."""
+        return ".".join(str(self.vnf_id >> shift & 0xFF) for shift in (24, 16, 8, 0))
 
 
 class Operation(Base):

@@ -287,7 +287,9 @@ class VnfSchema(Schema):
 
 
 class SliceSchema(Schema):
-    slice_id = fields.Integer()
+    """A slice as the API shows it, dumped from the Slice record (models.py)."""
+
+    slice_id = fields.Integer(attribute="id")
     tenant_id = fields.Integer()
     name = fields.String()
     status = fields.String()

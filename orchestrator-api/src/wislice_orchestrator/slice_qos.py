@@ -10,8 +10,7 @@ from .models import Slice
 
 
 def bandwidth_of(slice_: Slice) -> dict[str, int]:
-    return {"down_guaranteed_kbps": slice_.down_guaranteed_kbps, "up_guaranteed_kbps": slice_.up_guaranteed_kbps,
-            "down_cap_kbps": slice_.down_cap_kbps, "up_cap_kbps": slice_.up_cap_kbps}
+    return slice_.bandwidth
 
 
 def rate_limit(bandwidth: dict[str, int]) -> dict[str, int]:

@@ -7,9 +7,8 @@ from typing import Any
 from flask import abort, current_app, g
 from sqlalchemy.orm import Session
 
-from ..models import Operation, Slice, SliceVap, SliceVnf, Tenant
+from ..models import Operation, Slice, Tenant
 from ..service import SliceService
-from ..slice_qos import bandwidth_of
 
 IDEMPOTENCY_HEADER = {"in": "header", "name": "Idempotency-Key", "required": False,
                       "schema": {"type": "string", "minLength": 1, "maxLength": 128},
@@ -39,32 +38,6 @@ def get_slice(tenant_id: int, slice_id: int) -> Slice:
     if slice_ is None or slice_.tenant_id != tenant_id or slice_.status == "deleted":
         abort(404, f"slice {slice_id} of tenant {tenant_id} not found")
     return slice_
-
-
-def vnf_address(vnf: SliceVnf) -> str:
-    vid = vnf.vnf_id
-    return ".".join(str(vid >> shift & 0xFF) for shift in (24, 16, 8, 0))
-
-
-def vap_json(vap: SliceVap) -> dict[str, Any]:
-    return {"vap_id": vap.vap_id, "agent_id": vap.agent_id, "radio": vap.radio, "ssid": vap.ssid,
-            "security_mode": vap.security_mode, "hidden": vap.hidden, "max_clients": vap.max_clients,
-            "state": vap.state, "pof_port": vap.pof_port}
-
-
-def vnf_json(vnf: SliceVnf) -> dict[str, Any]:
-    return {"vnf_id": vnf.vnf_id, "address": vnf_address(vnf), "instance_id": vnf.instance_id, "image": vnf.image,
-            "params": vnf.params, "cpu": vnf.cpu, "memory_mib": vnf.memory_mib,
-            "chain_position": vnf.chain_position, "node": vnf.node, "state": vnf.state}
-
-
-def slice_json(s: Slice) -> dict[str, Any]:
-    return {"slice_id": s.id, "tenant_id": s.tenant_id, "name": s.name, "status": s.status,
-            "status_reason": s.status_reason, "latency_class": s.latency_class, "mec_node": s.mec_node, "tag": s.tag,
-            "bandwidth": bandwidth_of(s),
-            "pending_change": s.pending_change,
-            "vaps": [vap_json(v) for v in s.vaps], "vnfs": [vnf_json(v) for v in s.vnfs],
-            "policies": s.policies or [], "policy_state": s.policy_state or [], "created_at": s.created_at}
 
 
 def operation_json(op: Operation) -> dict[str, Any]:

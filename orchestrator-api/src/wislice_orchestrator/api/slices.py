@@ -40,9 +40,6 @@ from .common import (
     get_tenant,
     operation_json,
     service,
-    slice_json,
-    vap_json,
-    vnf_json,
 )
 
 blp = Blueprint("slices", __name__, url_prefix="/api/v1/tenants/<int(max=65535):tenant_id>",
@@ -69,7 +66,7 @@ def list_slices(tenant_id: int) -> dict[str, Any]:
     auth.require_tenant(tenant_id)
     get_tenant(tenant_id)
     rows = db().scalars(select(Slice).where(Slice.tenant_id == tenant_id, Slice.status != "deleted").order_by(Slice.id))
-    return {"slices": [slice_json(s) for s in rows]}
+    return {"slices": list(rows)}
 
 
 @blp.post("/slices")
@@ -87,10 +84,10 @@ def create_slice(body: dict[str, Any], tenant_id: int) -> Any:
 
 @blp.get(SLICE)
 @blp.response(200, SliceSchema)
-def get_slice_view(tenant_id: int, slice_id: int) -> dict[str, Any]:
+def get_slice_view(tenant_id: int, slice_id: int) -> Slice:
     """One slice, with its vAPs and vNFs."""
     auth.require_tenant(tenant_id)
-    return slice_json(get_slice(tenant_id, slice_id))
+    return get_slice(tenant_id, slice_id)
 
 
 @blp.patch(SLICE)
@@ -121,14 +118,14 @@ def update_slice(body: dict[str, Any], tenant_id: int, slice_id: int) -> Any:
 @blp.put(SLICE + "/policies")
 @blp.arguments(PoliciesSchema)
 @blp.response(200, SliceSchema)
-def set_policies(body: dict[str, Any], tenant_id: int, slice_id: int) -> dict[str, Any]:
+def set_policies(body: dict[str, Any], tenant_id: int, slice_id: int) -> Slice:
     """Replace the slice's closed-loop policies (an empty list turns them off). A policy left unchanged at the same
     place keeps its state and the vNF it deployed; the orchestrator's policy loop acts on the others from its next
     telemetry poll. The slice must be active (else 409)."""
     auth.require_tenant(tenant_id)
     slice_ = get_slice(tenant_id, slice_id)
     service().set_policies(db(), slice_, body["policies"])
-    return slice_json(slice_)
+    return slice_
 
 
 @blp.delete(SLICE)
@@ -144,7 +141,7 @@ def delete_slice(tenant_id: int, slice_id: int) -> Any:
 def get_vaps(tenant_id: int, slice_id: int) -> dict[str, Any]:
     """getVaps of a slice."""
     auth.require_tenant(tenant_id)
-    return {"vaps": [vap_json(v) for v in get_slice(tenant_id, slice_id).vaps]}
+    return {"vaps": get_slice(tenant_id, slice_id).vaps}
 
 
 @blp.post(SLICE + "/vaps")
@@ -175,7 +172,7 @@ def remove_vap(tenant_id: int, slice_id: int, vap_id: str) -> Any:
 def get_vnfs(tenant_id: int, slice_id: int) -> dict[str, Any]:
     """getVnfs of a slice (the chain, in order)."""
     auth.require_tenant(tenant_id)
-    return {"vnfs": [vnf_json(v) for v in get_slice(tenant_id, slice_id).vnfs]}
+    return {"vnfs": get_slice(tenant_id, slice_id).vnfs}
 
 
 @blp.post(SLICE + "/vnfs")
