@@ -16,7 +16,7 @@ from .controllers import Controllers
 from .models import Event, Operation, Slice, SliceVap, SliceVnf, Tenant
 from .policy_state import initial_state
 from .saga import ACTIVE_STATES, SagaRunner
-from .slice_qos import bandwidth_of, path_rates, rate_limit, reserved_bandwidth
+from .slice_qos import path_rates, rate_limit, reserved_bandwidth
 from .steps import Step, load_topology, new_step, path_id, vap_route
 from .topology import reserve
 
@@ -203,7 +203,7 @@ class SliceService:
             if self.usage(db, tenant.id).vaps + 1 > tenant.quota_vaps:
                 raise Rejected("quota exceeded", [f"tenant quota exceeded: vAPs would be above {tenant.quota_vaps}"])
             # Admit the new vAP as a one-vAP slice with the same bandwidth, pinned to the slice's MEC node.
-            probe = {"bandwidth": bandwidth_of(slice_), "latency_class": slice_.latency_class, "vaps": [body],
+            probe = {"bandwidth": slice_.bandwidth, "latency_class": slice_.latency_class, "vaps": [body],
                      "vnfs": [{"image": v.image, "cpu": 0, "memory_mib": 0} for v in slice_.vnfs],
                      "mec_node": slice_.mec_node}
             try:
@@ -250,7 +250,7 @@ class SliceService:
                             f"of {tenant.quota_memory_mib}")
             if over:
                 raise Rejected("quota exceeded", over)
-            probe = {"bandwidth": bandwidth_of(slice_), "latency_class": slice_.latency_class,
+            probe = {"bandwidth": slice_.bandwidth, "latency_class": slice_.latency_class,
                      "vaps": [{"agent_id": v.agent_id, "radio": v.radio} for v in slice_.vaps][:0],
                      "vnfs": [body], "mec_node": slice_.mec_node}
             try:
@@ -299,7 +299,7 @@ class SliceService:
             self._busy(db, slice_.id)
             tenant = db.get(Tenant, slice_.tenant_id)
             assert tenant is not None
-            old = bandwidth_of(slice_)
+            old = slice_.bandwidth
             new_class = latency_class if latency_class not in (None, slice_.latency_class) else None
             reasons = []
             want = bandwidth["down_guaranteed_kbps"] + bandwidth["up_guaranteed_kbps"]

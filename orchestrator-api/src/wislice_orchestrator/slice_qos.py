@@ -1,5 +1,5 @@
-"""How a slice's bandwidth becomes what the controllers enforce, in one place: its four numbers (guarantee and cap,
-down and up, kbps; cap 0 = uncapped) as the table keeps them, the air hop's vAP `rate_limit` (agent protocol: the
+"""How a slice's bandwidth (Slice.bandwidth: guarantee and cap, down and up, kbps; cap 0 = uncapped) becomes what the
+controllers enforce, in one place: the air hop's vAP `rate_limit` (agent protocol: the
 radio's HTB class rate = guarantee, ceil = cap), the wired hops' path rates per direction (network controller
 contract: a two-rate meter, committed = guarantee, peak = cap; forward = AP -> MEC = up) and what admission holds for
 a slice while a change is applied. docs/guaranteed-slices.md has the data plane side."""
@@ -7,10 +7,6 @@ a slice while a change is applied. docs/guaranteed-slices.md has the data plane 
 from __future__ import annotations
 
 from .models import Slice
-
-
-def bandwidth_of(slice_: Slice) -> dict[str, int]:
-    return slice_.bandwidth
 
 
 def rate_limit(bandwidth: dict[str, int]) -> dict[str, int]:
@@ -28,6 +24,6 @@ def path_rates(bandwidth: dict[str, int]) -> dict[str, dict[str, int]]:
 
 def reserved_bandwidth(slice_: Slice) -> dict[str, int]:
     """What a slice holds: its bandwidth, or while a change is being applied the larger of old and new."""
-    current = bandwidth_of(slice_)
+    current = slice_.bandwidth
     pending = (slice_.pending_change or {}).get("bandwidth") or {}
     return {k: max(v, int(pending.get(k, 0))) for k, v in current.items()}

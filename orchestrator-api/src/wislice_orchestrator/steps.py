@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from .controllers import ControllerError, Controllers
 from .models import Setting, Slice, SliceVap, SliceVnf
-from .slice_qos import bandwidth_of, path_rates, rate_limit
+from .slice_qos import path_rates, rate_limit
 from .topology import Route, Topology, hops_for
 
 Step = dict[str, Any]
@@ -32,7 +32,7 @@ def vap_spec(slice_: Slice, vap: SliceVap) -> dict[str, Any]:
         security["passphrase"] = vap.passphrase
     spec: dict[str, Any] = {"vap_id": vap.vap_id, "radio": vap.radio, "ssid": vap.ssid, "security": security,
                             "hidden": vap.hidden, "tenant_id": slice_.tenant_id, "slice_id": slice_.controller_id,
-                            "rate_limit": rate_limit(bandwidth_of(slice_))}
+                            "rate_limit": rate_limit(slice_.bandwidth)}
     if vap.max_clients:
         spec["max_clients"] = vap.max_clients
     return spec
@@ -85,7 +85,7 @@ def path_body(db: Session, slice_: Slice, vap: SliceVap, exclude_vnf_row: int | 
         chain.append((ports[0], ports[-1]))
     hops = hops_for(links, src, vap.pof_port, dst, chain, topo.egress.get(dst))
     body: dict[str, Any] = {"slice_id": path_id(slice_, vap), "tenant_id": slice_.tenant_id,
-                            **path_rates(bandwidth_of(slice_)), "hops": hops}
+                            **path_rates(slice_.bandwidth), "hops": hops}
     if slice_.tag is not None:
         body["tag"] = slice_.tag
     return body

@@ -32,7 +32,6 @@ from ..schemas import (
     bandwidth_errors,
 )
 from ..service import event
-from ..slice_qos import bandwidth_of
 from .common import (
     IDEMPOTENCY_HEADER,
     db,
@@ -108,7 +107,7 @@ def update_slice(body: dict[str, Any], tenant_id: int, slice_id: int) -> Any:
     active with no other operation running (else 409)."""
     auth.require_tenant(tenant_id)
     slice_ = get_slice(tenant_id, slice_id)
-    bandwidth = {**bandwidth_of(slice_), **(body.get("bandwidth") or {})}
+    bandwidth = {**slice_.bandwidth, **(body.get("bandwidth") or {})}
     errors = bandwidth_errors(bandwidth)
     if errors:
         abort_with(422, messages={"json": {"bandwidth": errors}})
