@@ -136,9 +136,10 @@ class PyrouteWiring:
                     if address:
                         ns.route("add", dst="0.0.0.0/0", oif=idx, scope="link")
                 run_in_netns(f"/proc/{pid}/ns/net", lambda: offloads_off(container_ifname))
-                in_node = (lambda fn: run_in_netns(netns_path(self.node_netns), fn)) if self.node_netns else (
-                    lambda fn: fn())
-                in_node(lambda: offloads_off(host_ifname))
+                if self.node_netns:
+                    run_in_netns(netns_path(self.node_netns), lambda: offloads_off(host_ifname))
+                else:
+                    offloads_off(host_ifname)
                 ipr.link("set", index=ipr.link_lookup(ifname=host_ifname)[0], state="up")
             except BaseException:
                 with contextlib.suppress(Exception):

@@ -20,7 +20,6 @@ A refused or failed deployment is an event and the policy waits `release_s` befo
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,8 +31,6 @@ from sqlalchemy.orm import Session, sessionmaker
 from .models import Operation, Slice
 from .policy_state import ACTIVE, DEPLOYING, IDLE, OVERLOADED, RELEASING, REMOVING, initial_state
 from .service import Conflict, Rejected, SliceService, event
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -137,13 +134,13 @@ class PolicyEngine:
                                   frozenset(v.vnf_id for v in slice_.vnfs if v.state == "running"))
                 states = list(slice_.policy_state or [])
                 states += [initial_state() for _ in range(len(slice_.policies) - len(states))]
-                new = [self._step(db, slice_, i, p, states[i], obs, now) for i, p in enumerate(slice_.policies)]
+                new = [self._step(db, slice_, p, st, obs, now) for p, st in zip(slice_.policies, states, strict=False)]
                 if new != slice_.policy_state:
                     slice_.policy_state = new
                     db.commit()
 
-    def _step(self, db: Session, slice_: Slice, index: int, policy: dict[str, Any], state: dict[str, Any],
-              obs: Observation, now: float) -> dict[str, Any]:
+    def _step(self, db: Session, slice_: Slice, policy: dict[str, Any], state: dict[str, Any], obs: Observation,
+              now: float) -> dict[str, Any]:
         state = self._outcome(db, slice_, state, now, float(policy["release_s"]))
         decision = DECIDE[policy["type"]](policy, state, obs, now)
         if decision.action == "deploy":

@@ -49,7 +49,6 @@ class Join:
     traffic: it records when it joined)."""
 
     name: str
-    tb: Any
     log: StepLog
     slice_run: e2e.SliceRun
     station: Any
@@ -59,7 +58,7 @@ class Join:
 
     def run(self, tb: Any, t0: float) -> Series:
         time.sleep(max(0.0, t0 + self.at_s - time.time()))
-        e2e.associate(self.tb, self.log, self.slice_run, self.station, self.address)
+        e2e.associate(tb, self.log, self.slice_run, self.station, self.address)
         self.joined_s = time.time() - t0
         return Series(self.name)
 
@@ -69,7 +68,6 @@ class PolicyWatch:
     """Polls the slice's policy state every 0.5 s for `seconds` from t0; keeps each change as (t, state)."""
 
     name: str
-    tb: Any
     slice_run: e2e.SliceRun
     seconds: float
     changes: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
@@ -107,9 +105,9 @@ def run(tb: Any, log: StepLog, tokens: dict[int, str], clip: Clip,
     third, third_addr = tb.ap.stations[2], "10.61.1.12"
     exp = isolation.Experiment("transcoder")
     try:
-        watch = PolicyWatch("policy", tb, video, RUN_S + 2)
-        join = Join("join", tb, log, video, third, third_addr, JOIN_AT_S)
-        late = clip_for(clip, RUN_S - int(STREAM3_AT_S))
+        watch = PolicyWatch("policy", video, RUN_S + 2)
+        join = Join("join", log, video, third, third_addr, JOIN_AT_S)
+        late = make_clip(clip.kbps, RUN_S - int(STREAM3_AT_S))
         exp.flows = [VideoFlow("video1", tb.ap.stations[0], "10.61.1.10", clip),
                      VideoFlow("video2", tb.ap.stations[1], "10.61.1.11", clip),
                      VideoFlow("video3", third, third_addr, late, start_s=STREAM3_AT_S),
@@ -126,10 +124,6 @@ def run(tb: Any, log: StepLog, tokens: dict[int, str], clip: Clip,
         return exp
     finally:
         isolation.tear_down(tb, log, slices)
-
-
-def clip_for(clip: Clip, seconds: int) -> Clip:
-    return make_clip(clip.kbps, seconds)
 
 
 def measure(exp: isolation.Experiment, scale: isolation.Scale, join: Join, watch: PolicyWatch) -> None:
