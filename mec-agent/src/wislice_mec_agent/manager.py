@@ -19,7 +19,7 @@ from wislice_agent_proto.errors import AgentError
 from .catalog import Catalog, CatalogImage
 from .config import AgentConfig
 from .ids import address_of, check_vnf_id, container_name, host_ifname
-from .runtime import LABEL_AGENT, LABEL_IMAGE, LABEL_VNF_ID, ContainerConfig, ContainerRuntime
+from .runtime import LABEL_AGENT, LABEL_IMAGE, LABEL_VNF_ID, ContainerRuntime
 from .spec import VnfSpec, parse_vnf_spec
 from .store import Store, VnfRecord
 from .switch import SwitchAttachment
@@ -109,14 +109,6 @@ class VnfManager:
     def port_name(self, vnf_id: int) -> str:
         return host_ifname(self.config.veth_prefix, vnf_id)
 
-    def container_config(self, image: CatalogImage, name: str, labels: dict[str, str], cpu: float, memory_mib: int,
-                         config_dir: Path) -> ContainerConfig:
-        """A container of the image's class (its capabilities, sysctls and binds), for a vNF or the warm pool."""
-        cls = vnf_class(image.vnf_class)
-        return ContainerConfig(name=name, image_ref=self.runtime.ensure_image(image), labels=labels, cpu=cpu,
-                               memory_mib=memory_mib, config_dir=str(config_dir), cap_add=list(cls.cap_add),
-                               sysctls=dict(cls.sysctls), binds=cls.binds(self.config))
-
     def state_of(self, rec: VnfRecord) -> dict[str, Any]:
         """VnfState (spec/agent: VnfSpec plus vnf_id, address, class, state, container_id, ports)."""
         state = dict(rec.spec.to_json())
@@ -196,8 +188,9 @@ class VnfManager:
         self._pause("switch")
         if claimed is None:
             labels = {LABEL_AGENT: self.config.agent_id, LABEL_VNF_ID: str(vnf_id), LABEL_IMAGE: image.name}
-            container_id = self.runtime.create(self.container_config(image, rec.container_name, labels, spec.cpu,
-                                                                     spec.memory_mib, cdir))
+            container_id = self.runtime.create(cls.container(self.config, self.runtime.ensure_image(image),
+                                                             rec.container_name, labels, spec.cpu, spec.memory_mib,
+                                                             cdir))
             undo.push("container", lambda: self.runtime.remove(container_id))
             rec = rec.with_(container_id=container_id)
             self.store.put(rec)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .catalog import Catalog
 from .config import AgentConfig
-from .runtime import LABEL_AGENT, LABEL_IMAGE, LABEL_POOL, ContainerConfig, ContainerRuntime
+from .runtime import LABEL_AGENT, LABEL_IMAGE, LABEL_POOL, ContainerRuntime
 from .vnf_classes import vnf_class
 
 log = logging.getLogger(__name__)
@@ -138,12 +138,9 @@ class WarmPool:
         cdir.mkdir(parents=True, exist_ok=False)
         cls = vnf_class(image.vnf_class)
         try:
-            cid = self.runtime.create(ContainerConfig(
-                name=name, image_ref=self.runtime.ensure_image(image), cpu=IDLE_CPU,
-                memory_mib=max(IDLE_MEMORY_MIB, image.memory_mib),
-                labels={LABEL_AGENT: self.config.agent_id, LABEL_POOL: image.name, LABEL_IMAGE: image.name},
-                config_dir=str(cdir), cap_add=list(cls.cap_add), sysctls=dict(cls.sysctls),
-                binds=cls.binds(self.config)))
+            labels = {LABEL_AGENT: self.config.agent_id, LABEL_POOL: image.name, LABEL_IMAGE: image.name}
+            cid = self.runtime.create(cls.container(self.config, self.runtime.ensure_image(image), name, labels,
+                                                    IDLE_CPU, max(IDLE_MEMORY_MIB, image.memory_mib), cdir))
             try:
                 pid = self.runtime.start(cid)
             except BaseException:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .ids import address_of, host_ifnames, mac_of
+from .runtime import ContainerConfig
 
 if TYPE_CHECKING:
     from .config import AgentConfig
@@ -38,6 +39,13 @@ class VnfClass:
 
     def binds(self, config: AgentConfig) -> dict[str, str]:
         return {}
+
+    def container(self, config: AgentConfig, image_ref: str, name: str, labels: dict[str, str], cpu: float,
+                  memory_mib: int, config_dir: Path) -> ContainerConfig:
+        """A container of this class (its capabilities, sysctls and binds): a vNF's, or a warm pool's."""
+        return ContainerConfig(name=name, image_ref=image_ref, labels=labels, cpu=cpu, memory_mib=memory_mib,
+                               config_dir=str(config_dir), cap_add=list(self.cap_add), sysctls=dict(self.sysctls),
+                               binds=self.binds(config))
 
     def host_ifname(self, m: VnfManager, vnf_id: int) -> str:
         """The record's host_ifname: its first host veth, "" for a class without."""
