@@ -16,7 +16,9 @@ struct pof_sched *pof_sched_create(uint32_t rate_kbps)
         return NULL;
     s->q[POF_SCHED_GREEN] = (struct pof_sched_queue){.slots = POF_SCHED_GREEN_SLOTS,
                                                      .limit_bytes = POF_SCHED_GREEN_BYTES};
-    s->q[POF_SCHED_BE] = (struct pof_sched_queue){.slots = POF_SCHED_BE_SLOTS, .limit_bytes = POF_SCHED_BE_BYTES};
+    /* Best effort has room for the green queue's share too: green packets that keep their flow's order. */
+    s->q[POF_SCHED_BE] = (struct pof_sched_queue){.slots = POF_SCHED_BE_SLOTS + POF_SCHED_GREEN_SLOTS,
+                                                  .limit_bytes = POF_SCHED_BE_BYTES};
     for (int i = 0; i < 2; i++) {
         s->q[i].slot = calloc(s->q[i].slots, sizeof(struct pof_sched_item));
         if (!s->q[i].slot) {
@@ -44,15 +46,17 @@ void pof_sched_set_rate(struct pof_sched *s, uint32_t rate_kbps)
     pof_bucket_set(&s->bucket, rate_kbps, port_burst(rate_kbps));
 }
 
-static int class_of(enum pof_color c)
+static uint32_t tracked(uint32_t flow)
 {
-    return c == POF_COLOR_GREEN ? POF_SCHED_GREEN : POF_SCHED_BE;
+    return flow < POF_SCHED_FLOWS ? flow : 0;
 }
 
-enum pof_sched_result pof_sched_offer(struct pof_sched *s, void *pkt, uint32_t len, enum pof_color c,
+enum pof_sched_result pof_sched_offer(struct pof_sched *s, void *pkt, uint32_t len, enum pof_color c, uint32_t flow,
                                       uint64_t now_ns)
 {
-    int k = class_of(c);
+    flow = tracked(flow);
+    bool green = c == POF_COLOR_GREEN;
+    int k = green && !(flow && s->be_waiting[flow]) ? POF_SCHED_GREEN : POF_SCHED_BE;
     struct pof_sched_queue *q = &s->q[k];
     /* Nothing of its class or above waits: it may go at once if the tokens are there (FIFO within a class,
      * and a best-effort packet never overtakes a waiting green one). */
@@ -62,23 +66,32 @@ enum pof_sched_result pof_sched_offer(struct pof_sched *s, void *pkt, uint32_t l
         q->sent_bytes += len;
         return POF_SCHED_SEND;
     }
-    if (q->n == q->slots || q->bytes + len > q->limit_bytes) {
+    /* In best effort, a green packet may also use the green queue's room (see the header). */
+    bool green_in_be = k == POF_SCHED_BE && green;
+    uint32_t slots = k == POF_SCHED_BE && !green ? POF_SCHED_BE_SLOTS : q->slots;
+    uint32_t limit = q->limit_bytes + (green_in_be ? POF_SCHED_GREEN_BYTES : 0);
+    if (q->n >= slots || q->bytes + len > limit) {
         q->drop_pkts++;
         q->drop_bytes += len;
         return POF_SCHED_DROP;
     }
-    q->slot[(q->head + q->n) % q->slots] = (struct pof_sched_item){pkt, len};
+    q->slot[(q->head + q->n) % q->slots] = (struct pof_sched_item){pkt, len, flow};
     q->n++;
     q->bytes += len;
+    if (k == POF_SCHED_BE && flow)
+        s->be_waiting[flow]++;
     return POF_SCHED_QUEUED;
 }
 
-static void *pop(struct pof_sched_queue *q, uint32_t *len)
+static void *pop(struct pof_sched *s, int k, uint32_t *len)
 {
+    struct pof_sched_queue *q = &s->q[k];
     struct pof_sched_item it = q->slot[q->head];
     q->head = (q->head + 1) % q->slots;
     q->n--;
     q->bytes -= it.len;
+    if (k == POF_SCHED_BE && it.flow)
+        s->be_waiting[it.flow]--;
     *len = it.len;
     return it.pkt;
 }
@@ -86,10 +99,11 @@ static void *pop(struct pof_sched_queue *q, uint32_t *len)
 void *pof_sched_next(struct pof_sched *s, uint64_t now_ns, uint32_t *len)
 {
     /* Strict priority: while green waits, best effort does not go, even if a smaller packet would fit. */
-    struct pof_sched_queue *q = s->q[POF_SCHED_GREEN].n ? &s->q[POF_SCHED_GREEN] : &s->q[POF_SCHED_BE];
+    int k = s->q[POF_SCHED_GREEN].n ? POF_SCHED_GREEN : POF_SCHED_BE;
+    struct pof_sched_queue *q = &s->q[k];
     if (!q->n || !pof_bucket_take(&s->bucket, q->slot[q->head].len, now_ns))
         return NULL;
-    void *pkt = pop(q, len);
+    void *pkt = pop(s, k, len);
     q->sent_pkts++;
     q->sent_bytes += *len;
     return pkt;
@@ -108,7 +122,7 @@ void pof_sched_drain(struct pof_sched *s, void (*fn)(void *arg, void *pkt, uint3
     for (int k = 0; k < 2; k++)
         while (s->q[k].n) {
             uint32_t len;
-            void *pkt = pop(&s->q[k], &len);
+            void *pkt = pop(s, k, &len);
             fn(arg, pkt, len);
         }
 }

@@ -40,7 +40,7 @@ static uint32_t release_meters(struct pof_sw *sw, uint64_t now)
             if (s->port && (c = pof_dp_meter_color(sw->dp, m, s->len, now)) == POF_COLOR_RED)
                 break;
             if (s->port)
-                sw_enqueue_tx(sw, s->port, s->buf, s->len, c, now);
+                sw_enqueue_tx(sw, s->port, s->buf, s->len, c, m, now);
             else
                 sw->io->free(s->buf);
             q->bytes -= s->len;
@@ -55,9 +55,9 @@ static uint32_t release_meters(struct pof_sw *sw, uint64_t now)
 /* ---- rated ports ----------------------------------------------------------------------------------- */
 
 void sw_shape_rated(struct pof_sw *sw, struct sw_port *p, struct pof_io_buf *b, uint32_t len, enum pof_color c,
-                    uint64_t now)
+                    uint32_t meter_id, uint64_t now)
 {
-    switch (pof_sched_offer(p->sched, b, len, c, now)) {
+    switch (pof_sched_offer(p->sched, b, len, c, meter_id, now)) {
     case POF_SCHED_SEND:
         sw_push_tx(sw, p, b, len);
         break;

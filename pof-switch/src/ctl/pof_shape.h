@@ -8,16 +8,17 @@
 
 /* pof_switch.c: hands b to port p's next tx burst (freed if p is disabled); no rate applies. */
 void sw_push_tx(struct pof_sw *sw, struct sw_port *p, struct pof_io_buf *b, uint32_t len);
-/* pof_switch.c: sends b out of port id `port` with colour c, through the port's scheduler if it is rated. */
+/* pof_switch.c: sends b out of port id `port` with colour c from meter meter_id (0 = none), through the port's
+ * scheduler if it is rated. */
 void sw_enqueue_tx(struct pof_sw *sw, uint16_t port, struct pof_io_buf *b, uint32_t len, enum pof_color c,
-                   uint64_t now);
+                   uint32_t meter_id, uint64_t now);
 
 /* Holds b, beyond meter meter_id's peak rate (or behind others that are), in the meter's shaping queue; dropped
  * when that is full. Released and coloured by sw_shape_release. */
 void sw_shape_hold(struct pof_sw *sw, uint32_t meter_id, uint16_t port, struct pof_io_buf *b, uint32_t len);
 /* A rated port's share of sw_enqueue_tx. */
 void sw_shape_rated(struct pof_sw *sw, struct sw_port *p, struct pof_io_buf *b, uint32_t len, enum pof_color c,
-                    uint64_t now);
+                    uint32_t meter_id, uint64_t now);
 /* Releases what the meters' and rated ports' buckets allow now; returns the number of packets released. */
 uint32_t sw_shape_release(struct pof_sw *sw, uint64_t now);
 /* Nanoseconds until a held packet may leave, or UINT64_MAX if none is held. */

@@ -12,7 +12,11 @@
 #include "pof_mgmt.h"
 #include "pof_shape.h"
 
+/* Empty rounds before the loop sleeps. Ports without a descriptor (DPDK) can only be polled, so the loop spins a
+ * while before it backs off. Ports with one (AF_PACKET) wake poll() the moment a frame arrives: spinning there only
+ * burns the CPU the traffic needs (in a TCG VM, or beside one on two cores, it halved what the testbed carried). */
 #define SPIN_ROUNDS_BEFORE_SLEEP 256
+#define SPIN_ROUNDS_WITH_FDS 2
 #define CONTROL_INTERVAL_NS 1000000ull /* under load, control and management are served at least every 1 ms */
 
 int pof_sw_init(struct pof_sw *sw, const struct sw_config *cfg, const struct pof_io_ops *io)
@@ -175,21 +179,21 @@ void sw_push_tx(struct pof_sw *sw, struct sw_port *p, struct pof_io_buf *b, uint
 
 /* Queues b (len bytes, known to every caller) for the port's next tx burst, or its scheduler if rated. */
 static inline void enqueue_tx(struct pof_sw *sw, uint16_t port, struct pof_io_buf *b, uint32_t len,
-                              enum pof_color c, uint64_t now)
+                              enum pof_color c, uint32_t meter_id, uint64_t now)
 {
     struct sw_port *p = port <= POF_MAX_PORTS ? &sw->ports[port] : NULL;
     if (!p || !p->in_use || !p->enabled)
         sw->io->free(b);
     else if (p->sched)
-        sw_shape_rated(sw, p, b, len, c, now);
+        sw_shape_rated(sw, p, b, len, c, meter_id, now);
     else
         push_tx(sw, p, b, len);
 }
 
 void sw_enqueue_tx(struct pof_sw *sw, uint16_t port, struct pof_io_buf *b, uint32_t len, enum pof_color c,
-                   uint64_t now)
+                   uint32_t meter_id, uint64_t now)
 {
-    enqueue_tx(sw, port, b, len, c, now);
+    enqueue_tx(sw, port, b, len, c, meter_id, now);
 }
 
 /* Copies b to every enabled port but the input (best effort on rated ports). */
@@ -201,7 +205,7 @@ static void flood(struct pof_sw *sw, uint16_t in_port, struct pof_io_buf *b, enu
             continue;
         struct pof_io_buf *copy = sw->io->copy(v.data, v.len);
         if (copy)
-            enqueue_tx(sw, (uint16_t)i, copy, v.len, c, now);
+            enqueue_tx(sw, (uint16_t)i, copy, v.len, c, 0, now);
     }
     sw->io->free(b);
 }
@@ -214,7 +218,7 @@ static inline void metered_tx(struct pof_sw *sw, uint32_t meter_id, uint16_t por
     const struct sw_meter_queue *q = sw->queues[meter_id];
     enum pof_color c = q && q->n ? POF_COLOR_RED : pof_dp_meter_color(sw->dp, meter_id, len, now);
     if (c != POF_COLOR_RED)
-        enqueue_tx(sw, port, b, len, c, now);
+        enqueue_tx(sw, port, b, len, c, meter_id, now);
     else
         sw_shape_hold(sw, meter_id, port, b, len);
 }
@@ -241,7 +245,7 @@ static void forward(struct pof_sw *sw, struct sw_port *in, struct pof_io_buf *b,
     else if (vd.meter_id)
         metered_tx(sw, vd.meter_id, vd.out_port, b, len, now);
     else
-        enqueue_tx(sw, vd.out_port, b, len, POF_COLOR_YELLOW, now);
+        enqueue_tx(sw, vd.out_port, b, len, POF_COLOR_YELLOW, 0, now);
 }
 
 /* Runs a received burst through the pipeline; returns its bytes. */
@@ -315,7 +319,7 @@ bool pof_sw_send(struct pof_sw *sw, uint16_t port, const uint8_t *data, uint32_t
     struct pof_io_buf *b = sw->io->copy(data, len);
     if (!b)
         return false;
-    enqueue_tx(sw, port, b, len, POF_COLOR_GREEN, pof_now_ns());
+    enqueue_tx(sw, port, b, len, POF_COLOR_GREEN, 0, pof_now_ns());
     flush_port(sw, &sw->ports[port]);
     return true;
 }
@@ -340,7 +344,7 @@ void pof_sw_packet_out(struct pof_sw *sw, const struct pof_packet_out *po)
     if (vd.kind == POF_V_FLOOD)
         flood(sw, (uint16_t)po->in_port, b, POF_COLOR_GREEN, now);
     else
-        enqueue_tx(sw, vd.out_port, b, pkt.len - vd.out_offset, POF_COLOR_GREEN, now);
+        enqueue_tx(sw, vd.out_port, b, pkt.len - vd.out_offset, POF_COLOR_GREEN, 0, now);
     for (int i = 1; i <= POF_MAX_PORTS; i++)
         if (sw->ports[i].in_use)
             flush_port(sw, &sw->ports[i]);
@@ -410,7 +414,9 @@ void pof_sw_run(struct pof_sw *sw)
         uint64_t now = pof_now_ns();
         uint32_t n = pof_sw_poll_once(sw, now);
         sw->idle_rounds = n ? 0 : sw->idle_rounds + 1;
-        if (sw->cfg.busy_poll || any_latency_port(sw) || sw->idle_rounds < SPIN_ROUNDS_BEFORE_SLEEP) {
+        bool spin = sw->cfg.busy_poll || any_latency_port(sw) || sw->idle_rounds < SPIN_ROUNDS_WITH_FDS ||
+                    (sw->idle_rounds < SPIN_ROUNDS_BEFORE_SLEEP && !all_ports_have_fds(sw));
+        if (spin) {
             /* By time, not by rounds: under load a round can be slow (a starved VM), and a controller that hears
              * nothing for its echo timeout closes the connection. */
             if (n == 0 || now - last_control_ns >= CONTROL_INTERVAL_NS) {
@@ -421,10 +427,12 @@ void pof_sw_run(struct pof_sw *sw)
         }
         /* Idle: sleep with exponential backoff; ports with a descriptor (AF_PACKET) wake us at once,
          * so those may sleep long. A queued shaped packet bounds the sleep. */
-        uint64_t backoff = 1ull << (sw->idle_rounds - SPIN_ROUNDS_BEFORE_SLEEP < 10 ?
-                                    sw->idle_rounds - SPIN_ROUNDS_BEFORE_SLEEP : 10);
-        uint64_t sleep_us = all_ports_have_fds(sw) ? 100000 : (backoff < sw->cfg.max_sleep_us ? backoff
-                                                                                               : sw->cfg.max_sleep_us);
+        uint64_t sleep_us = 100000;
+        if (!all_ports_have_fds(sw)) {
+            uint32_t over = sw->idle_rounds - SPIN_ROUNDS_BEFORE_SLEEP;
+            uint64_t backoff = 1ull << (over < 10 ? over : 10);
+            sleep_us = backoff < sw->cfg.max_sleep_us ? backoff : sw->cfg.max_sleep_us;
+        }
         uint64_t q = sw_shape_next_ns(sw, now);
         if (q != UINT64_MAX && q / 1000 + 1 < sleep_us)
             sleep_us = q / 1000 + 1;

@@ -69,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (c != POF_COLOR_RED && port) {
                 uint32_t out_len;
                 static char token; /* the scheduler holds pointers it never dereferences */
-                pof_sched_offer(port, &token, p.len, c, now);
+                pof_sched_offer(port, &token, p.len, c, v.meter_id, now);
                 while (pof_sched_next(port, now, &out_len))
                     ;
             }

@@ -117,13 +117,13 @@ static void test_sched_green_served_before_yellow(void)
     CHECK(s != NULL);
     int sent_at_once = 0;
     for (int i = 0; i < 30; i++) /* yellow first: 10 fit the bucket, 20 wait */
-        sent_at_once += pof_sched_offer(s, &pkts[i], 1000, POF_COLOR_YELLOW, T0) == POF_SCHED_SEND;
+        sent_at_once += pof_sched_offer(s, &pkts[i], 1000, POF_COLOR_YELLOW, 0, T0) == POF_SCHED_SEND;
     CHECK(sent_at_once == 10);
     for (int i = 100; i < 110; i++) /* then green: the bucket is empty, they wait too */
-        CHECK(pof_sched_offer(s, &pkts[i], 1000, POF_COLOR_GREEN, T0) == POF_SCHED_QUEUED);
+        CHECK(pof_sched_offer(s, &pkts[i], 1000, POF_COLOR_GREEN, 0, T0) == POF_SCHED_QUEUED);
     CHECK(pof_sched_queued(s) == 30);
     /* a yellow packet that would fit does not overtake waiting green ones */
-    CHECK(pof_sched_offer(s, &pkts[200], 10, POF_COLOR_YELLOW, T0 + MS) == POF_SCHED_QUEUED);
+    CHECK(pof_sched_offer(s, &pkts[200], 10, POF_COLOR_YELLOW, 0, T0 + MS) == POF_SCHED_QUEUED);
     char *order[64];
     int n = 0;
     uint32_t len;
@@ -161,7 +161,7 @@ static void test_sched_long_run_rate(void)
         if ((t - T0) % 200000 == 0) { /* 1500 bytes per 200 us = 7.5 MB/s */
             enum pof_color c = k % 6 == 0 ? POF_COLOR_GREEN : POF_COLOR_YELLOW;
             offered_green += c == POF_COLOR_GREEN ? 1500 : 0;
-            if (pof_sched_offer(s, &pkts[k % 8192], 1500, c, t) == POF_SCHED_SEND && t >= T0 + 500 * MS)
+            if (pof_sched_offer(s, &pkts[k % 8192], 1500, c, 0, t) == POF_SCHED_SEND && t >= T0 + 500 * MS)
                 measured += 1500;
             k++;
         }
@@ -185,7 +185,7 @@ static void test_sched_bounded_queues_drop(void)
     int q[2] = {0}, d[2] = {0};
     for (int i = 0; i < 400; i++) {
         enum pof_color c = i % 2 ? POF_COLOR_GREEN : POF_COLOR_YELLOW;
-        enum pof_sched_result r = pof_sched_offer(s, &pkts[i], 1500, c, T0);
+        enum pof_sched_result r = pof_sched_offer(s, &pkts[i], 1500, c, 0, T0);
         q[c == POF_COLOR_GREEN] += r == POF_SCHED_QUEUED;
         d[c == POF_COLOR_GREEN] += r == POF_SCHED_DROP;
     }
@@ -198,7 +198,7 @@ static void test_sched_bounded_queues_drop(void)
     struct pof_sched *t = pof_sched_create(1000);
     int queued = 0;
     for (int i = 0; i < 3000; i++)
-        queued += pof_sched_offer(t, &pkts[i], 60, POF_COLOR_GREEN, T0) == POF_SCHED_QUEUED;
+        queued += pof_sched_offer(t, &pkts[i], 60, POF_COLOR_GREEN, 0, T0) == POF_SCHED_QUEUED;
     CHECK(queued == (int)POF_SCHED_GREEN_SLOTS);
     /* draining hands back everything, green first */
     void *all[8192], **at = all;
@@ -211,11 +211,50 @@ static void test_sched_bounded_queues_drop(void)
     pof_sched_destroy(t);
 }
 
+/* A flow's green packets do not overtake its own packets waiting in best effort (they join them, with the green
+ * queue's room on top), while another flow's green packets still go first; once its best effort is sent, the
+ * flow's green packets take the priority queue again. */
+static void test_sched_flow_keeps_its_order(void)
+{
+    struct pof_sched *s = pof_sched_create(8000); /* a 10000-byte bucket */
+    while (pof_sched_offer(s, &pkts[0], 1000, POF_COLOR_YELLOW, 0, T0) == POF_SCHED_SEND)
+        ; /* the bucket is empty, pkts[0] waits */
+    CHECK(pof_sched_offer(s, &pkts[1], 1000, POF_COLOR_YELLOW, 5, T0) == POF_SCHED_QUEUED);
+    CHECK(pof_sched_offer(s, &pkts[2], 1000, POF_COLOR_GREEN, 5, T0) == POF_SCHED_QUEUED);
+    CHECK(pof_sched_offer(s, &pkts[3], 1000, POF_COLOR_GREEN, 7, T0) == POF_SCHED_QUEUED);
+    CHECK(s->q[POF_SCHED_BE].n == 3 && s->q[POF_SCHED_GREEN].n == 1 && s->be_waiting[5] == 2);
+    char *order[4];
+    uint32_t len;
+    int n = 0;
+    for (uint64_t t = T0 + MS; n < 4 && t < T0 + 100 * MS; t += MS)
+        for (char *p; n < 4 && (p = pof_sched_next(s, t, &len)) != NULL;)
+            order[n++] = p;
+    CHECK(n == 4 && order[0] == &pkts[3] && order[1] == &pkts[0] && order[2] == &pkts[1] && order[3] == &pkts[2]);
+    CHECK(s->be_waiting[5] == 0);
+    while (pof_sched_offer(s, &pkts[4], 1000, POF_COLOR_YELLOW, 0, T0 + 200 * MS) == POF_SCHED_SEND)
+        ;
+    CHECK(pof_sched_offer(s, &pkts[5], 1000, POF_COLOR_GREEN, 5, T0 + 200 * MS) == POF_SCHED_QUEUED);
+    CHECK(s->q[POF_SCHED_GREEN].n == 1);
+    /* best effort full of others' excess: the flow's green packets behind its own excess still find room */
+    struct pof_sched *f = pof_sched_create(1000);
+    while (pof_sched_offer(f, &pkts[10], 1500, POF_COLOR_YELLOW, 9, T0) != POF_SCHED_DROP)
+        ;
+    CHECK(pof_sched_offer(f, &pkts[11], 1500, POF_COLOR_GREEN, 9, T0) == POF_SCHED_QUEUED);
+    CHECK(pof_sched_offer(f, &pkts[12], 1500, POF_COLOR_YELLOW, 9, T0) == POF_SCHED_DROP);
+    CHECK(f->q[POF_SCHED_BE].bytes > POF_SCHED_BE_BYTES && f->q[POF_SCHED_GREEN].n == 0);
+    void *all[4096], **at = all;
+    pof_sched_drain(s, collect, &at);
+    pof_sched_drain(f, collect, &at);
+    CHECK(f->be_waiting[9] == 0 && s->be_waiting[5] == 0);
+    pof_sched_destroy(s);
+    pof_sched_destroy(f);
+}
+
 /* A new rate applies to what waits; wait_ns says when the head may go. */
 static void test_sched_rate_change_and_wait(void)
 {
     struct pof_sched *s = pof_sched_create(1000);
-    while (pof_sched_offer(s, &pkts[0], 1500, POF_COLOR_YELLOW, T0) == POF_SCHED_SEND)
+    while (pof_sched_offer(s, &pkts[0], 1500, POF_COLOR_YELLOW, 0, T0) == POF_SCHED_SEND)
         ;
     CHECK(pof_sched_queued(s) == 1);
     uint64_t w = pof_sched_wait_ns(s, T0);
@@ -239,5 +278,6 @@ int main(void)
     RUN(test_sched_long_run_rate);
     RUN(test_sched_bounded_queues_drop);
     RUN(test_sched_rate_change_and_wait);
+    RUN(test_sched_flow_keeps_its_order);
     return unit_summary();
 }
