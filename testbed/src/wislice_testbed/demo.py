@@ -23,10 +23,9 @@ from .topology.pofswitch import afp_binary
 
 RESULT_NAME = "testbed-e2e-slice"
 # A capped slice may overshoot its cap by at most this much (token bucket burst, iperf3's own interval edges), and
-# must reach at least this much of it: the radio (10 Mbit/s) has room for both caps at once.
+# must reach at least this much of it: the radio has room for both caps at once (e2e_slice.caps_kbps).
 CAP_TOLERANCE = 1.10
 CAP_FLOOR = 0.80
-CAPS_MBPS = {"slice1_alone": 5.0, "slice1_concurrent": 5.0, "slice2_concurrent": 2.0, "slice2_patched": 3.0}
 
 
 def missing_parts(root: Path) -> list[str]:
@@ -44,8 +43,9 @@ def evaluate(results: dict[str, Any]) -> dict[str, bool]:
     verdict = {k: bool(v) for k, v in checks.items() if isinstance(v, bool)}
     verdict["pof_flows_installed"] = checks.get("pof_flows_installed", 0) > 0
     verdict["pof_flows_removed"] = checks.get("pof_flows_after_delete", -1) == 0
+    caps = results["caps_mbps"]
     for key, rate in results["rates_mbps"].items():
-        verdict[f"{key}_within_cap"] = CAPS_MBPS[key] * CAP_FLOOR <= rate <= CAPS_MBPS[key] * CAP_TOLERANCE
+        verdict[f"{key}_within_cap"] = caps[key] * CAP_FLOOR <= rate <= caps[key] * CAP_TOLERANCE
     return verdict
 
 
@@ -61,7 +61,7 @@ def write_results(log: StepLog, results: dict[str, Any], verdict: dict[str, bool
     metrics["checks_passed"] = sum(verdict.values())
     metrics["checks_total"] = len(verdict)
     units.update(checks_passed="checks", checks_total="checks")
-    reference = {f"{k}_cap_mbps": v for k, v in CAPS_MBPS.items() if k in results["rates_mbps"]}
+    reference = {f"{k}_cap_mbps": v for k, v in results["caps_mbps"].items() if k in results["rates_mbps"]}
     path = benchlib.write_result(RESULT_NAME, metrics, units, reference=reference, notes=notes)
     benchlib.print_table(RESULT_NAME, metrics, units, reference)
     return path
@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         print("demo: not built yet:\n  " + "\n  ".join(missing) + "\n(make demo builds them; make build alone too)")
         return 1
 
-    from .scenarios import e2e_slice, fig11, fig13
+    from .scenarios import calibrate, e2e_slice, fig11, fig13
     from .topology.testbed import up
 
     log = StepLog("demo")
@@ -89,12 +89,14 @@ def main(argv: list[str] | None = None) -> int:
     stations = 1 if args.one_slice else 2 if args.no_fig11 else 4 if args.fig13 else 3
     fig11_metrics: dict[str, float] = {}
     try:
-        with up(log, stations=stations, radio_capacity_kbps=fig11.DEMO_SCALE.capacity_kbps) as tb:
+        with up(log, stations=stations, radio_capacity_kbps=calibrate.UNCAPPED_KBPS) as tb:
             log.say(f"logs of every process: {tb.log_dir}")
             log.say(f"watch it live: {tb.orch.url}/ (the dashboard; operator token {tb.orch.operator_token})")
-            results = e2e_slice.run(tb, log, second_slice=not args.one_slice)
+            capacity = calibrate.radio_capacity(tb, log)
+            results = e2e_slice.run(tb, log, capacity, second_slice=not args.one_slice)
             if stations >= 3:
-                fig11_metrics = fig11.run(tb, log, results["tokens"], with_fig13=stations == 4)["metrics"]
+                fig11_metrics = fig11.run(tb, log, results["tokens"], scale=fig11.DEMO_SCALE.scaled(capacity),
+                                          with_fig13=stations == 4)["metrics"]
     except Exception as exc:  # the testbed is already torn down here
         log.say(f"demo FAILED: {type(exc).__name__}: {exc}")
         return 1

@@ -16,12 +16,12 @@ def test_two_isolated_slices_end_to_end() -> None:
     missing = demo.missing_parts(repo_root())
     if missing:
         pytest.skip(f"not built: {missing}")
-    from wislice_testbed.scenarios import e2e_slice
+    from wislice_testbed.scenarios import calibrate, e2e_slice
     from wislice_testbed.topology.testbed import up
 
     log = StepLog("e2e")
-    with up(log, stations=2, radio_capacity_kbps=10_000) as tb:
-        results = e2e_slice.run(tb, log, second_slice=True)
+    with up(log, stations=2, radio_capacity_kbps=calibrate.UNCAPPED_KBPS) as tb:
+        results = e2e_slice.run(tb, log, calibrate.radio_capacity(tb, log), second_slice=True)
     verdict = demo.evaluate(results)
     assert all(verdict.values()), {"failed": sorted(k for k, ok in verdict.items() if not ok), **results}
     # Both slices ran concurrently, each held to its own cap.

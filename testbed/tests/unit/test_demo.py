@@ -3,12 +3,20 @@ from pathlib import Path
 import pytest
 
 from wislice_testbed import demo
+from wislice_testbed.scenarios import e2e_slice
 
 
 def results(**rates: float) -> dict:
+    caps = {k: v / 1000 for k, v in e2e_slice.caps_kbps(10_000).items()}
     return {"checks": {"slice_active": True, "ping": True, "pof_flows_installed": 12, "pof_flows_after_delete": 0,
                        "slice1_vnf_gone": True},
-            "rates_mbps": rates or {"slice1_alone": 4.8}}
+            "rates_mbps": rates or {"slice1_alone": 4.8}, "caps_mbps": caps}
+
+
+def test_caps_fit_the_radio_together() -> None:
+    caps = e2e_slice.caps_kbps(3_450)
+    assert caps == {"slice1_alone": 1700, "slice1_concurrent": 1700, "slice2_concurrent": 600, "slice2_patched": 1000}
+    assert caps["slice1_concurrent"] + caps["slice2_concurrent"] <= 3_450
 
 
 def test_all_checks_pass() -> None:

@@ -57,11 +57,11 @@ def test_flows_follow_the_direction_of_the_run() -> None:
 def test_demo_checks_have_both_bounds() -> None:
     good = {"guaranteed_share_pct": 99.0, "guaranteed_share_up_pct": 98.0, "capped_peak_pct": 101.0,
             "unsliced_video_pct": 40.0, "neighbour_contended_mbps": 5.0, "psnr_sliced_db": 55.0,
-            "psnr_unsliced_db": 15.0}
+            "psnr_unsliced_db": 15.0, "radio_capacity_mbps": 10.0}
     assert all(fig11.checks(good).values())
     for key, bad in (("guaranteed_share_pct", 80.0), ("guaranteed_share_pct", 150.0), ("capped_peak_pct", 120.0),
                      ("capped_peak_pct", 10.0), ("unsliced_video_pct", 60.0), ("unsliced_video_pct", 0.0),
-                     ("neighbour_contended_mbps", 0.1), ("psnr_sliced_db", 20.0), ("psnr_unsliced_db", 0.0),
+                     ("neighbour_contended_mbps", 1.9), ("psnr_sliced_db", 20.0), ("psnr_unsliced_db", 0.0),
                      ("psnr_unsliced_db", 60.0)):
         assert not all(fig11.checks({**good, key: bad}).values()), (key, bad)
 
@@ -72,3 +72,12 @@ def test_capped_peak_is_the_neighbours_highest_second_alone() -> None:
     exp.series = {"neighbour": Series("neighbour", [(17.3, 9.0), (19.3, 6.9), (20.3, 7.2), (21.3, 6.8)])}
     assert fig11.capped_peak_mbps(exp, SCALE) == 7.2
     assert fig11.capped_peak_mbps(isolation.Experiment("x", {"neighbour": Series("neighbour")}), SCALE) == 0.0
+
+
+def test_scaled_keeps_every_rate_in_proportion_to_the_capacity() -> None:
+    demo_scale = fig11.DEMO_SCALE.scaled(3_500)
+    assert (demo_scale.capacity_kbps, demo_scale.video_kbps, demo_scale.video_up_kbps) == (3_500, 1_050, 350)
+    assert (demo_scale.neighbour_guaranteed_kbps, demo_scale.neighbour_cap_kbps) == (100, 2_450)
+    assert all(isinstance(v, int) for k, v in demo_scale.__dict__.items() if k.endswith("_kbps"))
+    assert demo_scale.flows == fig11.DEMO_SCALE.flows and demo_scale.video_s == fig11.DEMO_SCALE.video_s
+    assert SCALE.scaled(10_000) == SCALE

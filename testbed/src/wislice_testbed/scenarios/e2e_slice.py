@@ -63,7 +63,7 @@ class SliceRun:
 
 def slice_body(s: SliceRun, agent_id: str) -> dict[str, Any]:
     return {"name": s.name,
-            "bandwidth": {"down_guaranteed_kbps": s.down_cap_kbps // 2, "up_guaranteed_kbps": 500,
+            "bandwidth": {"down_guaranteed_kbps": s.down_cap_kbps // 2, "up_guaranteed_kbps": s.down_cap_kbps // 10,
                           "down_cap_kbps": s.down_cap_kbps, "up_cap_kbps": s.down_cap_kbps},
             "latency_class": "low",
             "vaps": [{"agent_id": agent_id, "radio": "phy0", "ssid": s.ssid,
@@ -218,16 +218,29 @@ def pof_flow_count(tb: Any) -> int:
     return count
 
 
-def run(tb: Any, log: StepLog, second_slice: bool = True) -> dict[str, Any]:
-    results: dict[str, Any] = {"checks": {}, "rates_mbps": {}}
+def caps_kbps(radio_capacity_kbps: int) -> dict[str, int]:
+    """Each measurement's down cap: slice 1 half the radio, slice 2 a fifth (both fit at once), then three tenths
+    after its live change (to 100 kbps)."""
+    def share(f: float) -> int:
+        return int(radio_capacity_kbps * f / 100) * 100
+    return {"slice1_alone": share(0.5), "slice1_concurrent": share(0.5), "slice2_concurrent": share(0.2),
+            "slice2_patched": share(0.3)}
+
+
+def run(tb: Any, log: StepLog, radio_capacity_kbps: int, second_slice: bool = True) -> dict[str, Any]:
+    """The tenants' story on a radio of this capacity; results: checks, rates_mbps and each rate's cap."""
+    caps = caps_kbps(radio_capacity_kbps)
+    results: dict[str, Any] = {"checks": {}, "rates_mbps": {}, "caps_mbps": {k: v / 1000 for k, v in caps.items()}}
     checks = results["checks"]
-    first = SliceRun(1, "alpha", 5000, tb.ap.stations[0])
-    second = SliceRun(2, "beta", 2000, tb.ap.stations[1]) if second_slice and len(tb.ap.stations) > 1 else None
+    first = SliceRun(1, "alpha", caps["slice1_alone"], tb.ap.stations[0])
+    second = (SliceRun(2, "beta", caps["slice2_concurrent"], tb.ap.stations[1])
+              if second_slice and len(tb.ap.stations) > 1 else None)
+    c1, c2, c2p = (caps[k] / 1000 for k in ("slice1_alone", "slice2_concurrent", "slice2_patched"))
     runs = [first] + ([second] if second else [])
     with log.step("tenants", "operator: wired topology + tenants through the orchestrator REST API"):
         operator_setup(tb, log, runs)
-    with log.step("slice_create", f"tenant 1 creates slice '{first.name}' (vAP WPA2, 5 Mbit/s cap, kernel-fwd vNF, "
-                                  "metered POF path)"):
+    with log.step("slice_create", f"tenant 1 creates slice '{first.name}' (vAP WPA2, {c1:g} Mbit/s cap, "
+                                  "kernel-fwd vNF, metered POF path)"):
         sl = create_slice(tb, log, first)
     checks["slice_active"] = sl["status"] == "active" and sl["vaps"][0]["state"] == "up"
     checks["pof_flows_installed"] = pof_flow_count(tb)
@@ -244,9 +257,9 @@ def run(tb: Any, log: StepLog, second_slice: bool = True) -> dict[str, Any]:
     checks["ping"] = ok
     with log.step("iperf_alone", f"iperf3 server -> station through slice 1 ({IPERF_SECONDS} s)"):
         results["rates_mbps"]["slice1_alone"] = round(iperf_down(tb, first), 3)
-    log.say(f"slice 1 alone: {results['rates_mbps']['slice1_alone']:.2f} Mbit/s (cap 5.00)")
+    log.say(f"slice 1 alone: {results['rates_mbps']['slice1_alone']:.2f} Mbit/s (cap {c1:.2f})")
     if second:
-        with log.step("slice2_create", f"tenant 2 creates slice '{second.name}' (2 Mbit/s cap) on the same AP"):
+        with log.step("slice2_create", f"tenant 2 creates slice '{second.name}' ({c2:g} Mbit/s cap) on the same AP"):
             create_slice(tb, log, second)
             wire_server_side(tb, second)
             associate(tb, log, second)
@@ -257,18 +270,19 @@ def run(tb: Any, log: StepLog, second_slice: bool = True) -> dict[str, Any]:
                 f1, f2 = pool.submit(iperf_down, tb, first), pool.submit(iperf_down, tb, second)
                 results["rates_mbps"]["slice1_concurrent"] = round(f1.result(), 3)
                 results["rates_mbps"]["slice2_concurrent"] = round(f2.result(), 3)
-        log.say(f"concurrently: slice 1 {results['rates_mbps']['slice1_concurrent']:.2f} Mbit/s (cap 5), "
-                f"slice 2 {results['rates_mbps']['slice2_concurrent']:.2f} Mbit/s (cap 2)")
-        with log.step("slice2_patch", "tenant 2 raises its slice's cap to 3 Mbit/s live (PATCH)"):
+        log.say(f"concurrently: slice 1 {results['rates_mbps']['slice1_concurrent']:.2f} Mbit/s (cap {c1:g}), "
+                f"slice 2 {results['rates_mbps']['slice2_concurrent']:.2f} Mbit/s (cap {c2:g})")
+        with log.step("slice2_patch", f"tenant 2 raises its slice's cap to {c2p:g} Mbit/s live (PATCH)"):
             before = connections(tb, second.station)
-            sl = patch_bandwidth(tb, log, second, {"down_cap_kbps": 3000, "up_cap_kbps": 3000})
-            checks["slice2_patched"] = sl["bandwidth"]["down_cap_kbps"] == 3000 and sl["status"] == "active"
+            patched = caps["slice2_patched"]
+            sl = patch_bandwidth(tb, log, second, {"down_cap_kbps": patched, "up_cap_kbps": patched})
+            checks["slice2_patched"] = sl["bandwidth"]["down_cap_kbps"] == patched and sl["status"] == "active"
             results["rates_mbps"]["slice2_patched"] = round(iperf_down(tb, second), 3)
             # Kept associated: no new association since the change, and still associated now.
             checks["slice2_station_kept"] = (connections(tb, second.station) == before
                                              and second.station.state().get("wpa_state") == "COMPLETED")
-        log.say(f"after the change: slice 2 {results['rates_mbps']['slice2_patched']:.2f} Mbit/s (cap 3), station "
-                f"kept its association: {checks['slice2_station_kept']}")
+        log.say(f"after the change: slice 2 {results['rates_mbps']['slice2_patched']:.2f} Mbit/s (cap {c2p:g}), "
+                f"station kept its association: {checks['slice2_station_kept']}")
     for s, key in ((r, f"slice{r.tenant_id}_delete") for r in reversed(runs)):
         with log.step(key, f"tenant {s.tenant_id} deletes its slice"):
             gone = delete_slice(tb, log, s)

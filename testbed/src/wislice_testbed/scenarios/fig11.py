@@ -53,6 +53,7 @@ def run(tb: Any, log: StepLog, tokens: dict[int, str] | None = None,
         "neighbour_unsliced_mbps": runs["unsliced"].metrics["neighbour_contended_mbps"],
         "psnr_sliced_db": runs["sliced"].metrics.get("psnr_worst_db", 0.0),
         "psnr_unsliced_db": runs["unsliced"].metrics.get("psnr_worst_db", 0.0),
+        "radio_capacity_mbps": scale.capacity_kbps / 1000,
     }
     if with_fig13:
         with log.step("fig13_transcoder", "Fig. 13: a third video client joins; the slice's policy deploys the "
@@ -71,7 +72,7 @@ def checks(metrics: dict[str, float]) -> dict[str, bool]:
         "fig11_guaranteed_up_ge_95pct": 95.0 <= metrics["guaranteed_share_up_pct"] <= 105.0,
         "fig11_capped_le_105pct": 70.0 <= metrics["capped_peak_pct"] <= 105.0,
         "fig11_unsliced_video_lt_50pct": 1.0 <= metrics["unsliced_video_pct"] < 50.0,
-        "fig11_neighbour_gets_the_rest": metrics["neighbour_contended_mbps"] >= 2.0,
+        "fig11_neighbour_gets_the_rest": metrics["neighbour_contended_mbps"] >= 0.2 * metrics["radio_capacity_mbps"],
         # A stream received whole scores its encoding's PSNR (~56 dB for this clip); 1 % loss already costs ~28 dB.
         "fig11_psnr_sliced_ge_40db": 40.0 <= metrics["psnr_sliced_db"] <= 99.0,
         "fig11_psnr_sliced_above_unsliced": 0.0 < metrics["psnr_unsliced_db"] < metrics["psnr_sliced_db"],
@@ -90,26 +91,27 @@ def write(runs: dict[str, isolation.Experiment], metrics: dict[str, float], scal
                         f"{scale.neighbour_cap_kbps / 1000:g} Mbit/s",
               "sliced_up": "with slicing: the neighbour saturates the uplink (video clients' upstream)"}
     titles["transcoder"] = (f"Fig. 13: a third video client joins the slice reserved for two; its policy deploys a "
-                            f"transcoder ({fig13.TRANSCODE_KBPS / 1000:g} Mbit/s per stream)")
+                            f"transcoder ({fig13.transcode_kbps(scale) / 1000:g} Mbit/s per stream)")
     for key, exp in runs.items():
         own = {"video client's rate": scale.video_up_kbps / 1000} if key == "sliced_up" else reserved
         if key == "transcoder":
-            own = {**reserved, "transcoded rate": fig13.TRANSCODE_KBPS * 1.1 / 1000}
+            own = {**reserved, "transcoded rate": fig13.transcode_kbps(scale) * 1.1 / 1000}
         path = plots.plot(exp, out / f"{key}.png", titles[key], own)
         log.say(f"plot: {path}")
     (out / "series.json").write_text(json.dumps({
         "scale": scale.__dict__, "runs": {k: e.to_json() for k, e in runs.items()}}, indent=1) + "\n")
     units = {k: ("Mbit/s" if k.endswith("_mbps") else "dB" if k.endswith("_db") else "%") for k in metrics}
     notes = (f"One-machine testbed (qemu TCG AP VM, mac80211_hwsim, WPA2): radio capacity {scale.capacity_kbps} kbps "
-             f"(operator-set); each video client receives a real {scale.video_kbps} kbps H.264 MPEG-TS stream (ffmpeg, "
-             f"UDP) and sends {scale.video_up_kbps} kbps of constant-rate UDP up; Y-PSNR against the uncompressed "
-             f"source; neighbour {scale.flows} TCP flows from t={scale.neighbour_start_s:g} s. Shares are "
+             "(operator-set at 60 % of what this machine's AP VM carried through a slice, calibrate.py); each video "
+             f"client receives a real {scale.video_kbps} kbps H.264 MPEG-TS stream (ffmpeg, UDP) and sends "
+             f"{scale.video_up_kbps} kbps of constant-rate UDP up; Y-PSNR against the uncompressed source; "
+             f"neighbour {scale.flows} TCP flows from t={scale.neighbour_start_s:g} s. Shares are "
              "the worst video client's mean receive rate while the neighbour saturates, over its own rate. "
              + (f"Fig. 13: the video slice guaranteed and capped for 2 clients, a 3rd joins at "
                 f"t={fig13.JOIN_AT_S:g} s; transcoder_reaction_s = the demand exceeding the guarantee (as the "
                 "orchestrator's telemetry saw it) to the transcoder running; stable = every client within 85-115 % "
-                f"of the transcoded {fig13.TRANSCODE_KBPS} kbps (x1.1 mux) from 6 s after. " if "transcoder" in runs
-                else "") + f"Series and plots in bench/results/{NAME}/.")
+                f"of the transcoded {fig13.transcode_kbps(scale)} kbps (x1.1 mux) from 6 s after. "
+                if "transcoder" in runs else "") + f"Series and plots in bench/results/{NAME}/.")
     benchlib.write_result(NAME, metrics, units, reference={"guaranteed_share_pct_goal": 95.0,
                                                            "capped_peak_pct_goal": 105.0,
                                                            "unsliced_video_pct_goal": 50.0}, notes=notes)

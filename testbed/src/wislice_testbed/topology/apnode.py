@@ -50,10 +50,45 @@ class ApNode:
     agent_pid: int
     switch_pid: int
     wifi: Any = field(repr=False, default=None)
+    onos: Any = field(repr=False, default=None)
 
     @property
     def device_id(self) -> str:
         return device_id(AP_DEV_ID)
+
+    def start_agent(self, capacity_kbps: int = 0) -> None:
+        """Starts the ap-agent (capacity_kbps: the radio's usable capacity as the operator sets it in the agent's
+        config; 0 = the agent measures it from its stations' PHY rates) and waits until both it and the AP switch
+        are connected to their controllers."""
+        conf = {"agent_id": self.agent_id, "controller": f"10.0.2.2:{self.onos.wifi_port}", "secret": self.onos.secret,
+                "hostapd_global": "/run/hostapd-global", "hostapd_ctrl_dir": "/run/hostapd",
+                "conf_dir": "/run/wislice/agent", "shaping": "tc", "stats_interval_s": 2,
+                "pof_switch_socket": MGMT, "remove_vaps_on_exit": True, "log_level": "INFO",
+                "radios": [{"name": "phy0", "iface": "wlan0", "max_vaps": 4,
+                            **({"capacity_kbps": capacity_kbps} if capacity_kbps else {})}]}
+        self.hostapd.write_file("/run/wislice/agent.json", json.dumps(conf) + "\n")
+        self.agent_pid = self.vm.spawn("env PYTHONPATH=/opt/wislice/ap-agent python3 -m wislice_ap_agent "
+                                       "--config /run/wislice/agent.json", log="/tmp/agent.log")
+        try:
+            wait_for("ap-agent connected to the wifi-controller", lambda: any(
+                a["agent_id"] == self.agent_id and a.get("connected") and
+                (not capacity_kbps or any(r.get("capacity_kbps") == capacity_kbps for r in a.get("radios", [])))
+                for a in self.onos.get("/onos/wifi/agents")["agents"]), timeout=90, period=0.5)
+            wait_for("AP pof-switch connected to the network controller",
+                     lambda: self.onos.switch_connected(self.device_id), timeout=60, period=0.5)
+        except TimeoutError as exc:
+            raise RuntimeError(f"{exc}\nagent log:\n{self.agent_log()}\nswitch log:\n{self.switch_log()}") from exc
+
+    def stop_agent(self) -> None:
+        """Ends the ap-agent by its pid (it removes its vAPs on exit), with kill -9 after 5 s."""
+        self.vm.run(f"kill {self.agent_pid}; for i in $(seq 50); do kill -0 {self.agent_pid} 2>/dev/null || break; "
+                    f"sleep 0.1; done; kill -9 {self.agent_pid} 2>/dev/null; true", check=False)
+
+    def set_radio_capacity(self, capacity_kbps: int) -> None:
+        """The operator changes the radio's capacity in the agent's config and restarts the agent (no slice may
+        be on the AP: the agent removes its vAPs on exit)."""
+        self.stop_agent()
+        self.start_agent(capacity_kbps)
 
     def agent_log(self, lines: int = 40) -> str:
         return self.vm.run(f"tail -n {lines} /tmp/agent.log", check=False).out
@@ -84,33 +119,17 @@ def ap_node(onos: Onos, tap: str, agent_id: str = "ap-1", stations: int = 2, say
         hostapd = wifi.Hostapd(vm, iface="wlan0", channel=1)
         hostapd.start()
         stas = [wifi.Station(vm, f"sta{i}", f"phy{i}").setup() for i in range(1, stations + 1)]
-        conf = {"agent_id": agent_id, "controller": f"10.0.2.2:{onos.wifi_port}", "secret": onos.secret,
-                "hostapd_global": "/run/hostapd-global", "hostapd_ctrl_dir": "/run/hostapd",
-                "conf_dir": "/run/wislice/agent", "shaping": "tc", "stats_interval_s": 2,
-                "pof_switch_socket": MGMT, "remove_vaps_on_exit": True, "log_level": "INFO",
-                "radios": [{"name": "phy0", "iface": "wlan0", "max_vaps": 4,
-                            **({"capacity_kbps": capacity_kbps} if capacity_kbps else {})}]}
-        hostapd.write_file("/run/wislice/agent.json", json.dumps(conf) + "\n")
-        agent_pid = vm.spawn("env PYTHONPATH=/opt/wislice/ap-agent python3 -m wislice_ap_agent "
-                             "--config /run/wislice/agent.json", log="/tmp/agent.log")
-        node = ApNode(vm, hostapd, stas, agent_id, tap, agent_pid, switch_pid, wifi)
-        try:
-            wait_for("ap-agent connected to the wifi-controller", lambda: any(
-                a["agent_id"] == agent_id and a.get("connected")
-                for a in onos.get("/onos/wifi/agents")["agents"]), timeout=90, period=0.5)
-            wait_for("AP pof-switch connected to the network controller",
-                     lambda: onos.switch_connected(node.device_id), timeout=60, period=0.5)
-        except TimeoutError as exc:
-            raise RuntimeError(f"{exc}\nagent log:\n{node.agent_log()}\nswitch log:\n{node.switch_log()}") from exc
+        node = ApNode(vm, hostapd, stas, agent_id, tap, 0, switch_pid, wifi, onos)
+        node.start_agent(capacity_kbps)
         try:
             yield node
         finally:
             for sta in stas:
                 with suppress(Exception):
                     sta.disconnect()
-            # The agent removes its vAPs on exit (remove_vaps_on_exit); give it a moment, then the switch.
-            vm.run(f"kill {agent_pid}; for i in $(seq 50); do kill -0 {agent_pid} 2>/dev/null || break; "
-                   f"sleep 0.1; done; kill -9 {agent_pid} {switch_pid} 2>/dev/null; true", check=False)
+            # The agent removes its vAPs on exit (remove_vaps_on_exit); then the switch.
+            node.stop_agent()
+            vm.run(f"kill -9 {switch_pid} 2>/dev/null; true", check=False)
             time.sleep(0.1)
     finally:
         vm.stop()
