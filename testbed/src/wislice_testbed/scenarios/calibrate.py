@@ -20,7 +20,7 @@ from . import e2e_slice as e2e
 from .traffic import Flow, run_flows
 
 TENANT_ID = 9             # the operator's own calibration tenant (addresses 10.69.x), removed slices only
-HEADROOM = 0.6            # the radio's capacity as a share of what the VM carries: room for TCP's overshoot
+HEADROOM = 0.5            # the radio's capacity as a share of what the VM carries: room for TCP's overshoot
 UNCAPPED_KBPS = 100_000   # the radio's capacity while calibrating: far above what a TCG VM carries
 MIN_CAPACITY_KBPS = 2_500  # below this the experiments' streams are too thin to tell a guarantee from noise
 SECONDS = 6

@@ -102,7 +102,7 @@ def write(runs: dict[str, isolation.Experiment], metrics: dict[str, float], scal
         "scale": scale.__dict__, "runs": {k: e.to_json() for k, e in runs.items()}}, indent=1) + "\n")
     units = {k: ("Mbit/s" if k.endswith("_mbps") else "dB" if k.endswith("_db") else "%") for k in metrics}
     notes = (f"One-machine testbed (qemu TCG AP VM, mac80211_hwsim, WPA2): radio capacity {scale.capacity_kbps} kbps "
-             "(operator-set at 60 % of what this machine's AP VM carried through a slice, calibrate.py); each video "
+             "(operator-set at half of what this machine's AP VM carried through a slice, calibrate.py); each video "
              f"client receives a real {scale.video_kbps} kbps H.264 MPEG-TS stream (ffmpeg, UDP) and sends "
              f"{scale.video_up_kbps} kbps of constant-rate UDP up; Y-PSNR against the uncompressed source; "
              f"neighbour {scale.flows} TCP flows from t={scale.neighbour_start_s:g} s. Shares are "

@@ -23,15 +23,22 @@ from .traffic import Series, next_port
 
 SIZE, FPS = "640x360", 25
 # Runs in the station's namespace inside the VM (python3 is there): keeps the datagrams, counts bytes per second.
+# The stream goes to the guest's tmpfs while it runs and to the share (9p, slow and blocking in a busy TCG guest)
+# only at the end: a sink stalled in a share write for seconds read nothing meanwhile, and its per-second rates
+# showed gaps and bursts the network never had. SO_RCVBUFFORCE (root) lifts rmem_max for the same reason.
 SINK = r'''
-import json, socket, sys, time
+import json, shutil, socket, sys, time
 port, seconds, out = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 21)
+try:
+    s.setsockopt(socket.SOL_SOCKET, 33, 1 << 22)  # SO_RCVBUFFORCE
+except OSError:
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
 s.bind(("0.0.0.0", port))
 s.settimeout(0.2)
 start = time.time(); per_s = {}
-with open(out + ".ts", "wb") as f:
+local = "/tmp/sink-" + out.rsplit("/", 1)[-1] + ".ts"
+with open(local, "wb") as f:
     while time.time() - start < seconds:
         try:
             data = s.recv(65536)
@@ -40,6 +47,7 @@ with open(out + ".ts", "wb") as f:
         f.write(data)
         k = int(time.time() - start)
         per_s[k] = per_s.get(k, 0) + len(data)
+shutil.move(local, out + ".ts")
 json.dump({"bytes_per_s": per_s}, open(out + ".json", "w"))
 '''
 
