@@ -71,8 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="make demo", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--one-slice", action="store_true", help="one tenant only (faster)")
-    parser.add_argument("--no-fig11", action="store_true", help="skip the Fig. 10/11/13 replays (~7 min)")
-    parser.add_argument("--fig13", action="store_true", help="also the Fig. 13 transcoder replay (~3 min)")
+    parser.add_argument("--no-fig11", action="store_true", help="skip the Fig. 10/11/13 replays (~10 min)")
+    parser.add_argument("--no-fig13", action="store_true", help="skip the Fig. 13 transcoder replay (~3 min)")
     args = parser.parse_args(argv)
 
     root = repo_root()
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
 
     log = StepLog("demo")
     log.say("WiSlice one-machine testbed: ONOS + AP VM (hostapd, hwsim) + 3 pof-switches + MEC node + orchestrator")
-    stations = 1 if args.one_slice else 2 if args.no_fig11 else 4 if args.fig13 else 3
+    stations = 1 if args.one_slice else 2 if args.no_fig11 else 3 if args.no_fig13 else 4
     fig11_metrics: dict[str, float] = {}
     try:
         with up(log, stations=stations, radio_capacity_kbps=calibrate.UNCAPPED_KBPS) as tb:

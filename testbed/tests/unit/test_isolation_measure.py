@@ -81,3 +81,27 @@ def test_scaled_keeps_every_rate_in_proportion_to_the_capacity() -> None:
     assert all(isinstance(v, int) for k, v in demo_scale.__dict__.items() if k.endswith("_kbps"))
     assert demo_scale.flows == fig11.DEMO_SCALE.flows and demo_scale.video_s == fig11.DEMO_SCALE.video_s
     assert SCALE.scaled(10_000) == SCALE
+
+
+def fig13_after(dips: dict[int, float]) -> dict[str, float]:
+    """Fig. 13's measure on three clients steady at the transcoded rate after the transcoder runs (t = 30 s), with
+    the given seconds at another share of it."""
+    from wislice_testbed.scenarios import fig13
+
+    scale = fig11.DEMO_SCALE
+    own = fig13.transcode_kbps(scale) * 1.1 / 1000
+    exp = isolation.Experiment("transcoder")
+    for i in (1, 2, 3):
+        exp.series[f"video{i}"] = Series(f"video{i}", [(t + 0.2, own * dips.get(t, 1.0)) for t in range(1, 90)])
+    watch = fig13.PolicyWatch("watch", None, 0, changes=[(20.0, {"state": "deploying"}),
+                                                          (30.0, {"state": "active", "reaction_s": 9.0})])
+    fig13.measure(exp, scale, fig13.Join("join", None, None, None, "", 12.0), watch)
+    return exp.metrics
+
+
+def test_fig13_stable_tolerates_a_one_second_dip_not_a_stall() -> None:
+    assert fig13_after({})["stable_after_transcoder"] == 1
+    one_dip = fig13_after({50: 0.5})
+    assert one_dip["stable_after_transcoder"] == 1 and one_dip["video_after_worst_second_pct"] == 50.0
+    assert fig13_after({50: 0.0, 51: 0.0, 52: 3.0})["stable_after_transcoder"] == 0  # a stall, then its burst
+    assert fig13_after({t: 0.7 for t in range(30, 90)})["stable_after_transcoder"] == 0  # the mean short

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from wislice_testbed.topology.common import StepLog, wait_for
@@ -134,7 +135,8 @@ def run(tb: Any, log: StepLog, tokens: dict[int, str], clip: Clip,
 def measure(exp: isolation.Experiment, scale: isolation.Scale, join: Join, watch: PolicyWatch) -> None:
     """Before: the worst video client's share of its rate once three stream under contention and the transcoder
     is not there yet. After: every client's rate from 6 s after the transcoder runs to the end of the streams, against
-    the transcoded rate (stable = the worst second of the worst client within 70-130 %, the mean within 85-115 %)."""
+    the transcoded rate (stable = every client's mean within 85-115 % and its worst two seconds within 70-130 %: a
+    player's jitter buffer covers a one-second dip, and the TCG AP VM stalls all streams at once now and then)."""
     active = watch.first("active")
     deploying = watch.first("deploying")
     streams = [exp.series[f"video{i}"] for i in (1, 2, 3)]
@@ -150,9 +152,13 @@ def measure(exp: isolation.Experiment, scale: isolation.Scale, join: Join, watch
         own = transcode_kbps(scale) * 1.1 / 1000  # the transcoder's mux rate
         means = [s.mean(start, end) for s in streams]
         worst_second = min((min(s.window(start, end), default=0.0) for s in streams), default=0.0)
+        pairs = [[(a + b) / 2 for a, b in pairwise(s.window(start, end))] or [0.0] for s in streams]
+        worst_2s, best_2s = min(min(p) for p in pairs), max(max(p) for p in pairs)
         exp.metrics["video_after_mean_pct"] = round(100 * min(means) / own, 1)
         exp.metrics["video_after_worst_second_pct"] = round(100 * worst_second / own, 1)
-        stable = int(min(means) / own >= 0.85 and max(means) / own <= 1.15 and 0.7 <= worst_second / own <= 1.3)
+        exp.metrics["video_after_worst_2s_pct"] = round(100 * worst_2s / own, 1)
+        stable = int(min(means) / own >= 0.85 and max(means) / own <= 1.15 and worst_2s / own >= 0.7
+                     and best_2s / own <= 1.3)
     exp.metrics["stable_after_transcoder"] = stable
     exp.events = [(0.0, "video 1, 2 start"), (NEIGHBOUR_AT_S, f"neighbour: {scale.flows} TCP flows")]
     if join.joined_s is not None:

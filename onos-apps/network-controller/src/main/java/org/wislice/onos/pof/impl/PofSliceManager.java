@@ -212,13 +212,16 @@ public class PofSliceManager implements PofSliceService {
         return updated;
     }
 
-    /** Submits a meter on every hop of a direction that has rates; records them in ids and refs. */
+    /** Submits a meter on every client-facing hop of a direction that has rates; records them in ids and refs. */
     private void submitMeters(String direction, List<SlicePath.Hop> hops, SliceRates rates,
                               Map<String, MeterId> ids, List<SlicePath.MeterRef> refs) {
         if (!rates.metered()) {
             return;
         }
         for (int i = 0; i < hops.size(); i++) {
+            if (!SliceFlows.clientFacing(hops, direction, i)) {
+                continue;
+            }
             SlicePath.Hop hop = hops.get(i);
             Meter m = meterService.submit(SliceMeters.request(appId, hop.deviceId, rates).add());
             ids.put(SliceFlows.meterKey(direction, i, hop), m.id());

@@ -74,6 +74,27 @@ public final class SliceFlows {
         return rules;
     }
 
+    /**
+     * True when hop i of a direction's hops carries what the slice's clients send or receive: the hops between the
+     * AP and the head of the vNF chain (the vNF nearest the AP), the hop into or out of that vNF included. Hops
+     * between the chain's vNFs get no meter: a vNF may change the rate (a transcoder takes in several times what
+     * its clients get), so the slice's rates hold where its clients' traffic is, not upstream of such a vNF.
+     */
+    public static boolean clientFacing(List<SlicePath.Hop> hops, String direction, int i) {
+        int n = hops.size();
+        boolean forward = FORWARD.equals(direction);  // forward = AP towards MEC; reverse lists the hops backwards
+        int head = n - 1;  // in forward order: the hop into the chain's head, the first one followed on its switch
+        for (int j = 0; j + 1 < n; j++) {
+            String here = hops.get(forward ? j : n - 1 - j).deviceId;
+            String next = hops.get(forward ? j + 1 : n - 2 - j).deviceId;
+            if (here.equals(next)) {
+                head = j;
+                break;
+            }
+        }
+        return (forward ? i : n - 1 - i) <= head;
+    }
+
     /** True when hop i's in_port is a link from another switch (the hop before it is on another switch). */
     public static boolean fromLink(List<SlicePath.Hop> hops, int i) {
         return i > 0 && !hops.get(i - 1).deviceId.equals(hops.get(i).deviceId);

@@ -69,6 +69,28 @@ public class SliceFlowsTest {
     }
 
     @Test
+    public void onlyHopsBetweenTheApAndTheChainsHeadAreClientFacing() {
+        List<SlicePath.Hop> forward = chainPath().hops;
+        List<SlicePath.Hop> reverse = chainPath().reverseHops();
+        List<Boolean> up = new ArrayList<>();
+        List<Boolean> down = new ArrayList<>();
+        for (int i = 0; i < forward.size(); i++) {
+            up.add(SliceFlows.clientFacing(forward, SliceFlows.FORWARD, i));
+            down.add(SliceFlows.clientFacing(reverse, SliceFlows.REVERSE, i));
+        }
+        // AP, core, MEC link -> transcoder in: metered; transcoder out -> router: between vNFs, not metered.
+        assertEquals(List.of(true, true, true, false), up);
+        // reverse: router -> transcoder out (not metered), transcoder in -> link, core, AP.
+        assertEquals(List.of(false, true, true, true), down);
+        // One vNF (no chain segment): every hop carries what the clients get.
+        List<SlicePath.Hop> single = forward.subList(0, 3);
+        for (int i = 0; i < single.size(); i++) {
+            assertTrue(SliceFlows.clientFacing(single, SliceFlows.FORWARD, i));
+            assertTrue(SliceFlows.clientFacing(single, SliceFlows.REVERSE, i));
+        }
+    }
+
+    @Test
     public void aOnePortVnfInTheMiddleIsRefused() throws Exception {
         String body = "{\"slice_id\":\"s\",\"tenant_id\":1,\"hops\":["
                 + "{\"device_id\":\"" + CORE + "\",\"in_port\":1,\"out_port\":2},"
