@@ -37,6 +37,7 @@ except OSError:
 s.bind(("0.0.0.0", port))
 s.settimeout(0.2)
 start = time.time(); per_s = {}
+print("ready", flush=True)
 local = "/tmp/sink-" + out.rsplit("/", 1)[-1] + ".ts"
 with open(local, "wb") as f:
     while time.time() - start < seconds:
@@ -93,6 +94,9 @@ class VideoFlow:
         listen = self.start_s + self.clip.seconds + 6  # the sink starts now, the stream at start_s
         sink = tb.ap.vm.spawn(f"ip netns exec {self.station.ns} python3 /mnt/share/udp_sink.py {port} {listen} {out}",
                               log=f"/tmp/{self.name}-sink.log")
+        # Its second 0 starts when it says ready (within a poll and a round trip of when the host sees it).
+        tb.ap.vm.wait_for(f"grep -q ready /tmp/{self.name}-sink.log", timeout=30, interval=0.05)
+        sink_started = time.time() - t0
         delay = t0 + self.start_s - time.time()
         if delay > 0:
             time.sleep(delay)
@@ -113,10 +117,13 @@ class VideoFlow:
         except (OSError, ValueError) as exc:
             series.error = f"the sink wrote no report: {exc}"
             return series
-        # The guest's clock is not the host's: the sink's first second with data is when the sender started.
+        # The sink counts seconds from its own start (the guest's clock is not the host's), which the host saw
+        # as its "ready"; the series covers the seconds the sender ran. (Not from the first second with
+        # data: a station that joins after its stream started receives its first data late.)
         per_s = {int(k): v for k, v in report["bytes_per_s"].items()}
-        first = min(per_s, default=0)
-        series.points = [(launched + 1.0 + k, per_s.get(first + k, 0) * 8 / 1e6) for k in range(self.clip.seconds)]
+        first = int(max(0.0, launched - sink_started))
+        series.points = [(sink_started + first + k + 1.0, per_s.get(first + k, 0) * 8 / 1e6)
+                         for k in range(self.clip.seconds)]
         return series
 
     def received(self, tb: Any) -> Path:
