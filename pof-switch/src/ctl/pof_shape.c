@@ -7,6 +7,9 @@
 
 #include "pof_sched.h"
 
+/* Every meter id is a flow whose order a rated port keeps (pof_sched.h). */
+_Static_assert(POF_METERS <= POF_SCHED_FLOWS, "a rated port tracks the order of every meter");
+
 /* ---- meters' shaping queues ---------------------------------------------------------------------- */
 
 void sw_shape_hold(struct pof_sw *sw, uint32_t meter_id, uint16_t port, struct pof_io_buf *b, uint32_t len)

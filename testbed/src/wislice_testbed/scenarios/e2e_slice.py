@@ -235,7 +235,7 @@ def run(tb: Any, log: StepLog, radio_capacity_kbps: int, second_slice: bool = Tr
     first = SliceRun(1, "alpha", caps["slice1_alone"], tb.ap.stations[0])
     second = (SliceRun(2, "beta", caps["slice2_concurrent"], tb.ap.stations[1])
               if second_slice and len(tb.ap.stations) > 1 else None)
-    c1, c2, c2p = (caps[k] / 1000 for k in ("slice1_alone", "slice2_concurrent", "slice2_patched"))
+    c1, c2, c2p = (results["caps_mbps"][k] for k in ("slice1_alone", "slice2_concurrent", "slice2_patched"))
     runs = [first] + ([second] if second else [])
     with log.step("tenants", "operator: wired topology + tenants through the orchestrator REST API"):
         operator_setup(tb, log, runs)
