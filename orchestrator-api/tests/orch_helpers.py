@@ -94,3 +94,50 @@ def make_world(tmp_path: Any, **config: Any) -> World:
         tenant_b = auth.issue_token(db, "tenant", 2, "b")
         db.commit()
     return World(app, app.test_client(), fake, operator, tenant_a, tenant_b)
+
+
+def token_migration_round_trip(engine: Any) -> None:
+    """Migration 0005 on `engine` (a fresh database): tokens from before it get the default lifetime from the
+    migration on, the bootstrap token none; the downgrade drops revoked and expired tokens with the columns."""
+    import datetime as dt
+
+    import sqlalchemy as sa
+
+    from wislice_orchestrator import db
+    from wislice_orchestrator.models import utcnow
+
+    db.upgrade(engine, "0004")
+    created = utcnow()
+    rows = [("b" * 64, "operator", None, "bootstrap"), ("o" * 64, "operator", None, "ops"),
+            ("t" * 64, "tenant", 1, "ci"), ("u" * 64, "tenant", 1, "old")]
+    with engine.begin() as conn:
+        conn.execute(sa.text("INSERT INTO tenants (id, name, quota_slices, quota_vaps, quota_bandwidth_kbps, quota_cpu,"
+                             " quota_memory_mib, created_at) VALUES (1, 'alpha', 1, 1, 1, 1, 1, :c)"), {"c": created})
+        for digest, role, tenant, name in rows:
+            conn.execute(sa.text("INSERT INTO api_tokens (token_hash, prefix, role, tenant_id, name, created_at) "
+                                 "VALUES (:h, 'wso_xxxx', :r, :t, :n, :c)"),
+                         {"h": digest, "r": role, "t": tenant, "n": name, "c": created})
+    before = utcnow()
+    db.upgrade(engine)
+    after = utcnow()
+    with engine.connect() as conn:
+        got = {r.name: r for r in conn.execute(sa.text("SELECT name, prefix, expires_at, revoked_at, last_used_at "
+                                                       "FROM api_tokens"))}
+    assert {r.prefix for r in got.values()} == {"wso_"}  # the secret's first characters are gone
+    assert got["bootstrap"].expires_at is None
+    day = dt.timedelta(hours=24)
+    for name in ("ops", "ci", "old"):
+        expires = got[name].expires_at
+        expires = dt.datetime.fromisoformat(expires) if isinstance(expires, str) else expires
+        assert before + day - dt.timedelta(seconds=1) <= expires <= after + day, (name, expires)
+        assert got[name].revoked_at is None and got[name].last_used_at is None
+    with engine.begin() as conn:
+        conn.execute(sa.text("UPDATE api_tokens SET revoked_at = :t WHERE name = 'ci'"), {"t": after})
+        conn.execute(sa.text("UPDATE api_tokens SET expires_at = :t WHERE name = 'old'"),
+                     {"t": after - dt.timedelta(seconds=1)})
+    db.downgrade(engine, "0004")
+    columns = {c["name"] for c in sa.inspect(engine).get_columns("api_tokens")}
+    assert not {"expires_at", "revoked_at", "last_used_at"} & columns
+    with engine.connect() as conn:
+        assert sorted(conn.scalars(sa.text("SELECT name FROM api_tokens"))) == ["bootstrap", "ops"]
+    db.upgrade(engine)

@@ -21,7 +21,11 @@ ENDPOINTS = [
     ("PATCH", "/api/v1/tenants/1", {"quota": {"vaps": 9}}, "operator"),
     ("DELETE", "/api/v1/tenants/2", None, "operator"),
     ("POST", "/api/v1/tenants/1/tokens", {"name": "ci"}, "operator"),
+    ("GET", "/api/v1/tenants/1/tokens", None, "tenant"),
+    ("DELETE", "/api/v1/tenants/1/tokens/{tok}", None, "tenant"),
     ("POST", "/api/v1/operator-tokens", {"name": "ops"}, "operator"),
+    ("GET", "/api/v1/operator-tokens", None, "operator"),
+    ("DELETE", "/api/v1/operator-tokens/{optok}", None, "operator"),
     ("GET", "/api/v1/tenants/1/slices", None, "tenant"),
     ("POST", "/api/v1/tenants/1/slices", slice_body(name="second", agent="ap-2"), "tenant"),
     ("GET", T, None, "tenant"),
@@ -72,7 +76,8 @@ def test_matrix_covers_every_operation():
     listed = set()
     for method, path, _, _ in ENDPOINTS:
         templ = (path.replace("{sid}", "{slice_id}").replace("{vap}", "{vap_id}").replace("{vnf}", "{vnf_id}")
-                 .replace("{op}", "{operation_id}").replace("/tenants/1", "/tenants/{tenant_id}")
+                 .replace("{op}", "{operation_id}").replace("{tok}", "{token_id}").replace("{optok}", "{token_id}")
+                 .replace("/tenants/1", "/tenants/{tenant_id}")
                  .replace("/tenants/2", "/tenants/{tenant_id}").replace("/wifi-agents/ap-1", "/wifi-agents/{agent_id}")
                  .replace("/radios/phy0", "/radios/{radio}"))
         listed.add((method, templ))
@@ -84,8 +89,11 @@ def _setup(tmp_path):
     created = w.call("POST", "/api/v1/tenants/1/slices", w.tenant_a, json=slice_body()).get_json()
     s = w.call("GET", f"/api/v1/tenants/1/slices/{created['slice_id']}", w.tenant_a).get_json()
     mac = next(c["mac"] for c in w.fake.clients.values() if c["vap_id"] == s["vaps"][0]["vap_id"])
+    # Spare tokens to revoke (revoking the callers' own would turn the rest of a shared world's calls into 401s).
+    tok = w.call("POST", "/api/v1/tenants/1/tokens", w.operator, json={"name": "spare"}).get_json()["token_id"]
+    optok = w.call("POST", "/api/v1/operator-tokens", w.operator, json={"name": "spare"}).get_json()["token_id"]
     ids = {"sid": s["slice_id"], "vap": s["vaps"][0]["vap_id"], "vnf": s["vnfs"][0]["vnf_id"], "mac": mac,
-           "op": created["operation_id"]}
+           "op": created["operation_id"], "tok": tok, "optok": optok}
     return w, ids
 
 

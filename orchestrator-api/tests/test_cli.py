@@ -121,3 +121,31 @@ def test_create_operator_token_prints_once(tmp_path, monkeypatch, capsys):
 
     stored = [r[0] for r in sqlite3.connect(tmp_path / "cli.db").execute("select token_hash from api_tokens")]
     assert token not in stored and len(stored) == 1
+
+
+def test_tokens_list_issue_revoke(served, capsys):
+    w, url = served
+    code, out, _ = run(capsys, url, w.operator, "--json", "tokens", "issue", "--tenant", "1", "--name", "ci",
+                       "--ttl", "600")
+    issued = json.loads(out)
+    assert code == 0 and issued["token"].startswith("wst_")
+    code, out, _ = run(capsys, url, w.tenant_a, "tokens", "list")
+    assert code == 0 and out.splitlines()[0].split()[:3] == ["TOKEN_ID", "ROLE", "TENANT_ID"]
+    assert issued["token"] not in out and w.tenant_a not in out and len(out.splitlines()) == 3
+    code, out, _ = run(capsys, url, w.tenant_a, "tokens", "revoke", str(issued["token_id"]))
+    assert code == 0 and "revoked" in out
+    code, _, err = run(capsys, url, issued["token"], "me")
+    assert code == 1 and "401" in err and "revoked" in err
+    code, _, err = run(capsys, url, w.tenant_b, "tokens", "revoke", str(issued["token_id"]), "--tenant", "1")
+    assert code == 1 and "404" in err
+    code, out, _ = run(capsys, url, w.operator, "--json", "tokens", "list", "--operator")
+    assert code == 0 and [t["role"] for t in json.loads(out)["tokens"]] == ["operator"]
+
+
+def test_create_operator_token_expires(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("WISLICE_DATABASE_URL", f"sqlite:///{tmp_path}/cli.db")
+    assert main(["create-operator-token", "--ttl", "120"]) == 0
+    out = capsys.readouterr()
+    assert out.out.startswith("wso_") and "expires" in out.err
+    assert main(["create-operator-token", "--ttl", str(10**9)]) == 1
+    assert "WISLICE_TOKEN_MAX_TTL_S" in capsys.readouterr().err

@@ -105,3 +105,12 @@ def test_unreachable_controller():
     with pytest.raises(ControllerError) as info:
         ctl.list_agents()
     assert info.value.code == "unreachable" and info.value.status == 502
+
+
+def test_dot_segments_are_not_sent(onos):
+    ctl, seen = onos
+    for call in (lambda: ctl.kick_client("ap-1", ".."), lambda: ctl.set_channel("..", "phy0", 1),
+                 lambda: ctl.delete_vap("ap-1", "."), lambda: ctl.delete_path("..")):
+        with pytest.raises(ValueError):
+            call()
+    assert seen == []

@@ -15,9 +15,11 @@ A resource a request asks nothing of (a guarantee of 0) is not checked, so best-
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from .bandwidth import Bandwidth
 from .topology import Route, Topology, reserve, route_keys
 
 # Latency class -> most wired links between the AP's switch and the MEC node's switch.
@@ -40,7 +42,7 @@ class Snapshot:
     controller_vnfs: list[dict[str, Any]]
     topology: Topology
     ap_budget_kbps: int
-    own_vaps: list[dict[str, Any]] = field(default_factory=list)  # {vap_id, agent_id, radio}
+    own_vaps: list[dict[str, Any]] = field(default_factory=list)  # {vap_id, agent_id, radio, ssid}
     own_vnfs: list[dict[str, Any]] = field(default_factory=list)  # {vnf_id, node, cpu, memory_mib}
     # (agent_id, radio) -> sum over its vAPs of guaranteed down + up
     radio_reserved_kbps: dict[tuple[str, str], int] = field(default_factory=dict)
@@ -73,8 +75,7 @@ class Plan:
 
 
 def check_quota(tenant: Any, usage: TenantUsage, request: dict[str, Any]) -> list[str]:
-    bw = request["bandwidth"]
-    want_bw = bw["down_guaranteed_kbps"] + bw["up_guaranteed_kbps"]
+    want_bw = Bandwidth.coerce(request["bandwidth"]).total_guaranteed_kbps
     want_cpu = sum(v["cpu"] for v in request["vnfs"])
     want_mem = sum(v["memory_mib"] for v in request["vnfs"])
     checks = [
@@ -150,6 +151,31 @@ def _radio_free_slots(snapshot: Snapshot) -> dict[tuple[str, str], int]:
     return free
 
 
+def ssid_key(ssid: str) -> str:
+    """What an SSID looks like to a person choosing a network: compatibility forms folded (NFKC: a fullwidth or
+    ligature letter is its plain letter), case folded, spaces collapsed and trimmed. Two SSIDs with the same key
+    would look like the same network on a phone, so on one AP they count as the same."""
+    return " ".join(unicodedata.normalize("NFKC", ssid).casefold().split())
+
+
+def check_ssids(snapshot: Snapshot, vaps: list[dict[str, Any]]) -> list[str]:
+    """Each requested vAP's SSID against every network on its AP: the orchestrator's own vAPs (live slices, those
+    being built included), whatever else the AP's agent reports, and the request's other vAPs. The same SSID on
+    other APs is allowed (one network over several APs). A reason names the AP and SSID, not who has it."""
+    taken = {(v.get("agent_id"), ssid_key(v["ssid"])) for v in snapshot.own_vaps + snapshot.controller_vaps
+             if isinstance(v.get("ssid"), str)}
+    reasons = []
+    for vap in vaps:
+        if "ssid" not in vap:
+            continue
+        key = (vap["agent_id"], ssid_key(vap["ssid"]))
+        if key in taken:
+            reasons.append(f"AP {vap['agent_id']} already has a network with SSID {vap['ssid']!r} (or one that "
+                           "looks the same): an SSID names one network per AP")
+        taken.add(key)
+    return reasons
+
+
 def _node_free(snapshot: Snapshot, node: dict[str, Any]) -> tuple[float, int]:
     """Free CPU and memory on a node: capacity - reported use - our vNFs not yet reported."""
     reported = {v.get("vnf_id") for v in snapshot.controller_vnfs if v.get("node") == node["agent_id"]}
@@ -162,8 +188,8 @@ def _node_free(snapshot: Snapshot, node: dict[str, Any]) -> tuple[float, int]:
 def admit(snapshot: Snapshot, request: dict[str, Any]) -> Plan:
     """Check every resource the request needs and pick a MEC node and paths; raise AdmissionError if it does not fit."""
     reasons: list[str] = []
-    bw = request["bandwidth"]
-    down, up = bw["down_guaranteed_kbps"], bw["up_guaranteed_kbps"]
+    bw = Bandwidth.coerce(request["bandwidth"])
+    down, up = bw.down.guaranteed_kbps, bw.up.guaranteed_kbps
 
     # 1. vAP slots per radio, as the agents report them.
     free = _radio_free_slots(snapshot)
@@ -179,15 +205,17 @@ def admit(snapshot: Snapshot, request: dict[str, Any]) -> Plan:
             reasons.append(f"AP {agent_id} radio {radio}: {count} vAP(s) wanted, {left} free")
 
     # 2. Guarantees per radio (every vAP carries the slice's down + up guarantee on its radio's air).
-    reasons += check_radios(snapshot, {key: count * (down + up) for key, count in wanted.items()
+    reasons += check_radios(snapshot, {key: count * bw.total_guaranteed_kbps for key, count in wanted.items()
                                        if key in free})
+    # 3. One network per SSID on an AP.
+    reasons += check_ssids(snapshot, request["vaps"])
     if reasons:
         raise AdmissionError(reasons)
 
     if not request["vnfs"]:
         return Plan(mec_node=None, vap_links=[[] for _ in request["vaps"]])
 
-    # 3. MEC node with the CPU, memory and images, and 4. wired capacity from every AP to it.
+    # 4. MEC node with the CPU, memory and images, and 5. wired capacity from every AP to it.
     images = {v["image"] for v in request["vnfs"]}
     cpu_need = sum(v["cpu"] for v in request["vnfs"])
     mem_need = sum(v["memory_mib"] for v in request["vnfs"])
@@ -241,21 +269,25 @@ def admit(snapshot: Snapshot, request: dict[str, Any]) -> Plan:
 
 
 def check_change(snapshot: Snapshot, vaps: list[dict[str, Any]], routes: list[Route | None],
-                 old: dict[str, int], new: dict[str, int], latency_class: str | None) -> list[str]:
+                 old: Bandwidth | dict[str, int], new: Bandwidth | dict[str, int],
+                 latency_class: str | None) -> list[str]:
     """Re-admission of a live slice's new guarantees (and new latency class, None when unchanged) on its current
-    vAPs and paths: routes[i] is vaps[i]'s path, None when it is no longer in the topology; `snapshot` must leave
-    the slice's own reservations out. Only what grows is checked: lowering a guarantee always fits there. The
-    paths stay as they are (no re-routing), so a latency class needs every current path within its link count."""
+    vAPs and paths: `old` and `new` are its bandwidth before and after (or their API form); routes[i] is vaps[i]'s
+    path, None when it is no longer in the topology; `snapshot` must leave the slice's own reservations out. Only
+    what grows is checked: lowering a guarantee always fits there. The paths stay as they are (no re-routing), so a
+    latency class needs every current path within its link count."""
     reasons: list[str] = []
-    down, up = new["down_guaranteed_kbps"], new["up_guaranteed_kbps"]
-    if down + up > old["down_guaranteed_kbps"] + old["up_guaranteed_kbps"]:
+    old, new = Bandwidth.coerce(old), Bandwidth.coerce(new)
+    if new.total_guaranteed_kbps > old.total_guaranteed_kbps:
         wanted: dict[tuple[str, str], int] = {}
         for vap in vaps:
             key = (vap["agent_id"], vap["radio"])
-            wanted[key] = wanted.get(key, 0) + down + up
+            wanted[key] = wanted.get(key, 0) + new.total_guaranteed_kbps
         reasons += check_radios(snapshot, wanted)
-    grow_up = up if up > old["up_guaranteed_kbps"] else 0
-    grow_down = down if down > old["down_guaranteed_kbps"] else 0
+    # A direction whose guarantee grows is checked with its whole new guarantee (the snapshot holds none of it).
+    down, up = new.down.guaranteed_kbps, new.up.guaranteed_kbps
+    grow_up = up if up > old.up.guaranteed_kbps else 0
+    grow_down = down if down > old.down.guaranteed_kbps else 0
     if latency_class is not None or grow_up or grow_down:
         max_links = MAX_LINKS[latency_class] if latency_class is not None else None
         for vap, route in zip(vaps, routes, strict=True):

@@ -6,11 +6,12 @@ import logging
 from typing import Any
 
 from flask import Flask, g
-from flask_smorest import Api
 from sqlalchemy import func, select
 
-from . import auth, db, errors
-from .api import infra, slices, tenants
+from . import auth, db, errors, guards
+from .api import infra, slices, tenants, tokens
+from .api.common import register_converters
+from .api_spec import WiSliceApi
 from .config import from_environment
 from .controllers import Controllers
 from .controllers.rest import RestControllers
@@ -18,15 +19,10 @@ from .dashboard import blp as dashboard_blp
 from .metrics import Metrics
 from .models import ApiToken, Slice
 from .policy import PolicyEngine
-from .schemas import ProblemSchema
 from .service import SliceService
 from .telemetry import TelemetryCollector
 
 log = logging.getLogger(__name__)
-
-
-class WiSliceApi(Api):
-    ERROR_SCHEMA = ProblemSchema
 
 
 def make_controllers(settings: dict[str, Any]) -> Controllers:
@@ -39,13 +35,26 @@ def make_controllers(settings: dict[str, Any]) -> Controllers:
 
 
 def _bootstrap(session_factory: Any, settings: dict[str, Any]) -> None:
+    """Store the configured bootstrap operator token (hashed, without expiry). A value not stored yet rotates it:
+    the token of the previous value is revoked. A value whose token was revoked is not brought back."""
+    token = settings["BOOTSTRAP_OPERATOR_TOKEN"]
+    if not token:
+        return  # an unset value leaves a stored bootstrap token alone: it may have been set for the first start only
+    if len(token) < 24:
+        raise ValueError("WISLICE_BOOTSTRAP_OPERATOR_TOKEN must be at least 24 characters")
     with session_factory() as session:
-        token = settings["BOOTSTRAP_OPERATOR_TOKEN"]
-        has_operator = session.scalar(select(ApiToken.id).where(ApiToken.role == "operator")) is not None
-        if token and not has_operator:
-            if len(token) < 24:
-                raise ValueError("WISLICE_BOOTSTRAP_OPERATOR_TOKEN must be at least 24 characters")
-            auth.issue_token(session, "operator", None, "bootstrap", plain=token)
+        stored = session.scalar(select(ApiToken).where(ApiToken.token_hash == auth.hash_token(token)))
+        if stored is not None:
+            if stored.revoked_at is not None:
+                log.warning("WISLICE_BOOTSTRAP_OPERATOR_TOKEN names a revoked token: set a new value to rotate it")
+            return
+        # Only the bootstrap token has no expiry (models.ApiToken.expires_at): those are the previous values.
+        previous = select(ApiToken).where(ApiToken.role == "operator", ApiToken.expires_at.is_(None),
+                                          ApiToken.revoked_at.is_(None))
+        for old in session.scalars(previous):
+            old.revoked_at = auth.now()
+            log.warning("bootstrap operator token rotated: token %s revoked", old.id)
+        auth.issue(session, "operator", None, "bootstrap", plain=token, ttl_s=None)
         session.commit()
 
 
@@ -100,8 +109,10 @@ def create_app(test_config: dict[str, Any] | None = None, controllers: Controlle
             session.close()
 
     metrics.init_app(app)
+    guards.init_app(app)  # after the caller is loaded (_open_session) and the request timer started
     api = WiSliceApi(app)
-    for blp in (tenants.blp, slices.blp, infra.blp):
+    register_converters(app, api)
+    for blp in (tenants.blp, tokens.blp, slices.blp, infra.blp):
         api.register_blueprint(blp)
     errors.init_app(app)  # after flask-smorest, whose own HTTPException handler it replaces
     app.register_blueprint(dashboard_blp)

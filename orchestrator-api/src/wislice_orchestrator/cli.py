@@ -156,6 +156,25 @@ def cmd_tenants(a, c):
              ["tenant_id", "name", "token"])
 
 
+def cmd_tokens(a: argparse.Namespace, c: Client) -> None:
+    """tokens list/issue/revoke: a tenant's tokens (default: the caller's tenant; operators say --tenant N) or,
+    with --operator, the operator tokens. Listings never show a secret; issue prints the new token once."""
+    base = "/operator-tokens" if a.operator else f"/tenants/{_tenant(a, c)}/tokens"
+    columns = ["token_id", "role", "tenant_id", "name", "created_at", "expires_at", "revoked", "last_used_at"]
+    if a.action == "list":
+        show(a, c.call("GET", base), "tokens", columns)
+    elif a.action == "issue":
+        body: dict[str, Any] = {"name": a.name or "cli"}
+        if a.ttl is not None:
+            body["ttl_s"] = a.ttl
+        show(a, c.call("POST", base, body), None, ["token_id", "name", "expires_at", "token"])
+    else:
+        if a.id is None:
+            raise CliError("say which token: wislice tokens revoke TOKEN_ID")
+        c.call("DELETE", f"{base}/{a.id}")
+        print(f"token {a.id} revoked")
+
+
 def cmd_slices(a, c):
     t = _tenant(a, c)
     if a.action == "list":
@@ -267,12 +286,21 @@ def cmd_events(a, c):
 
 
 # --- server-side commands -------------------------------------------------------------------------------------
+def waitress_options(max_content_length: int) -> dict[str, Any]:
+    """waitress buffers a whole body before the app sees it, so it needs its own bound to refuse a huge one
+    cheaply (from the Content-Length, before reading it). Twice the app's limit: a body somewhat too large still
+    reaches the app, which refuses it from its headers with the API's problem+json 413; a far larger one gets
+    waitress's plain 413 without being read."""
+    return {"threads": 8, "max_request_body_size": 2 * max_content_length}
+
+
 def cmd_serve(a):
     from waitress import serve
 
     from .app import create_app
 
-    serve(create_app(), host=a.host, port=a.port, threads=8)
+    app = create_app()
+    serve(app, host=a.host, port=a.port, **waitress_options(app.config["MAX_CONTENT_LENGTH"]))
 
 
 def cmd_db_upgrade(_a):
@@ -283,17 +311,22 @@ def cmd_db_upgrade(_a):
     print("database schema is up to date")
 
 
-def cmd_create_operator_token(a):
+def cmd_create_operator_token(a: argparse.Namespace) -> None:
     from . import auth, db
     from .config import from_environment
 
-    engine = db.make_engine(from_environment()["DATABASE_URL"])
+    settings = from_environment()
+    ttl = settings["OPERATOR_TOKEN_TTL_S"] if a.ttl is None else a.ttl
+    if not 60 <= ttl <= settings["TOKEN_MAX_TTL_S"]:
+        raise CliError(f"--ttl must be 60..{settings['TOKEN_MAX_TTL_S']} s (WISLICE_TOKEN_MAX_TTL_S)")
+    engine = db.make_engine(settings["DATABASE_URL"])
     db.upgrade(engine)
     with db.make_session_factory(engine)() as session:
-        token = auth.issue_token(session, "operator", None, a.name)
+        token, row = auth.issue(session, "operator", None, a.name, ttl_s=ttl)
         session.commit()
     print(token)
-    print("(shown once: only its hash is stored)", file=sys.stderr)
+    print(f"(shown once: only its hash is stored; token {row.id}, expires {row.expires_at:%Y-%m-%d %H:%M:%S} UTC)",
+          file=sys.stderr)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -309,6 +342,16 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("id", type=int, nargs="?")
     t.add_argument("name", nargs="?")
     t.set_defaults(run=cmd_tenants)
+
+    tk = sub.add_parser("tokens", help="bearer tokens: list (never their secret), issue, revoke")
+    tk.add_argument("action", choices=["list", "issue", "revoke"])
+    tk.add_argument("id", type=int, nargs="?", help="the token to revoke (its token_id)")
+    who = tk.add_mutually_exclusive_group()
+    who.add_argument("--tenant", type=int, help="default: the token's tenant")
+    who.add_argument("--operator", action="store_true", help="the operator tokens (operators)")
+    tk.add_argument("--name", help="issue: the new token's name")
+    tk.add_argument("--ttl", type=int, metavar="SECONDS", help="issue: its lifetime (default: the configured one)")
+    tk.set_defaults(run=cmd_tokens)
 
     s = sub.add_parser("slices", help="slices of a tenant")
     s.add_argument("action", choices=["list", "show", "create", "rm", "stats"])
@@ -381,6 +424,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("db-upgrade", help="apply database migrations").set_defaults(local=cmd_db_upgrade)
     tok = sub.add_parser("create-operator-token", help="issue an operator token into the local database")
     tok.add_argument("--name", default="operator")
+    tok.add_argument("--ttl", type=int, metavar="SECONDS", help="lifetime (default: WISLICE_OPERATOR_TOKEN_TTL_S)")
     tok.set_defaults(local=cmd_create_operator_token)
     return p
 

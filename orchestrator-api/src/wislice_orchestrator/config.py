@@ -17,7 +17,14 @@ DEFAULTS: dict[str, Any] = {
     # Guaranteed-bandwidth capacity of a radio whose agent reports no capacity_kbps (admission's fallback).
     "AP_BUDGET_KBPS": 200_000,
     # Plain token for a first operator, hashed into the database at start when no operator token exists yet.
+    # Rotated by setting another value and restarting (the old one then stops working); it never expires.
     "BOOTSTRAP_OPERATOR_TOKEN": "",
+    # Lifetimes of issued tokens, seconds: the default of a tenant token and of an operator token (a request may
+    # ask for a shorter or a longer one), and the longest any request may ask for. A day by default: a leaked token
+    # is good for a day at most, and a holder renews daily; a scraper's token may be asked for up to 30 days.
+    "TOKEN_TTL_S": 24 * 3600,
+    "OPERATOR_TOKEN_TTL_S": 24 * 3600,
+    "TOKEN_MAX_TTL_S": 30 * 24 * 3600,
     # Start the saga worker and recover interrupted operations at app creation (off for some unit tests).
     "START_WORKER": True,
     # Telemetry collector (a thread polling the controllers into in-memory series): started at app creation when
@@ -31,9 +38,13 @@ DEFAULTS: dict[str, Any] = {
     "TELEMETRY_MAX_CLIENTS": 4000,
     # GET /metrics needs an operator token unless this is on (a scraper on a trusted network without a token).
     "METRICS_PUBLIC": False,
+    # Largest request body, bytes (413 above it, from the Content-Length alone). The largest legitimate body is a
+    # big topology (about 100 bytes a link), far below 1 MiB.
+    "MAX_CONTENT_LENGTH": 1024 * 1024,
 }
 
-INT_KEYS = {"AP_BUDGET_KBPS", "TELEMETRY_MAX_SLICES", "TELEMETRY_MAX_CLIENTS"}
+INT_KEYS = {"AP_BUDGET_KBPS", "TELEMETRY_MAX_SLICES", "TELEMETRY_MAX_CLIENTS", "MAX_CONTENT_LENGTH", "TOKEN_TTL_S",
+            "OPERATOR_TOKEN_TTL_S", "TOKEN_MAX_TTL_S"}
 FLOAT_KEYS = {"ONOS_TIMEOUT_S", "TELEMETRY_INTERVAL_S", "TELEMETRY_WINDOW_S"}
 BOOL_KEYS = {"START_WORKER", "TELEMETRY", "METRICS_PUBLIC"}
 

@@ -4,10 +4,13 @@ journal), events and the operator-configured wired topology."""
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import JSON, ForeignKey, Integer, String, UniqueConstraint
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, composite, mapped_column, relationship
+
+from .bandwidth import FIELD_NAMES, Bandwidth
 
 
 def utcnow() -> dt.datetime:
@@ -16,6 +19,17 @@ def utcnow() -> dt.datetime:
 
 class Base(DeclarativeBase):
     pass
+
+
+@dataclass(frozen=True)
+class Quota:
+    """What a tenant may hold at once, as the API shows and takes it (schemas.QuotaSchema); the quota_* columns."""
+
+    slices: int
+    vaps: int
+    bandwidth_kbps: int
+    cpu: float
+    memory_mib: int
 
 
 class Tenant(Base):
@@ -28,6 +42,10 @@ class Tenant(Base):
     quota_bandwidth_kbps: Mapped[int] = mapped_column(Integer, default=100_000)
     quota_cpu: Mapped[float] = mapped_column(default=4.0)
     quota_memory_mib: Mapped[int] = mapped_column(Integer, default=4096)
+    # The five as one value, so the API shows and changes a quota whole (set `quota`, not the columns: a value
+    # read before a column is written directly would not see it).
+    quota: Mapped[Quota] = composite(Quota, "quota_slices", "quota_vaps", "quota_bandwidth_kbps", "quota_cpu",
+                                     "quota_memory_mib")
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     slices: Mapped[list[Slice]] = relationship(back_populates="tenant")
 
@@ -37,30 +55,48 @@ class ApiToken(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     # SHA-256 of the token: tokens are 256-bit random values, so a fast hash is enough and lookups stay O(1).
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    # The role's prefix only (wso_, wst_); rows from before migration 0005 kept 4 characters of the secret too.
     prefix: Mapped[str] = mapped_column(String(16))
     role: Mapped[str] = mapped_column(String(16))  # operator | tenant
     tenant_id: Mapped[int | None] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"), nullable=True)
     name: Mapped[str] = mapped_column(String(64), default="")
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    # Refused from this time on (auth.py). None only for the configured bootstrap operator token, which lives as
+    # long as the configuration names it (app._bootstrap rotates it).
+    expires_at: Mapped[dt.datetime | None] = mapped_column(nullable=True)
+    # Set once by a revocation and never cleared: the row stays, so its id answers "revoked", not "unknown".
+    revoked_at: Mapped[dt.datetime | None] = mapped_column(nullable=True)
+    # When the token last authenticated a request, to a minute (auth.LAST_USED_STEP_S), so a reader does not write.
+    last_used_at: Mapped[dt.datetime | None] = mapped_column(nullable=True)
+
+    @property
+    def revoked(self) -> bool:
+        return self.revoked_at is not None
 
 
 class Slice(Base):
     __tablename__ = "slices"
+    # Ids are never reused (SQLite would reuse the highest after a delete; migration 0004).
+    __table_args__ = {"sqlite_autoincrement": True}
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id"))
     name: Mapped[str] = mapped_column(String(64))
+    # The slice's bandwidth is read and written as one value, `bandwidth` (bandwidth.py), never column by column:
+    # assigning a Bandwidth writes the four columns, and it checks its invariants before any of them is set.
     down_guaranteed_kbps: Mapped[int] = mapped_column(Integer, default=0)
     up_guaranteed_kbps: Mapped[int] = mapped_column(Integer, default=0)
     down_cap_kbps: Mapped[int] = mapped_column(Integer, default=0)
     up_cap_kbps: Mapped[int] = mapped_column(Integer, default=0)
+    bandwidth: Mapped[Bandwidth] = composite(Bandwidth, "down_guaranteed_kbps", "up_guaranteed_kbps", "down_cap_kbps",
+                                             "up_cap_kbps")
     latency_class: Mapped[str] = mapped_column(String(16), default="best_effort")
     # creating | active | failed | deleting | deleted
     status: Mapped[str] = mapped_column(String(16), default="creating")
     status_reason: Mapped[str] = mapped_column(String(500), default="")
     mec_node: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    # A bandwidth/latency change being applied by an update_slice operation: {"bandwidth": {...},
-    # "latency_class": ...}. Admission counts the larger of current and pending values until the operation ends;
-    # the columns above take the new values only when it succeeds.
+    # A bandwidth/latency change being applied by an update_slice operation: {"bandwidth": Bandwidth.to_dict(),
+    # "latency_class": ...} (pending_bandwidth reads it back). Admission counts the larger of current and pending
+    # values until the operation ends; `bandwidth` and `latency_class` take the new values only when it succeeds.
     pending_change: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     # Placement result: the wired links the slice reserves bandwidth on, as [[a_device, b_device], ...].
     path_links: Mapped[list[Any]] = mapped_column(JSON, default=list)
@@ -74,16 +110,23 @@ class Slice(Base):
     vaps: Mapped[list[SliceVap]] = relationship(back_populates="slice", order_by="SliceVap.id")
     vnfs: Mapped[list[SliceVnf]] = relationship(back_populates="slice", order_by="SliceVnf.chain_position")
 
+    def __init__(self, **kwargs: Any) -> None:
+        # A slice given no bandwidth is best effort (the columns' defaults) from the start, not only once inserted:
+        # until then its four columns are None, which is no Bandwidth.
+        if "bandwidth" not in kwargs and not FIELD_NAMES & kwargs.keys():
+            kwargs["bandwidth"] = Bandwidth()
+        super().__init__(**kwargs)
+
     @property
     def controller_id(self) -> str:
         """The slice_id the controllers see (unique across tenants)."""
         return f"t{self.tenant_id}s{self.id}"
 
     @property
-    def bandwidth(self) -> dict[str, int]:
-        """Its four columns as the API's Bandwidth (guarantee and cap, down and up, kbps; cap 0 = uncapped)."""
-        return {"down_guaranteed_kbps": self.down_guaranteed_kbps, "up_guaranteed_kbps": self.up_guaranteed_kbps,
-                "down_cap_kbps": self.down_cap_kbps, "up_cap_kbps": self.up_cap_kbps}
+    def pending_bandwidth(self) -> Bandwidth | None:
+        """The bandwidth the change being applied will set (pending_change); None while no change is."""
+        stored = (self.pending_change or {}).get("bandwidth")
+        return Bandwidth.from_dict(stored) if stored else None
 
 
 class SliceVap(Base):
@@ -139,7 +182,8 @@ class Operation(Base):
     """One saga run and its journal: each step is recorded before and after it talks to a controller."""
 
     __tablename__ = "operations"
-    __table_args__ = (UniqueConstraint("tenant_id", "idempotency_key"),)
+    # Ids are never reused (SQLite would reuse the highest after a delete; migration 0004).
+    __table_args__ = (UniqueConstraint("tenant_id", "idempotency_key"), {"sqlite_autoincrement": True})
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     kind: Mapped[str] = mapped_column(String(32))  # create_slice | delete_slice | add_vap | ...
     tenant_id: Mapped[int] = mapped_column(Integer)
@@ -154,6 +198,14 @@ class Operation(Base):
     updated_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     finished_at: Mapped[dt.datetime | None] = mapped_column(nullable=True)
 
+    @property
+    def progress(self) -> float:
+        """0..1: the share of its steps done, 1 once it has succeeded (an operation without steps, too)."""
+        if self.status == "succeeded":
+            return 1.0
+        steps = self.steps or []
+        return sum(1 for s in steps if s["state"] == "done") / len(steps) if steps else 0.0
+
 
 class Event(Base):
     __tablename__ = "events"
@@ -163,6 +215,11 @@ class Event(Base):
     kind: Mapped[str] = mapped_column(String(32))
     tenant_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
     message: Mapped[str] = mapped_column(String(1000))
+
+
+def event(db: Session, kind: str, message: str, tenant_id: int | None = None, level: str = "info") -> None:
+    """Add one line to the event log (operators see it; a message is cut at 1000 characters)."""
+    db.add(Event(kind=kind, message=message[:1000], tenant_id=tenant_id, level=level))
 
 
 class Setting(Base):

@@ -130,7 +130,7 @@ class PolicyEngine:
             rows = db.scalars(select(Slice).where(Slice.status == "active").order_by(Slice.id))
             for slice_ in [s for s in rows if s.policies]:
                 seen = latest.slices.get(slice_.id) or {}
-                obs = Observation(seen.get("clients"), seen.get("down_bps"), slice_.down_guaranteed_kbps,
+                obs = Observation(seen.get("clients"), seen.get("down_bps"), slice_.bandwidth.down.guaranteed_kbps,
                                   frozenset(v.vnf_id for v in slice_.vnfs if v.state == "running"))
                 states = list(slice_.policy_state or [])
                 states += [initial_state() for _ in range(len(slice_.policies) - len(states))]

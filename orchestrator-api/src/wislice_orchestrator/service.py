@@ -12,8 +12,10 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from .admission import AdmissionError, Snapshot, TenantUsage, admit, check_change, check_quota
+from .bandwidth import Bandwidth
 from .controllers import Controllers
-from .models import Event, Operation, Slice, SliceVap, SliceVnf, Tenant
+from .models import Operation, Slice, SliceVap, SliceVnf, Tenant, event
+from .outcomes import describe, on_failure, on_success
 from .policy_state import initial_state
 from .saga import ACTIVE_STATES, SagaRunner
 from .slice_qos import path_rates, rate_limit, reserved_bandwidth
@@ -25,6 +27,10 @@ LIVE = ("creating", "active", "deleting")
 
 class Conflict(Exception):
     """The request clashes with the current state (409)."""
+
+
+class Missing(Exception):
+    """What the request names is gone (404): e.g. its tenant was removed while the request waited."""
 
 
 class Rejected(Exception):
@@ -40,10 +46,6 @@ def request_hash(kind: str, body: Any) -> str:
     return hashlib.sha256(json.dumps([kind, body], sort_keys=True, default=str).encode()).hexdigest()
 
 
-def event(db: Session, kind: str, message: str, tenant_id: int | None = None, level: str = "info") -> None:
-    db.add(Event(kind=kind, message=message[:1000], tenant_id=tenant_id, level=level))
-
-
 class SliceService:
     def __init__(self, session_factory: sessionmaker[Session], controllers: Controllers, ap_budget_kbps: int,
                  metrics: Any = None) -> None:
@@ -53,7 +55,7 @@ class SliceService:
         self.metrics = metrics
         # Admission reads reservations and writes new ones: one request at a time, so two cannot both fit.
         self.admission_lock = threading.Lock()
-        self.runner = SagaRunner(session_factory, controllers, self._on_success, self._on_failure,
+        self.runner = SagaRunner(session_factory, controllers, on_success, on_failure,
                                  observe=self._observe)
 
     # --- snapshot of what is used ---------------------------------------------------------------------------
@@ -69,10 +71,10 @@ class SliceService:
                         controller_vnfs=ctl.list_vnfs(), topology=topo, ap_budget_kbps=self.ap_budget_kbps)
         for s in live:
             bw = reserved_bandwidth(s)
-            down, up = bw["down_guaranteed_kbps"], bw["up_guaranteed_kbps"]
+            down, up = bw.down.guaranteed_kbps, bw.up.guaranteed_kbps
             for v in s.vaps:
                 key = (v.agent_id, v.radio)
-                snap.radio_reserved_kbps[key] = snap.radio_reserved_kbps.get(key, 0) + down + up
+                snap.radio_reserved_kbps[key] = snap.radio_reserved_kbps.get(key, 0) + bw.total_guaranteed_kbps
                 if not s.mec_node:
                     continue
                 route = vap_route(topo, s, v)
@@ -82,7 +84,8 @@ class SliceService:
                     reserve(snap.link_reserved_kbps, route, max(down, up), 0)
                 else:
                     reserve(snap.link_reserved_kbps, route, up, down)
-            snap.own_vaps += [{"vap_id": v.vap_id, "agent_id": v.agent_id, "radio": v.radio} for v in s.vaps]
+            snap.own_vaps += [{"vap_id": v.vap_id, "agent_id": v.agent_id, "radio": v.radio, "ssid": v.ssid}
+                              for v in s.vaps]
             snap.own_vnfs += [{"vnf_id": v.vnf_id, "node": v.node or s.mec_node, "cpu": v.cpu,
                                "memory_mib": v.memory_mib} for v in s.vnfs]
         return snap
@@ -92,10 +95,9 @@ class SliceService:
         for s in db.scalars(select(Slice).where(Slice.tenant_id == tenant_id, Slice.status.in_(LIVE))):
             if s.id == exclude_slice:
                 continue
-            bw = reserved_bandwidth(s)
             usage.slices += 1
             usage.vaps += len(s.vaps)
-            usage.bandwidth_kbps += bw["down_guaranteed_kbps"] + bw["up_guaranteed_kbps"]
+            usage.bandwidth_kbps += reserved_bandwidth(s).total_guaranteed_kbps
             usage.cpu += sum(v.cpu for v in s.vnfs)
             usage.memory_mib += sum(v.memory_mib for v in s.vnfs)
         return usage
@@ -133,6 +135,9 @@ class SliceService:
         transaction and queued. Returns (operation, newly created)."""
         digest = request_hash(digest_key, body)
         with self.admission_lock:
+            # The tenant was looked up before the lock; its removal (which takes the lock) may have come between.
+            if db.scalar(select(Tenant.id).where(Tenant.id == tenant_id)) is None:
+                raise Missing(f"tenant {tenant_id} not found")
             old = self._replay(db, tenant_id, idempotency_key, digest)
             if old is not None:
                 return old, False
@@ -159,10 +164,8 @@ class SliceService:
                 event(db, "admission", f"tenant {tenant.id} slice {body['name']!r} rejected: {exc}", tenant.id, "warn")
                 db.commit()
                 raise Rejected("slice does not fit", exc.reasons) from exc
-            bw = body["bandwidth"]
             slice_ = Slice(tenant_id=tenant.id, name=body["name"], latency_class=body["latency_class"],
-                           down_guaranteed_kbps=bw["down_guaranteed_kbps"], up_guaranteed_kbps=bw["up_guaranteed_kbps"],
-                           down_cap_kbps=bw["down_cap_kbps"], up_cap_kbps=bw["up_cap_kbps"], status="creating",
+                           bandwidth=Bandwidth.from_dict(body["bandwidth"]), status="creating",
                            mec_node=plan.mec_node, path_links=plan.link_keys(), policies=body.get("policies", []),
                            policy_state=[initial_state() for _ in body.get("policies", [])])
             db.add(slice_)
@@ -288,7 +291,7 @@ class SliceService:
         return self._admit_and_queue(db, slice_.tenant_id, "add_vnf", key, body, idempotency_key, record)
 
     # --- live change ------------------------------------------------------------------------------------------
-    def update_slice(self, db: Session, slice_: Slice, bandwidth: dict[str, int],
+    def update_slice(self, db: Session, slice_: Slice, bandwidth: Bandwidth,
                      latency_class: str | None) -> Operation:
         """Re-admit an active slice with new guarantees/caps and/or latency class (its own reservation left out,
         only what grows checked) and queue the update_slice operation that applies the rates on the controllers.
@@ -302,8 +305,8 @@ class SliceService:
             old = slice_.bandwidth
             new_class = latency_class if latency_class not in (None, slice_.latency_class) else None
             reasons = []
-            want = bandwidth["down_guaranteed_kbps"] + bandwidth["up_guaranteed_kbps"]
-            if want > old["down_guaranteed_kbps"] + old["up_guaranteed_kbps"]:
+            want = bandwidth.total_guaranteed_kbps
+            if want > old.total_guaranteed_kbps:
                 would = self.usage(db, tenant.id, exclude_slice=slice_.id).bandwidth_kbps + want
                 if would > tenant.quota_bandwidth_kbps:
                     reasons.append(f"tenant quota exceeded: guaranteed bandwidth (kbps) would be {would} of "
@@ -324,11 +327,11 @@ class SliceService:
                 if slice_.mec_node:
                     steps += [new_step("update_path", path_id=path_id(slice_, v), old=path_rates(old),
                                        new=path_rates(bandwidth)) for v in slice_.vaps]
-            slice_.pending_change = {"bandwidth": dict(bandwidth), "latency_class": latency_class or
+            slice_.pending_change = {"bandwidth": bandwidth.to_dict(), "latency_class": latency_class or
                                      slice_.latency_class}
             op = Operation(kind="update_slice", tenant_id=slice_.tenant_id, slice_id=slice_.id, steps=steps)
             db.add(op)
-            event(db, "slice", f"slice {slice_.id} {slice_.name!r} change admitted: {_describe(slice_.pending_change)}"
+            event(db, "slice", f"slice {slice_.id} {slice_.name!r} change admitted: {describe(slice_.pending_change)}"
                                f"; applying", slice_.tenant_id)
             db.commit()
         self.runner.submit(op.id)
@@ -354,9 +357,11 @@ class SliceService:
 
     # --- delete -------------------------------------------------------------------------------------------------
     def delete_slice(self, db: Session, slice_: Slice) -> Operation:
+        """Tear a slice down. A failed slice, too: its rollback may have left something on the controllers
+        (rollback incomplete), which the deletion's steps remove ("not found" counts as done)."""
         with self.admission_lock:
-            if slice_.status in ("deleted", "failed"):
-                raise Conflict(f"slice is already {slice_.status}")
+            if slice_.status == "deleted":
+                raise Conflict("slice is already deleted")
             self._busy(db, slice_.id)
             steps = [new_step("delete_path", path_id=path_id(slice_, v)) for v in slice_.vaps if slice_.mec_node]
             steps += [new_step("delete_vnf", vnf_id=v.vnf_id) for v in reversed(slice_.vnfs)]
@@ -401,82 +406,6 @@ class SliceService:
         self.runner.submit(op.id)
         return op
 
-    # --- saga outcomes ------------------------------------------------------------------------------------------
-    def _on_success(self, db: Session, op: Operation) -> None:
-        slice_ = db.get(Slice, op.slice_id) if op.slice_id else None
-        if slice_ is None:
-            return
-        if op.kind == "create_slice":
-            slice_.status = "active"
-            event(db, "slice", f"slice {slice_.id} {slice_.name!r} is active", slice_.tenant_id)
-        elif op.kind == "delete_slice":
-            slice_.status = "deleted"
-            slice_.path_links = []
-            event(db, "slice", f"slice {slice_.id} {slice_.name!r} deleted", slice_.tenant_id)
-        elif op.kind == "remove_vap":
-            for vap in [v for v in slice_.vaps if v.state == "removing"]:
-                db.delete(vap)
-            event(db, "slice", f"slice {slice_.id}: vAP removed", slice_.tenant_id)
-        elif op.kind == "update_slice":
-            change = slice_.pending_change or {}
-            for key, value in (change.get("bandwidth") or {}).items():
-                setattr(slice_, key, int(value))
-            slice_.latency_class = change.get("latency_class") or slice_.latency_class
-            slice_.pending_change = None
-            event(db, "slice", f"slice {slice_.id} {slice_.name!r} changed: {_describe(change)}", slice_.tenant_id)
-        elif op.kind == "remove_vnf":
-            gone = [v for v in slice_.vnfs if v.state == "removing"]
-            for vnf in gone:
-                db.delete(vnf)
-            if len(gone) == len(slice_.vnfs):
-                slice_.mec_node = None
-                slice_.path_links = []
-            event(db, "slice", f"slice {slice_.id}: vNF removed", slice_.tenant_id)
-        else:
-            event(db, "slice", f"slice {slice_.id}: {op.kind} done", slice_.tenant_id)
-
-    def _on_failure(self, db: Session, op: Operation) -> None:
-        slice_ = db.get(Slice, op.slice_id) if op.slice_id else None
-        if slice_ is None:
-            return
-        level = "error"
-        if op.kind == "create_slice":
-            slice_.status = "failed"
-            slice_.status_reason = op.error[:500]
-            slice_.path_links = []
-            for vap in slice_.vaps:
-                vap.passphrase = None
-        elif op.kind == "add_vap":
-            new_ids = {s["ref"]["vap_id"] for s in op.steps if s["kind"] == "create_vap"}
-            for vap in [v for v in slice_.vaps if v.vap_id in new_ids]:
-                db.delete(vap)
-        elif op.kind == "add_vnf":
-            rows = {s["ref"]["row"] for s in op.steps if s["kind"] == "create_vnf"}
-            for vnf in [v for v in slice_.vnfs if v.id in rows]:
-                db.delete(vnf)
-            if not [v for v in slice_.vnfs if v.id not in rows]:
-                slice_.mec_node = None
-                slice_.path_links = []
-        elif op.kind == "update_slice":
-            # The old rates are back on the controllers (undone steps); the slice keeps its values.
-            slice_.pending_change = None
-            if "rollback incomplete" in op.error:
-                slice_.status_reason = f"a change could not be undone everywhere: {op.error}"[:500]
-        else:
-            # A deletion that could not finish: the slice keeps its reservations until a retry succeeds.
-            slice_.status_reason = f"{op.kind} incomplete: {op.error}"[:500]
-            if op.kind == "delete_slice":
-                slice_.status = "deleting"
-        event(db, "operation", f"operation {op.id} ({op.kind}) on slice {slice_.id} failed: {op.error}",
-              slice_.tenant_id, level)
-
     def _observe(self, op: Operation, seconds: float) -> None:
         if self.metrics is not None:
             self.metrics.observe_operation(op.kind, op.status, seconds)
-
-
-def _describe(change: dict[str, Any]) -> str:
-    bw = change.get("bandwidth") or {}
-    return (f"down {bw.get('down_guaranteed_kbps')}..{bw.get('down_cap_kbps') or 'uncapped'} kbps, "
-            f"up {bw.get('up_guaranteed_kbps')}..{bw.get('up_cap_kbps') or 'uncapped'} kbps, "
-            f"latency class {change.get('latency_class')}")

@@ -237,8 +237,8 @@ class TelemetryCollector:
         with self.session_factory() as db:
             rows = db.scalars(select(Slice).where(Slice.status.in_(LIVE)).order_by(Slice.id)
                               .options(selectinload(Slice.vaps), selectinload(Slice.vnfs)))
-            return [SliceInfo(s.id, s.tenant_id, (s.down_guaranteed_kbps, s.up_guaranteed_kbps),
-                              (s.down_cap_kbps, s.up_cap_kbps),
+            return [SliceInfo(s.id, s.tenant_id, (s.bandwidth.down.guaranteed_kbps, s.bandwidth.up.guaranteed_kbps),
+                              (s.bandwidth.down.cap_kbps, s.bandwidth.up.cap_kbps),
                               [(v.agent_id, v.vap_id) for v in s.vaps if v.state == "up"],
                               [v.vnf_id for v in s.vnfs if v.state == "running"]) for s in rows]
 

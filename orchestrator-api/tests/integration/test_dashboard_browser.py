@@ -38,6 +38,9 @@ def test_operator_workflow(orchestrator, page):
             "vnfs": [{"image": "kernel-fwd"}]}
     op = orchestrator.call("POST", "/tenants/5/slices", json=body).json()
     assert orchestrator.call("GET", f"/operations/{op['operation_id']}").status_code == 200
+    # The page runs under its Content-Security-Policy: Chromium reports anything it refuses on the console.
+    refused: list[str] = []
+    page.on("console", lambda msg: refused.append(msg.text) if "Content Security Policy" in msg.text else None)
     # Log in as operator.
     page.goto(orchestrator.url + "/")
     page.fill("#token", orchestrator.operator)
@@ -109,6 +112,13 @@ def test_operator_workflow(orchestrator, page):
     # The event log shows what happened.
     page.click('nav button[data-tab="events"]')
     expect(page.locator("#events-table")).to_contain_text(f"client {mac} kicked")
+
+    # MEC nodes with their use as bars (the one width the page sets, through the CSSOM).
+    page.click('nav button[data-tab="mec"]')
+    fill = page.locator("#mec-table .bar span").first
+    expect(fill).to_be_attached()
+    assert re.fullmatch(r"[\d.]+%", fill.evaluate("e => e.style.width")), "the bar's width was not applied"
+    assert refused == []
 
 
 def test_operator_workflow_on_the_testbed(page):

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 from fake_controllers import FakeControllers
-from orch_helpers import seed_topology, slice_body
+from orch_helpers import seed_topology, slice_body, token_migration_round_trip
 
 from wislice_orchestrator import auth, db
 from wislice_orchestrator.app import create_app
@@ -78,6 +78,14 @@ def test_migrations_down_and_up(postgres_url):
     db.upgrade(engine)
     assert {"tenants", "operations", "events"} <= set(sa.inspect(engine).get_table_names())
     engine.dispose()
+
+
+def test_token_migration_on_postgresql(postgres_url):
+    engine = db.make_engine(postgres_url)
+    try:
+        token_migration_round_trip(engine)
+    finally:
+        engine.dispose()
 
 
 def test_slice_lifecycle_and_recovery_on_postgresql(postgres_url):

@@ -1,13 +1,19 @@
-"""Shared by the REST modules: the request's database session, lookups that 404, and record -> JSON."""
+"""Shared by the REST modules: the request's database session, lookups that 404, and what a tenant is shown with.
+Responses are the records themselves, dumped by the schema each view declares (schemas/): the schema that documents
+a response is the one that writes it."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from flask import abort, current_app, g
+from flask import Flask, abort, current_app, g
+from flask_smorest import Api
 from sqlalchemy.orm import Session
+from werkzeug.routing import BaseConverter, Map
 
-from ..models import Operation, Slice, Tenant
+from ..admission import TenantUsage
+from ..models import Slice, Tenant
 from ..service import SliceService
 
 IDEMPOTENCY_HEADER = {"in": "header", "name": "Idempotency-Key", "required": False,
@@ -15,7 +21,33 @@ IDEMPOTENCY_HEADER = {"in": "header", "name": "Idempotency-Key", "required": Fal
                       "description": "repeat a create safely: the same key and body return the same operation"}
 # Ids in paths are bounded so an absurd number is a 404, never a database overflow.
 MAX_ID = 2_147_483_647
-STEP_FIELDS = ("kind", "ref", "state", "error", "started_at", "seconds")
+
+
+class IdentConverter(BaseConverter):
+    """A path segment naming an agent, a radio or a vAP: the schemas' IDENT, at most `maxlength` characters. An
+    operator's agent id and radio go into controller URLs, where '.' or '..' would be a step up the path; they
+    cannot start with a dot (and the REST client refuses dot segments as well)."""
+
+    def __init__(self, url_map: Map, maxlength: int = 64) -> None:
+        super().__init__(url_map)
+        self.maxlength = maxlength
+        self.regex = f"[A-Za-z0-9_:-][A-Za-z0-9_.:-]{{0,{maxlength - 1}}}"
+
+
+class MacConverter(BaseConverter):
+    """A client's MAC address, aa:bb:cc:dd:ee:ff."""
+
+    regex = "[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){5}"
+
+
+def register_converters(app: Flask, api: Api) -> None:
+    """`<ident:...>`, `<ident(maxlength=N):...>` and `<mac:...>` in routes, documented with their patterns; before
+    the blueprints are registered."""
+    app.url_map.converters.update(ident=IdentConverter, mac=MacConverter)
+    api.register_converter(IdentConverter, lambda c: {"type": "string", "minLength": 1, "maxLength": c.maxlength,
+                                                      "pattern": f"^{c.regex}$"})
+    api.register_converter(MacConverter, lambda c: {"type": "string", "minLength": 17, "maxLength": 17,
+                                                    "pattern": f"^{c.regex}$"})
 
 
 def db() -> Session:
@@ -40,19 +72,19 @@ def get_slice(tenant_id: int, slice_id: int) -> Slice:
     return slice_
 
 
-def operation_json(op: Operation) -> dict[str, Any]:
-    steps = op.steps or []
-    done = sum(1 for s in steps if s["state"] == "done")
-    progress = 1.0 if op.status == "succeeded" else (done / len(steps) if steps else 0.0)
-    return {"operation_id": op.id, "kind": op.kind, "tenant_id": op.tenant_id, "slice_id": op.slice_id,
-            "status": op.status, "progress": round(progress, 3),
-            "steps": [{k: s[k] for k in STEP_FIELDS if s.get(k) is not None} for s in steps],
-            "error": op.error, "created_at": op.created_at, "finished_at": op.finished_at}
+@dataclass(frozen=True)
+class TenantView:
+    """What TenantSchema dumps: the tenant's record, whose attributes it reads through, and its usage, which is
+    not a column but the service's count of its live slices."""
+
+    tenant: Tenant
+    usage: TenantUsage
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in ("tenant", "usage"):  # not set yet (copy, pickle): no recursion
+            raise AttributeError(name)
+        return getattr(self.tenant, name)
 
 
-def tenant_json(t: Tenant, usage: Any) -> dict[str, Any]:
-    return {"tenant_id": t.id, "name": t.name, "created_at": t.created_at,
-            "quota": {"slices": t.quota_slices, "vaps": t.quota_vaps, "bandwidth_kbps": t.quota_bandwidth_kbps,
-                      "cpu": t.quota_cpu, "memory_mib": t.quota_memory_mib},
-            "usage": {"slices": usage.slices, "vaps": usage.vaps, "bandwidth_kbps": usage.bandwidth_kbps,
-                      "cpu": round(usage.cpu, 3), "memory_mib": usage.memory_mib}}
+def tenant_view(tenant: Tenant) -> TenantView:
+    return TenantView(tenant, service().usage(db(), tenant.id))

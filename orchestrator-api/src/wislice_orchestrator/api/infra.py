@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from flask import abort
-from flask_smorest import Blueprint
 from sqlalchemy import func, select
 
 from .. import auth
 from ..controllers import ControllerError
+from ..json_body import Blueprint
 from ..models import Event, Operation, Setting, Slice, Tenant
 from ..saga import ACTIVE_STATES
 from ..schemas import (
@@ -31,7 +31,7 @@ from ..schemas import (
 )
 from ..service import event
 from ..topology import Topology
-from .common import db, operation_json, service
+from .common import db, service
 
 blp = Blueprint("infrastructure", __name__, url_prefix="/api/v1", description="Infrastructure (operators)")
 
@@ -44,7 +44,7 @@ def wifi_agents() -> dict[str, Any]:
     return {"agents": service().controllers.list_agents()}
 
 
-@blp.get("/wifi-agents/<string(maxlength=64):agent_id>")
+@blp.get("/wifi-agents/<ident:agent_id>")
 @blp.response(200, AgentSchema)
 def wifi_agent(agent_id: str) -> dict[str, Any]:
     """One AP, with its vAPs."""
@@ -56,7 +56,7 @@ def wifi_agent(agent_id: str) -> dict[str, Any]:
     return {"agent": dict(agent, vap_list=ctl.list_vaps(agent_id))}
 
 
-@blp.post("/wifi-agents/<string(maxlength=64):agent_id>/radios/<string(maxlength=32):radio>/channel")
+@blp.post("/wifi-agents/<ident:agent_id>/radios/<ident(maxlength=32):radio>/channel")
 @blp.arguments(ChannelSchema)
 @blp.response(200, RadioSchema)
 def change_channel(body: dict[str, Any], agent_id: str, radio: str) -> dict[str, Any]:
@@ -68,7 +68,7 @@ def change_channel(body: dict[str, Any], agent_id: str, radio: str) -> dict[str,
     return {"radio": result}
 
 
-@blp.get("/wifi-agents/<string(maxlength=64):agent_id>/clients")
+@blp.get("/wifi-agents/<ident:agent_id>/clients")
 @blp.response(200, ClientListSchema)
 def agent_clients(agent_id: str) -> dict[str, Any]:
     """Clients of one AP."""
@@ -76,7 +76,7 @@ def agent_clients(agent_id: str) -> dict[str, Any]:
     return {"clients": service().controllers.list_clients(agent_id)}
 
 
-@blp.delete("/wifi-agents/<string(maxlength=64):agent_id>/clients/<string(maxlength=17):mac>")
+@blp.delete("/wifi-agents/<ident:agent_id>/clients/<mac:mac>")
 @blp.response(204)
 def kick(agent_id: str, mac: str) -> None:
     """Disassociate a client from an AP."""
@@ -152,18 +152,18 @@ def list_operations() -> dict[str, Any]:
     query = select(Operation).order_by(Operation.id.desc()).limit(100)
     if not principal.is_operator:
         query = query.where(Operation.tenant_id == principal.tenant_id)
-    return {"operations": [operation_json(op) for op in db().scalars(query)]}
+    return {"operations": list(db().scalars(query))}
 
 
 @blp.get("/operations/<int(max=2147483647):operation_id>")
 @blp.response(200, OperationSchema)
-def get_operation(operation_id: int) -> dict[str, Any]:
+def get_operation(operation_id: int) -> Operation:
     """An operation's status and progress."""
     principal = auth.current()
     op = db().get(Operation, operation_id)
     if op is None or (not principal.is_operator and op.tenant_id != principal.tenant_id):
         abort(404, f"operation {operation_id} not found")
-    return operation_json(op)
+    return op
 
 
 @blp.get("/events")
@@ -173,8 +173,7 @@ def events(args: dict[str, Any]) -> dict[str, Any]:
     """The event log, newest first (ids above `after`)."""
     auth.require_operator()
     rows = db().scalars(select(Event).where(Event.id > args["after"]).order_by(Event.id.desc()).limit(args["limit"]))
-    return {"events": [{"id": e.id, "ts": e.ts, "level": e.level, "kind": e.kind, "tenant_id": e.tenant_id,
-                        "message": e.message} for e in rows]}
+    return {"events": list(rows)}
 
 
 @blp.get("/overview")

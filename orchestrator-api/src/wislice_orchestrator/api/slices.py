@@ -7,13 +7,14 @@ import time
 from typing import Any
 
 from flask import abort, current_app, request
-from flask_smorest import Blueprint
 from flask_smorest import abort as abort_with
 from sqlalchemy import select
 
 from .. import auth
+from ..bandwidth import InvalidBandwidth
 from ..controllers import ControllerError
-from ..models import Slice
+from ..json_body import Blueprint
+from ..models import Operation, Slice
 from ..schemas import (
     ClientListSchema,
     OperationSchema,
@@ -29,7 +30,6 @@ from ..schemas import (
     VapRequestSchema,
     VnfAddSchema,
     VnfListSchema,
-    bandwidth_errors,
 )
 from ..service import event
 from .common import (
@@ -37,7 +37,6 @@ from .common import (
     db,
     get_slice,
     get_tenant,
-    operation_json,
     service,
 )
 
@@ -54,8 +53,8 @@ def _key() -> str | None:
     return key
 
 
-def _accepted(op: Any) -> tuple[dict[str, Any], int, dict[str, str]]:
-    return operation_json(op), 202, {"Location": f"/api/v1/operations/{op.id}"}
+def _accepted(op: Operation) -> tuple[Operation, int, dict[str, str]]:
+    return op, 202, {"Location": f"/api/v1/operations/{op.id}"}
 
 
 @blp.get("/slices")
@@ -107,10 +106,10 @@ def update_slice(body: dict[str, Any], tenant_id: int, slice_id: int) -> Any:
     active with no other operation running (else 409)."""
     auth.require_tenant(tenant_id)
     slice_ = get_slice(tenant_id, slice_id)
-    bandwidth = {**slice_.bandwidth, **(body.get("bandwidth") or {})}
-    errors = bandwidth_errors(bandwidth)
-    if errors:
-        abort_with(422, messages={"json": {"bandwidth": errors}})
+    try:
+        bandwidth = slice_.bandwidth.merged(body.get("bandwidth") or {})
+    except InvalidBandwidth as exc:  # e.g. a new guarantee above the cap the slice keeps
+        abort_with(422, messages={"json": {"bandwidth": exc.errors}})
     return _accepted(service().update_slice(db(), slice_, bandwidth, body.get("latency_class")))
 
 
@@ -130,7 +129,8 @@ def set_policies(body: dict[str, Any], tenant_id: int, slice_id: int) -> Slice:
 @blp.delete(SLICE)
 @blp.response(202, OperationSchema)
 def delete_slice(tenant_id: int, slice_id: int) -> Any:
-    """Tear a slice down (paths, vNFs, vAPs) as an operation."""
+    """Tear a slice down (paths, vNFs, vAPs) as an operation. A failed slice, too: this also removes anything its
+    incomplete rollback left on the controllers. A deleted or failed slice keeps no vNF params."""
     auth.require_tenant(tenant_id)
     return _accepted(service().delete_slice(db(), get_slice(tenant_id, slice_id)))
 
@@ -154,7 +154,7 @@ def add_vap(body: dict[str, Any], tenant_id: int, slice_id: int) -> Any:
     return _accepted(op)
 
 
-@blp.delete(SLICE + "/vaps/<string(maxlength=64):vap_id>")
+@blp.delete(SLICE + "/vaps/<ident:vap_id>")
 @blp.response(202, OperationSchema)
 def remove_vap(tenant_id: int, slice_id: int, vap_id: str) -> Any:
     """removeVap."""
@@ -212,7 +212,7 @@ def get_clients(tenant_id: int, slice_id: int) -> dict[str, Any]:
     return {"clients": clients}
 
 
-@blp.delete(SLICE + "/clients/<string(maxlength=17):mac>")
+@blp.delete(SLICE + "/clients/<mac:mac>")
 @blp.response(204)
 def kick_client(tenant_id: int, slice_id: int, mac: str) -> None:
     """Disassociate one of the slice's clients."""

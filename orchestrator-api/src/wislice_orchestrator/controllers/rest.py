@@ -10,6 +10,15 @@ import requests
 from .base import ControllerError, Controllers, Json
 
 
+def segment(value: str) -> str:
+    """One path segment of a controller URL: quoted (a '/', '?' or '#' in it stays part of it), and never '.' or
+    '..', which the server would resolve as a step along the path (DELETE .../clients/.. is DELETE the agent).
+    The API refuses such ids before they get here; this keeps any other caller from sending one."""
+    if value in ("", ".", ".."):
+        raise ValueError(f"{value!r} is not a path segment")
+    return quote(value, safe=":@")
+
+
 class RestControllers(Controllers):
     def __init__(self, base_url: str, user: str, password: str, timeout_s: float = 10.0) -> None:
         self.base_url = base_url.rstrip("/")
@@ -54,13 +63,13 @@ class RestControllers(Controllers):
         return self._call("GET", "/onos/wifi/vaps", params=params)["vaps"]
 
     def create_vap(self, agent_id: str, spec: Json) -> Json:
-        return self._call("POST", f"/onos/wifi/agents/{quote(agent_id)}/vaps", spec)["vap"]
+        return self._call("POST", f"/onos/wifi/agents/{segment(agent_id)}/vaps", spec)["vap"]
 
     def delete_vap(self, agent_id: str, vap_id: str) -> None:
-        self._call("DELETE", f"/onos/wifi/agents/{quote(agent_id)}/vaps/{quote(vap_id)}")
+        self._call("DELETE", f"/onos/wifi/agents/{segment(agent_id)}/vaps/{segment(vap_id)}")
 
     def update_vap(self, vap_id: str, rate_limit: Json) -> Json:
-        reply = self._call("PUT", f"/onos/wifi/vaps/{quote(vap_id)}/rate_limit", rate_limit)
+        reply = self._call("PUT", f"/onos/wifi/vaps/{segment(vap_id)}/rate_limit", rate_limit)
         return (reply.get("vap", reply) if isinstance(reply, dict) else None) or {}
 
     def list_clients(self, agent_id: str | None = None, vap_id: str | None = None) -> list[Json]:
@@ -68,14 +77,14 @@ class RestControllers(Controllers):
         return self._call("GET", "/onos/wifi/clients", params=params or None)["clients"]
 
     def kick_client(self, agent_id: str, mac: str) -> None:
-        self._call("DELETE", f"/onos/wifi/agents/{quote(agent_id)}/clients/{quote(mac)}")
+        self._call("DELETE", f"/onos/wifi/agents/{segment(agent_id)}/clients/{segment(mac)}")
 
     def set_channel(self, agent_id: str, radio: str, channel: int) -> Json:
-        path = f"/onos/wifi/agents/{quote(agent_id)}/radios/{quote(radio)}/channel"
+        path = f"/onos/wifi/agents/{segment(agent_id)}/radios/{segment(radio)}/channel"
         return self._call("POST", path, {"channel": channel})["radio"]
 
     def vap_rates(self, agent_id: str, vap_id: str) -> Json:
-        return self._call("GET", f"/onos/wifi/agents/{quote(agent_id)}/vaps/{quote(vap_id)}/rates")
+        return self._call("GET", f"/onos/wifi/agents/{segment(agent_id)}/vaps/{segment(vap_id)}/rates")
 
     def wifi_stats(self) -> list[Json]:
         return self._call("GET", "/onos/wifi/stats")["agents"]
@@ -113,8 +122,8 @@ class RestControllers(Controllers):
         return self._call("POST", "/onos/pof/slices", path)
 
     def delete_path(self, slice_id: str) -> None:
-        self._call("DELETE", f"/onos/pof/slices/{quote(slice_id)}")
+        self._call("DELETE", f"/onos/pof/slices/{segment(slice_id)}")
 
     def update_path_rates(self, slice_id: str, rates: Json) -> Json:
-        reply = self._call("PUT", f"/onos/pof/slices/{quote(slice_id)}/rates", rates)
+        reply = self._call("PUT", f"/onos/pof/slices/{segment(slice_id)}/rates", rates)
         return reply if isinstance(reply, dict) else {}

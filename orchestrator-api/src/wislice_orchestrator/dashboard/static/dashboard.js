@@ -36,8 +36,12 @@ function fillTable(table, columns, rows, actions) {
 }
 
 const fmtBps = bps => bps == null ? "-" : bps >= 1e6 ? (bps / 1e6).toFixed(1) + " Mb/s" : (bps / 1e3).toFixed(0) + " kb/s";
-const bar = (used, cap) => el("span", { class: "bar", title: `${used} / ${cap}` },
-  el("span", { style: `width:${cap ? Math.min(100, 100 * used / cap) : 0}%` }));
+// The width is set through the CSSOM: a style attribute would be inline style, which the page's CSP refuses.
+function bar(used, cap) {
+  const fill = el("span");
+  fill.style.width = `${cap ? Math.min(100, 100 * used / cap) : 0}%`;
+  return el("span", { class: "bar", title: `${used} / ${cap}` }, fill);
+}
 
 // --- tabs -----------------------------------------------------------------------------------------------
 const renderers = {

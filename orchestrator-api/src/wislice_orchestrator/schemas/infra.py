@@ -1,0 +1,125 @@
+"""Operations (the sagas' journals) and the operators' view of the infrastructure."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import Schema, fields, post_dump, validate
+
+from .base import IDENT, Int, QueryInt, Rounded, Strict, UtcDateTime
+
+
+class StepSchema(Schema):
+    """A journal entry of Operation.steps; its `result` (what a controller answered) stays private."""
+
+    kind = fields.String()
+    ref = fields.Dict()
+    state = fields.String()
+    error = fields.String(allow_none=True)
+    started_at = fields.Float(metadata={"description": "epoch seconds when the step began"})
+    seconds = fields.Float(metadata={"description": "how long the step took"})
+
+    @post_dump
+    def _leave_out_unset(self, data: dict[str, Any], **_kwargs: Any) -> dict[str, Any]:
+        # A step not yet started or without an error has those keys as null in the journal, or not at all: shown
+        # the same way, absent.
+        return {k: v for k, v in data.items() if v is not None}
+
+
+class OperationSchema(Schema):
+    """An operation as the API shows it, dumped from the Operation record (models.py)."""
+
+    operation_id = fields.Integer(attribute="id")
+    kind = fields.String()
+    tenant_id = fields.Integer()
+    slice_id = fields.Integer(allow_none=True)
+    status = fields.String()
+    progress = Rounded(3, metadata={"description": "0..1, steps done / steps"})
+    steps = fields.List(fields.Nested(StepSchema))
+    error = fields.String()
+    created_at = UtcDateTime()
+    finished_at = UtcDateTime(allow_none=True)
+
+
+class OperationListSchema(Schema):
+    operations = fields.List(fields.Nested(OperationSchema))
+
+
+# --- infrastructure -----------------------------------------------------------------------------------------
+class ChannelSchema(Strict):
+    channel = Int(required=True, validate=validate.Range(min=1, max=196))
+
+
+class AgentListSchema(Schema):
+    agents = fields.List(fields.Dict())
+
+
+class AgentSchema(Schema):
+    agent = fields.Dict()
+
+
+class RadioSchema(Schema):
+    radio = fields.Dict()
+
+
+class NodeListSchema(Schema):
+    nodes = fields.List(fields.Dict())
+
+
+class LinkSchema(Strict):
+    a = fields.String(required=True, validate=IDENT)
+    a_port = Int(required=True, validate=validate.Range(min=0, max=65535))
+    b = fields.String(required=True, validate=IDENT)
+    b_port = Int(required=True, validate=validate.Range(min=0, max=65535))
+    capacity_kbps = Int(required=True, validate=validate.Range(min=1, max=400_000_000))
+
+
+class TopologySchema(Strict):
+    # Both required: a PUT without them (no body, {}) would otherwise replace the topology with an empty one.
+    attachments = fields.Dict(keys=fields.String(validate=IDENT), values=fields.String(validate=IDENT),
+                              required=True, metadata={"description": "agent_id -> pof device_id"})
+    links = fields.List(fields.Nested(LinkSchema), required=True)
+    egress = fields.Dict(keys=fields.String(validate=IDENT), values=Int(validate=validate.Range(0, 65535)),
+                         load_default=dict, metadata={"description": "MEC device_id -> port toward the servers"})
+
+
+class EventSchema(Schema):
+    """One line of the event log, dumped from the Event record (models.py)."""
+
+    id = fields.Integer()
+    ts = UtcDateTime()
+    level = fields.String()
+    kind = fields.String()
+    tenant_id = fields.Integer(allow_none=True)
+    message = fields.String()
+
+
+class EventListSchema(Schema):
+    events = fields.List(fields.Nested(EventSchema))
+
+
+class EventQuerySchema(Strict):
+    limit = QueryInt(validate=validate.Range(min=1, max=1000), load_default=100)
+    after = QueryInt(validate=validate.Range(min=0), load_default=0)
+
+
+class OverviewSchema(Schema):
+    tenants = fields.Integer()
+    slices = fields.Dict()
+    aps = fields.Integer()
+    aps_connected = fields.Integer()
+    vaps = fields.Integer()
+    clients = fields.Integer()
+    mec_nodes = fields.Integer()
+    vnfs = fields.Integer()
+    operations_active = fields.Integer()
+    controllers_ok = fields.Boolean()
+    controller_error = fields.String(allow_none=True)
+
+
+class ControllerVapListSchema(Schema):
+    vaps = fields.List(fields.Dict())
+
+
+class ControllerVnfListSchema(Schema):
+    vnfs = fields.List(fields.Dict())

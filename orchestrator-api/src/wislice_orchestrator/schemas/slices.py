@@ -1,0 +1,238 @@
+"""A slice's requests (create, change, vAPs, vNFs, policies) and how a slice and its parts are shown."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from ..bandwidth import bandwidth_errors
+from .base import (
+    IDENT,
+    KBPS,
+    LATENCY_CLASSES,
+    NAME,
+    RADIO,
+    SECURITY_MODES,
+    Int,
+    Real,
+    Strict,
+    UtcDateTime,
+    check_ssid,
+    check_vnf_params,
+    params_field,
+)
+
+
+class SecuritySchema(Strict):
+    mode = fields.String(required=True, validate=validate.OneOf(SECURITY_MODES))
+    passphrase = fields.String(load_only=True, validate=validate.Length(min=8, max=64))
+
+    @validates_schema
+    def check_passphrase(self, data, **_kwargs):  # noqa: ANN001 - marshmallow hook signature
+        phrase = data.get("passphrase")
+        if data["mode"] == "open":
+            if phrase is not None:
+                raise ValidationError("an open vAP takes no passphrase", "passphrase")
+            return
+        if phrase is None:
+            raise ValidationError(f"required for security mode {data['mode']}", "passphrase")
+        is_hex = len(phrase) == 64 and all(c in "0123456789abcdefABCDEF" for c in phrase)
+        if not is_hex and not (len(phrase) <= 63 and all(32 <= ord(c) <= 126 for c in phrase)):
+            raise ValidationError("8-63 printable ASCII characters or 64 hex digits", "passphrase")
+
+
+class VapRequestSchema(Strict):
+    agent_id = fields.String(required=True, validate=IDENT, metadata={"description": "the AP (WiFi agent)"})
+    radio = fields.String(validate=RADIO, load_default="phy0")
+    ssid = fields.String(required=True, validate=[validate.Length(min=1, max=32), check_ssid], metadata={
+        "description": "1-32 bytes of UTF-8, visible characters only; one network per SSID on an AP: an SSID (or "
+                       "one that looks the same: case, width and spacing aside) already on the AP is a 409"})
+    security = fields.Nested(SecuritySchema, load_default=lambda: {"mode": "open"})
+    hidden = fields.Boolean(load_default=False)
+    max_clients = Int(validate=validate.Range(min=1, max=2007), allow_none=True, load_default=None)
+
+
+class VnfRequestSchema(Strict):
+    image = fields.String(required=True, validate=IDENT, metadata={"description": "catalog name, e.g. dpdk-fwd"})
+    params = params_field()
+    cpu = Real(validate=validate.Range(min=0.01, max=64), load_default=0.5)
+    memory_mib = Int(validate=validate.Range(min=1, max=262_144), load_default=128)
+
+    @validates_schema
+    def check_params(self, data, **_kwargs):  # noqa: ANN001 - marshmallow hook signature
+        check_vnf_params(data.get("params", {}))
+
+
+class VnfAddSchema(VnfRequestSchema):
+    position = Int(validate=validate.Range(min=0, max=7), load_default=None, metadata={
+        "description": "where in the chain: 0 = the head (next to the wired path); left out = the end"})
+
+
+class TranscoderSchema(Strict):
+    bitrate_kbps = Int(required=True, validate=validate.Range(min=50, max=100_000),
+                       metadata={"description": "the bitrate each stream is re-encoded at"})
+    params = params_field(metadata={"description": "further catalog parameters of `transcoder`"})
+    cpu = Real(validate=validate.Range(min=0.01, max=64), load_default=0.5)
+    memory_mib = Int(validate=validate.Range(min=1, max=262_144), load_default=256)
+
+    @validates_schema
+    def check_params(self, data, **_kwargs):  # noqa: ANN001 - marshmallow hook signature
+        check_vnf_params(data.get("params", {}))
+
+
+POLICY_TYPES = ("transcode_on_overload",)
+
+
+class PolicySchema(Strict):
+    type = fields.String(required=True, validate=validate.OneOf(POLICY_TYPES), metadata={
+        "description": "transcode_on_overload: when the slice's down demand (its clients x per_client_down_kbps) "
+                       "exceeds its down guarantee for hold_s, deploy a transcoding vNF at the head of its chain "
+                       "(placement picks the MEC node); remove it when the demand is within the guarantee for "
+                       "release_s. Every action is an event (kind policy) with its reason."})
+    per_client_down_kbps = Int(required=True, validate=validate.Range(min=1, max=10_000_000), metadata={
+        "description": "the rate each client of the slice's service receives (e.g. the video bitrate)"})
+    transcoder = fields.Nested(TranscoderSchema, required=True)
+    hold_s = Real(validate=validate.Range(min=0, max=3600), load_default=4.0)
+    release_s = Real(validate=validate.Range(min=0, max=86_400), load_default=20.0)
+
+
+class PolicyStateSchema(Schema):
+    state = fields.String(metadata={"description": "idle | overloaded | deploying | active | releasing | removing"})
+    since = fields.Float(allow_none=True, metadata={"description": "epoch seconds the current condition began"})
+    vnf_id = fields.Integer(allow_none=True, metadata={"description": "the vNF the policy deployed"})
+    operation_id = fields.Integer(allow_none=True)
+    retry_at = fields.Float(allow_none=True)
+    reaction_s = fields.Float(allow_none=True, metadata={
+        "description": "last deployment: seconds from the demand exceeding the guarantee to the vNF running"})
+    reason = fields.String()
+
+
+class PoliciesSchema(Strict):
+    policies = fields.List(fields.Nested(PolicySchema), required=True, validate=validate.Length(max=4))
+
+
+class BandwidthSchema(Strict):
+    """A slice's bandwidth (bandwidth.Bandwidth) as the API takes and shows it."""
+
+    down_guaranteed_kbps = Int(validate=KBPS, load_default=0)
+    up_guaranteed_kbps = Int(validate=KBPS, load_default=0)
+    down_cap_kbps = Int(validate=KBPS, load_default=0, metadata={"description": "0 = uncapped"})
+    up_cap_kbps = Int(validate=KBPS, load_default=0, metadata={"description": "0 = uncapped"})
+
+    @validates_schema
+    def guarantee_within_cap(self, data, **_kwargs):  # noqa: ANN001 - marshmallow hook signature
+        # The value class's own rules, so a body it would refuse is a 422 here, never a failure further on.
+        errors = bandwidth_errors(data)
+        if errors:
+            raise ValidationError(errors)
+
+
+class BandwidthPatchSchema(Strict):
+    """Any of the four numbers; the ones left out keep the slice's current values."""
+
+    down_guaranteed_kbps = Int(validate=KBPS)
+    up_guaranteed_kbps = Int(validate=KBPS)
+    down_cap_kbps = Int(validate=KBPS, metadata={"description": "0 = uncapped"})
+    up_cap_kbps = Int(validate=KBPS, metadata={"description": "0 = uncapped"})
+
+
+class SlicePatchSchema(Strict):
+    bandwidth = fields.Nested(BandwidthPatchSchema, metadata={
+        "description": "partial: merged onto the slice's current bandwidth; the result must keep each guarantee "
+                       "within its non-zero cap (else 422)"})
+    latency_class = fields.String(validate=validate.OneOf(LATENCY_CLASSES))
+
+    @validates_schema
+    def something_to_change(self, data, **_kwargs):  # noqa: ANN001 - marshmallow hook signature
+        if not data.get("bandwidth") and "latency_class" not in data:
+            raise ValidationError("give bandwidth (at least one field) and/or latency_class")
+
+
+class PendingChangeSchema(Schema):
+    bandwidth = fields.Nested(BandwidthSchema)
+    latency_class = fields.String()
+
+
+class SliceCreateSchema(Strict):
+    name = fields.String(required=True, validate=NAME)
+    bandwidth = fields.Nested(BandwidthSchema, load_default=lambda: BandwidthSchema().load({}))
+    latency_class = fields.String(validate=validate.OneOf(LATENCY_CLASSES), load_default="best_effort")
+    vaps = fields.List(fields.Nested(VapRequestSchema), required=True, validate=validate.Length(min=1, max=16))
+    vnfs = fields.List(fields.Nested(VnfRequestSchema), load_default=list, validate=validate.Length(max=8),
+                       metadata={"description": "the service chain, in order"})
+    mec_node = fields.String(validate=IDENT, allow_none=True, load_default=None,
+                             metadata={"description": "pin the vNFs to this MEC node"})
+    policies = fields.List(fields.Nested(PolicySchema), load_default=list, validate=validate.Length(max=4),
+                           metadata={"description": "closed-loop assurance the orchestrator runs for the slice"})
+
+
+class VapSchema(Schema):
+    vap_id = fields.String()
+    agent_id = fields.String()
+    radio = fields.String()
+    ssid = fields.String()
+    security_mode = fields.String()
+    hidden = fields.Boolean()
+    max_clients = fields.Integer(allow_none=True)
+    state = fields.String()
+    pof_port = fields.Integer(allow_none=True)
+
+
+class VnfSchema(Schema):
+    vnf_id = fields.Integer()
+    address = fields.String()
+    instance_id = fields.Integer()
+    image = fields.String()
+    params = fields.Dict()
+    cpu = fields.Float()
+    memory_mib = fields.Integer()
+    chain_position = fields.Integer()
+    node = fields.String(allow_none=True)
+    state = fields.String()
+
+
+class SliceSchema(Schema):
+    """A slice as the API shows it, dumped from the Slice record (models.py)."""
+
+    slice_id = fields.Integer(attribute="id")
+    tenant_id = fields.Integer()
+    name = fields.String()
+    status = fields.String()
+    status_reason = fields.String()
+    bandwidth = fields.Nested(BandwidthSchema)
+    latency_class = fields.String()
+    pending_change = fields.Nested(PendingChangeSchema, allow_none=True, metadata={
+        "description": "a change (PATCH) being applied; bandwidth and latency_class take it when it succeeds"})
+    mec_node = fields.String(allow_none=True)
+    tag = fields.Integer(allow_none=True)
+    vaps = fields.List(fields.Nested(VapSchema))
+    vnfs = fields.List(fields.Nested(VnfSchema))
+    policies = fields.List(fields.Nested(PolicySchema))
+    policy_state = fields.List(fields.Nested(PolicyStateSchema), metadata={
+        "description": "the policy engine's state of each policy, in the same order"})
+    created_at = UtcDateTime()
+
+
+class SliceListSchema(Schema):
+    slices = fields.List(fields.Nested(SliceSchema))
+
+
+class VapListSchema(Schema):
+    vaps = fields.List(fields.Nested(VapSchema))
+
+
+class VnfListSchema(Schema):
+    vnfs = fields.List(fields.Nested(VnfSchema))
+
+
+class ClientSchema(Schema):
+    mac = fields.String()
+    vap_id = fields.String()
+    agent_id = fields.String()
+    signal_dbm = fields.Integer(allow_none=True)
+    connected_s = fields.Integer()
+    tx_bytes = fields.Integer()
+    rx_bytes = fields.Integer()
+
+
+class ClientListSchema(Schema):
+    clients = fields.List(fields.Nested(ClientSchema))
