@@ -1,4 +1,5 @@
-"""Write the hex test vectors of spec/pof/vectors/ from the message definitions below.
+"""Write the hex test vectors of spec/pof/vectors/ (and its invalid/, refused/, liberal/, unsupported/) from the
+message definitions below.
 
 Run once after a deliberate change of the contract: python pof-switch/tests/gen_vectors.py
 The vectors are checked in; the C, Java and Python codecs are all tested against the files, not this script.
@@ -151,6 +152,26 @@ REFUSED = {
         "command": 0, "slot_id": 0, "meter_id": 4, "rate": 0, "committed_rate": 1000}}, (12, 6)),
 }
 
+# Forms the switch accepts though WiSlice's own senders never use them (spec/pof "Liberal acceptance"): the switch
+# decodes "hex" to "message" and does what "about" says.
+LIBERAL = {
+    # What controllers written for the reference send: OpenFlow 1.0's 12-byte SET_CONFIG, no dev_id.
+    "set_config_of10": ({"type": "SET_CONFIG", "xid": 3, "body": {"flags": 1, "miss_send_len": 256}},
+                        "SET_CONFIG in OpenFlow 1.0's layout (flags u16@0, miss_send_len u16@2, no dev_id): the "
+                        "switch sets flags and miss_send_len and keeps its own dev_id"),
+}
+
+# Well-formed messages of a feature pof-switch does not have, and the ERROR (type, code) it answers with, as the
+# reference answers for a resource it announced none of (spec/pof "Groups").
+UNSUPPORTED = {
+    "group_mod_add": ({"type": "GROUP_MOD", "xid": 26, "body": {
+        "command": 0, "group_type": 0, "group_id": 1, "counter_id": 0, "slot_id": 0, "actions": [
+            {"type": "OUTPUT", "port_type": 0, "metadata_offset": 0, "metadata_len": 0, "packet_offset": 0,
+             "value": 2}]}}, (6, 1)),
+    "group_mod_bad_command": ({"type": "GROUP_MOD", "xid": 27, "body": {
+        "command": 7, "group_type": 0, "group_id": 1, "counter_id": 0, "slot_id": 0, "actions": []}}, (6, 11)),
+}
+
 
 def _with_defaults(msg: dict) -> dict:
     """Canonical form = what decode() returns, so files hold every field, including len defaults."""
@@ -173,7 +194,19 @@ def main() -> None:
         doc = {"name": name, "message": canon, "hex": pofwire.encode(canon).hex(),
                "error": {"type": etype, "code": ecode}}
         (OUT / "refused" / f"{name}.json").write_text(json.dumps(doc, indent=1) + "\n")
-    print(f"wrote {len(VALID)} valid, {len(INVALID)} invalid and {len(REFUSED)} refused vectors to {OUT}")
+    (OUT / "liberal").mkdir(exist_ok=True)
+    for name, (msg, about) in LIBERAL.items():
+        canon = _with_defaults(msg)
+        doc = {"name": name, "about": about, "message": canon, "hex": pofwire.encode(canon).hex()}
+        (OUT / "liberal" / f"{name}.json").write_text(json.dumps(doc, indent=1) + "\n")
+    (OUT / "unsupported").mkdir(exist_ok=True)
+    for name, (msg, (etype, ecode)) in UNSUPPORTED.items():
+        canon = _with_defaults(msg)
+        doc = {"name": name, "message": canon, "hex": pofwire.encode(canon).hex(),
+               "error": {"type": etype, "code": ecode}}
+        (OUT / "unsupported" / f"{name}.json").write_text(json.dumps(doc, indent=1) + "\n")
+    print(f"wrote {len(VALID)} valid, {len(INVALID)} invalid, {len(REFUSED)} refused, {len(LIBERAL)} liberal and "
+          f"{len(UNSUPPORTED)} unsupported vectors to {OUT}")
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ ACTION_SIZE, INSTRUCTION_SIZE = 48, 304
 MAX_MATCH, MAX_INS, MAX_ACT = 8, 6, 6
 FLOW_MOD_SIZE, TABLE_MOD_SIZE, PORT_SIZE = 2184, 144, 128
 PACKET_IN_HEAD, PACKET_OUT_HEAD, PACKET_MAX = 24, 304, 2048
+GROUP_MOD_HEAD, GROUP_MAX_ACT = 16, 4
 
 # MULTIPART (WiSlice extension): OpenFlow 1.3's multipart head and ofp_port_stats, PORT_STATS only.
 MULTIPART_TYPES = {"PORT_STATS": 4}
@@ -299,8 +300,17 @@ def _enc_body(t: str, m: dict) -> bytes:
         return (struct.pack(">IHHH2xI", m["dev_id"], m["slot_id"], m["port_num"], m["table_num"], m["capabilities"])
                 + _str_bytes(m["vendor_id"], 64, "vendor_id") + _str_bytes(m["dev_fw_id"], 64, "dev_fw_id")
                 + _str_bytes(m["dev_lkup_id"], 64, "dev_lkup_id"))
+    if t == "SET_CONFIG" and "dev_id" not in m:  # OpenFlow 1.0's layout (spec/pof "Liberal acceptance")
+        return struct.pack(">HH", m["flags"], m["miss_send_len"])
     if t in ("SET_CONFIG", "GET_CONFIG_REPLY"):
         return struct.pack(">IHH", m["dev_id"], m["flags"], m["miss_send_len"])
+    if t == "GROUP_MOD":
+        acts = m["actions"]
+        if len(acts) > GROUP_MAX_ACT:
+            raise CodecError(f"{len(acts)} group actions, at most {GROUP_MAX_ACT}")
+        head = struct.pack(">BBBxIIH2x", m["command"], m["group_type"], len(acts), m["group_id"], m["counter_id"],
+                           m["slot_id"])
+        return head + b"".join(enc_action(a) for a in acts).ljust(GROUP_MAX_ACT * ACTION_SIZE, b"\0")
     if t == "RESOURCE_REPORT":
         out = struct.pack(">BxHIII", m["resource_type"], m["slot_id"], m["counter_num"], m["meter_num"],
                           m["group_num"])
@@ -364,10 +374,20 @@ def _dec_body(t: str, b: bytes) -> dict:
         dev, slot, pn, tn, cap = struct.unpack_from(">IHHH2xI", b)
         return {"dev_id": dev, "slot_id": slot, "port_num": pn, "table_num": tn, "capabilities": cap,
                 "vendor_id": _cstr(b[16:80]), "dev_fw_id": _cstr(b[80:144]), "dev_lkup_id": _cstr(b[144:208])}
+    if t == "SET_CONFIG" and len(b) == 4:  # OpenFlow 1.0's layout, no dev_id (spec/pof "Liberal acceptance")
+        flags, miss = struct.unpack_from(">HH", b)
+        return {"flags": flags, "miss_send_len": miss}
     if t in ("SET_CONFIG", "GET_CONFIG_REPLY"):
         need(8)
         dev, flags, miss = struct.unpack_from(">IHH", b)
         return {"dev_id": dev, "flags": flags, "miss_send_len": miss}
+    if t == "GROUP_MOD":
+        need(GROUP_MOD_HEAD + GROUP_MAX_ACT * ACTION_SIZE)
+        cmd, gtype, n, gid, counter, slot = struct.unpack_from(">BBBxIIH", b)
+        if n > GROUP_MAX_ACT:
+            raise CodecError(f"GROUP_MOD with {n} actions")
+        return {"command": cmd, "group_type": gtype, "group_id": gid, "counter_id": counter, "slot_id": slot,
+                "actions": [dec_action(b[GROUP_MOD_HEAD + ACTION_SIZE * k:]) for k in range(n)]}
     if t == "RESOURCE_REPORT":
         need(80)
         rt, slot, c, me, g = struct.unpack_from(">BxHIII", b)

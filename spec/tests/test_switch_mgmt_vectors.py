@@ -27,7 +27,7 @@ def steps():
 
 def test_there_are_vectors_and_commands():
     assert len(VECTORS) >= 5 and len(REASONS) >= 10
-    assert COMMANDS == ["port-add", "port-del", "port-rate", "port-stats", "latency", "ports", "stats"]
+    assert COMMANDS == ["port-add", "port-del", "port-rate", "port-stats", "latency", "on-connect", "ports", "stats"]
 
 
 @pytest.mark.parametrize("path", VECTORS, ids=lambda p: p.stem)
@@ -62,6 +62,9 @@ def test_reply_and_parsed_agree(step):
     if reply.startswith("ERROR"):
         assert "parsed" not in step
         assert any(r.fullmatch(reply[6:]) for r in REASONS), f"{reply!r}: not a reason in the README's Errors table"
+        return
+    if command == "on-connect" and reply != "OK":
+        assert reply[3:] in ("keep", "reset") and step["parsed"] == reply[3:]
         return
     if command not in ("port-add", "ports", "port-stats", "stats"):
         assert reply == "OK" and "parsed" not in step

@@ -35,13 +35,21 @@ struct pof_dp *pof_dp_create(void)
     return calloc(1, sizeof(struct pof_dp));
 }
 
+void pof_dp_reset(struct pof_dp *dp)
+{
+    for (int i = 0; i < POF_TABLES_TOTAL; i++)
+        if (dp->tables[i].in_use)
+            pof_table_free(&dp->tables[i]);
+    /* A deleted meter colours yellow (pof_meter_color): packets its shaping queue still holds then leave. */
+    memset(dp->meters, 0, sizeof(dp->meters));
+    memset(dp->counters, 0, sizeof(dp->counters));
+}
+
 void pof_dp_destroy(struct pof_dp *dp)
 {
     if (!dp)
         return;
-    for (int i = 0; i < POF_TABLES_TOTAL; i++)
-        if (dp->tables[i].in_use)
-            pof_table_free(&dp->tables[i]);
+    pof_dp_reset(dp);
     free(dp);
 }
 
@@ -194,7 +202,18 @@ int pof_dp_flow_mod(struct pof_dp *dp, const struct pof_flow_mod *fm, struct pof
     }
 }
 
-/* ---- meters and counters ----------------------------------------------------------------------- */
+/* ---- meters, counters and groups --------------------------------------------------------------- */
+
+int pof_dp_group_mod(struct pof_dp *dp, const struct pof_group_mod *gm, struct pof_status *err)
+{
+    (void)dp;
+    /* The reference checks the command first, then that the group id is below the number of groups it
+     * announced: with none announced, every id fails that check. */
+    if (gm->command > POF_GROUP_DELETE)
+        return pof_fail(err, POFET_GROUP_MOD_FAILED, POFGMFC_BAD_COMMAND, "group command unsupported");
+    return pof_fail(err, POFET_GROUP_MOD_FAILED, POFGMFC_INVALID_GROUP,
+                    "no groups: the switch announces group_num 0");
+}
 
 int pof_dp_meter_mod(struct pof_dp *dp, const struct pof_meter_mod *mm, struct pof_status *err)
 {

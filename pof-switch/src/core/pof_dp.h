@@ -20,6 +20,7 @@
 #define POF_KEY_MAX_WORDS 8 /* keys of up to 8 fields of <= 64 bits (a field over 64 bits counts twice) */
 #define POF_COUNTERS 512
 #define POF_METERS 256
+#define POF_GROUPS 0 /* no groups: GROUP_MOD is refused (pof_dp_group_mod) */
 #define POF_METADATA_BYTES 32
 #define POF_FLOOD_PORT 255
 #define POF_MAX_PORTS 254
@@ -55,6 +56,11 @@ int pof_dp_flow_mod(struct pof_dp *dp, const struct pof_flow_mod *fm, struct pof
 int pof_dp_meter_mod(struct pof_dp *dp, const struct pof_meter_mod *mm, struct pof_status *err);
 /* COUNTER_MOD (ADD/DEL/CLEAR) when is_request is false; COUNTER_REQUEST fills c->packets/bytes when true. */
 int pof_dp_counter(struct pof_dp *dp, struct pof_counter *c, bool is_request, struct pof_status *err);
+/* GROUP_MOD: always refused, as the reference refuses a group beyond the POF_GROUPS it announced (0). */
+int pof_dp_group_mod(struct pof_dp *dp, const struct pof_group_mod *gm, struct pof_status *err);
+/* Back to the state of pof_dp_create: no tables, flows, meters or counters. The statistics stay (they are the
+ * switch's diagnostics, not controller state). Used by --reset-on-connect. */
+void pof_dp_reset(struct pof_dp *dp);
 /* Validates an action list outside a flow (PACKET_OUT); defined with the actions, in pof_action.c. */
 int pof_dp_check_actions(const struct pof_action *acts, int n, struct pof_status *err);
 

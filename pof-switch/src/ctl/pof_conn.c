@@ -19,6 +19,7 @@
 
 #define BACKOFF_MIN_NS 500000000ull
 #define BACKOFF_MAX_NS 8000000000ull
+#define LINGER_NS 1000000000ull /* closing after a protocol error: at most this long to send what is queued */
 
 static void conn_close(struct pof_conn *c, uint64_t now, const char *why)
 {
@@ -32,6 +33,20 @@ static void conn_close(struct pof_conn *c, uint64_t now, const char *why)
     c->out_len = 0;
     c->retry_at = now + c->backoff;
     c->backoff = c->backoff * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS : c->backoff * 2;
+}
+
+/* Closes for a protocol error without losing what is queued, above all the ERROR that says why: closing at once
+ * would drop the output buffer, and close() with unread input sends a reset that can overtake the data. So the
+ * connection stops taking messages, sends its queue, shuts its write side (a FIN after the data) and closes when
+ * the controller closes too, or after LINGER_NS. All of it non-blocking, from pof_conn_service (closing_step). */
+static void conn_linger(struct pof_conn *c, uint64_t now, const char *why)
+{
+    fprintf(stderr, "pofswitch: closing the controller connection: %s\n", why);
+    c->state = ST_CLOSING;
+    c->close_at = now + LINGER_NS;
+    c->close_why = why;
+    c->shut = false;
+    c->in_len = 0;
 }
 
 struct pof_conn *pof_conn_create(const struct pof_sw_cb *sw, const char *host, uint16_t port)
@@ -49,6 +64,7 @@ struct pof_conn *pof_conn_create(const struct pof_sw_cb *sw, const char *host, u
     c->port = port;
     c->fd = -1;
     c->backoff = BACKOFF_MIN_NS;
+    c->miss_send_len = 128; /* the reference's default, until a SET_CONFIG */
     return c;
 }
 
@@ -80,8 +96,8 @@ int pof_conn_fd(const struct pof_conn *c, short *events)
 
 void conn_send(struct pof_conn *c, const struct pof_msg *m)
 {
-    if (c->fd < 0 || c->state == ST_CONNECTING)
-        return;
+    if (c->fd < 0 || c->state == ST_CONNECTING || c->state == ST_CLOSING)
+        return; /* closing: the queue holds what was said before the error, nothing is added after it */
     int n = pof_encode(m, c->scratch, sizeof(c->scratch));
     if (n < 0)
         return;
@@ -116,6 +132,14 @@ void conn_send_error(struct pof_conn *c, uint32_t xid, uint16_t type, uint16_t c
 
 /* ---- the handshake ----------------------------------------------------------------------------- */
 
+/* The controller's HELLO starts a session: the switch applies its on-connect policy (keep its state, or reset it
+ * as the reference does: --reset-on-connect) before anything of the new session is applied. */
+static void hello_accepted(struct pof_conn *c)
+{
+    c->state = ST_WAIT_FEATURES_REQUEST;
+    c->sw->session_start(c->sw->sw);
+}
+
 /* Handles one message during the handshake; returns false if the connection must be dropped. */
 static bool handshake_step(struct pof_conn *c, const struct pof_msg *m)
 {
@@ -128,7 +152,7 @@ static bool handshake_step(struct pof_conn *c, const struct pof_msg *m)
     case ST_WAIT_HELLO:
         if (t != POFT_HELLO)
             return false;
-        c->state = ST_WAIT_FEATURES_REQUEST;
+        hello_accepted(c);
         return true;
     case ST_WAIT_FEATURES_REQUEST:
         if (t != POFT_FEATURES_REQUEST)
@@ -139,6 +163,7 @@ static bool handshake_step(struct pof_conn *c, const struct pof_msg *m)
     case ST_WAIT_SET_CONFIG:
         if (t != POFT_SET_CONFIG)
             return false;
+        conn_on_set_config(c, m);
         c->state = ST_WAIT_GET_CONFIG_REQUEST;
         return true;
     case ST_WAIT_GET_CONFIG_REQUEST:
@@ -163,17 +188,17 @@ static void handle_message(struct pof_conn *c, const uint8_t *raw, uint32_t len,
     if (pof_decode(raw, len, &c->msg, &st) < 0) {
         /* HELLO may carry a lower version: accept any version <= 4 for HELLO, as the reference does. */
         if (c->state == ST_WAIT_HELLO && len >= 8 && raw[1] == POFT_HELLO && raw[0] <= POF_VERSION) {
-            c->state = ST_WAIT_FEATURES_REQUEST;
+            hello_accepted(c);
             return;
         }
         conn_send_error(c, xid, st.type, st.code, st.why);
         if (c->state != ST_READY && st.code == POFBRC_BAD_VERSION && raw[1] == POFT_HELLO)
-            conn_close(c, now, "controller HELLO version unsupported");
+            conn_linger(c, now, "controller HELLO version unsupported");
         return;
     }
     if (c->state != ST_READY) {
         if (!handshake_step(c, &c->msg))
-            conn_close(c, now, "message out of handshake order");
+            conn_linger(c, now, "message out of handshake order");
         return;
     }
     if (!conn_dispatch(c, &c->msg))
@@ -195,12 +220,12 @@ static void read_input(struct pof_conn *c, uint64_t now)
         }
         c->in_len += (uint32_t)n;
         uint32_t at = 0;
-        while (c->in_len - at >= POF_HEADER_LEN && c->fd >= 0) {
+        while (c->in_len - at >= POF_HEADER_LEN && c->fd >= 0 && c->state != ST_CLOSING) {
             uint32_t mlen = (uint32_t)c->in[at + 2] << 8 | c->in[at + 3];
             if (mlen < POF_HEADER_LEN) {
-                /* Framing is lost: nothing after this can be trusted. */
+                /* Framing is lost: nothing after this can be trusted. The ERROR goes out before the close. */
                 conn_send_error(c, 0, POFET_BAD_REQUEST, POFBRC_BAD_LEN, "length shorter than the header");
-                conn_close(c, now, "bad framing");
+                conn_linger(c, now, "bad framing");
                 return;
             }
             if (c->in_len - at < mlen)
@@ -208,8 +233,8 @@ static void read_input(struct pof_conn *c, uint64_t now)
             handle_message(c, c->in + at, mlen, now);
             at += mlen;
         }
-        if (c->fd < 0)
-            return;
+        if (c->fd < 0 || c->state == ST_CLOSING)
+            return; /* closing dropped the input */
         memmove(c->in, c->in + at, c->in_len - at);
         c->in_len -= at;
     }
@@ -227,6 +252,32 @@ static void flush_output(struct pof_conn *c, uint64_t now)
         memmove(c->out, c->out + n, c->out_len - (size_t)n);
         c->out_len -= (size_t)n;
     }
+}
+
+/* ST_CLOSING (conn_linger): send the queue; once it is all with TCP, shut the write side and read (and drop)
+ * until the controller closes, or the time is up. */
+static void closing_step(struct pof_conn *c, uint64_t now)
+{
+    flush_output(c, now);
+    if (c->fd < 0)
+        return;
+    if (!c->out_len) {
+        if (!c->shut) {
+            shutdown(c->fd, SHUT_WR); /* a failure means the socket is gone: recv says so below */
+            c->shut = true;
+        }
+        for (;;) {
+            ssize_t n = recv(c->fd, c->in, IN_CAP, 0);
+            if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+                conn_close(c, now, c->close_why);
+                return;
+            }
+            if (n < 0)
+                break;
+        }
+    }
+    if (now >= c->close_at)
+        conn_close(c, now, c->close_why);
 }
 
 static void start_connect(struct pof_conn *c, uint64_t now)
@@ -257,6 +308,10 @@ static void start_connect(struct pof_conn *c, uint64_t now)
 
 void pof_conn_service(struct pof_conn *c, uint64_t now)
 {
+    if (c->state == ST_CLOSING) {
+        closing_step(c, now);
+        return;
+    }
     if (c->state == ST_IDLE) {
         if (now < c->retry_at)
             return;

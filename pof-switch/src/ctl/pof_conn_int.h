@@ -22,6 +22,7 @@ enum conn_state {
     ST_WAIT_SET_CONFIG,
     ST_WAIT_GET_CONFIG_REQUEST,
     ST_READY,
+    ST_CLOSING,         /* a protocol error: what is queued goes out, then the socket closes (conn_linger) */
 };
 
 struct pof_conn {
@@ -31,6 +32,10 @@ struct pof_conn {
     int fd;
     enum conn_state state;
     uint64_t retry_at, backoff;
+    uint64_t close_at;      /* ST_CLOSING: closes by then whatever is left */
+    const char *close_why;  /* ST_CLOSING: the protocol error, for the log */
+    bool shut;              /* ST_CLOSING: the write side is shut (everything queued was handed to TCP) */
+    uint16_t config_flags, miss_send_len; /* from SET_CONFIG, reported by GET_CONFIG_REPLY */
     uint32_t in_len;
     size_t out_len;
     uint8_t in[IN_CAP];
@@ -48,6 +53,7 @@ void conn_send_error(struct pof_conn *c, uint32_t xid, uint16_t type, uint16_t c
 /* pof_conn_msg.c: what the handshake answers and sends on its way. */
 void conn_on_echo(struct pof_conn *c, const struct pof_msg *m);
 void conn_on_features_request(struct pof_conn *c, const struct pof_msg *m);
+void conn_on_set_config(struct pof_conn *c, const struct pof_msg *m);
 void conn_on_get_config(struct pof_conn *c, const struct pof_msg *m);
 void conn_send_resource_report(struct pof_conn *c, uint32_t xid);
 void conn_send_all_ports(struct pof_conn *c, uint32_t xid);

@@ -62,7 +62,7 @@ void conn_send_resource_report(struct pof_conn *c, uint32_t xid)
     struct pof_resource_report *r = &m.u.resource;
     r->counter_num = POF_COUNTERS;
     r->meter_num = POF_METERS;
-    r->group_num = 0; /* groups are not supported */
+    r->group_num = POF_GROUPS;
     for (int t = 0; t < POF_TABLE_TYPES; t++)
         r->tables[t] = (struct pof_table_resource){c->sw->dev_id, (uint8_t)t, counts[t], 160,
                                                    POF_TABLE_MAX_SIZE};
@@ -126,14 +126,18 @@ void conn_on_get_config(struct pof_conn *c, const struct pof_msg *m)
 {
     struct pof_msg r = {.hdr = {.type = POFT_GET_CONFIG_REPLY, .xid = m->hdr.xid}};
     r.u.config.dev_id = c->sw->dev_id;
-    r.u.config.miss_send_len = 128;
+    r.u.config.flags = c->config_flags;
+    r.u.config.miss_send_len = c->miss_send_len;
     conn_send(c, &r);
 }
 
-static void on_set_config(struct pof_conn *c, const struct pof_msg *m)
+/* Both forms (POF's, and OpenFlow 1.0's without dev_id: see the codec) set flags and miss_send_len; the device id
+ * is the switch's own (--dev-id) either way, as in the reference. They are kept and reported, nothing more: table
+ * misses drop, and a PACKET_IN action sends the whole packet. */
+void conn_on_set_config(struct pof_conn *c, const struct pof_msg *m)
 {
-    (void)c;
-    (void)m; /* flags and miss_send_len are accepted; table misses drop */
+    c->config_flags = m->u.config.flags;
+    c->miss_send_len = m->u.config.miss_send_len;
 }
 
 static void on_port_mod(struct pof_conn *c, const struct pof_msg *m)
@@ -168,6 +172,12 @@ static void on_meter_mod(struct pof_conn *c, const struct pof_msg *m)
 {
     struct pof_status st;
     report(c, m, pof_dp_meter_mod(c->sw->dp, &m->u.meter_mod, &st), &st);
+}
+
+static void on_group_mod(struct pof_conn *c, const struct pof_msg *m)
+{
+    struct pof_status st;
+    report(c, m, pof_dp_group_mod(c->sw->dp, &m->u.group_mod, &st), &st);
 }
 
 static void on_counter_mod(struct pof_conn *c, const struct pof_msg *m)
@@ -277,11 +287,12 @@ static const handler_fn handlers[256] = {
     [POFT_ECHO_REQUEST] = conn_on_echo,
     [POFT_FEATURES_REQUEST] = conn_on_features_request,
     [POFT_GET_CONFIG_REQUEST] = conn_on_get_config,
-    [POFT_SET_CONFIG] = on_set_config,
+    [POFT_SET_CONFIG] = conn_on_set_config,
     [POFT_PORT_MOD] = on_port_mod,
     [POFT_TABLE_MOD] = on_table_mod,
     [POFT_FLOW_MOD] = on_flow_mod,
     [POFT_METER_MOD] = on_meter_mod,
+    [POFT_GROUP_MOD] = on_group_mod,
     [POFT_COUNTER_MOD] = on_counter_mod,
     [POFT_COUNTER_REQUEST] = on_counter_request,
     [POFT_PACKET_OUT] = on_packet_out,

@@ -193,6 +193,20 @@ static void cmd_stats(const struct pof_sw_cb *sw, int argc, char **argv, char *o
              (unsigned long long)sw->packet_in_sent(sw->sw));
 }
 
+/* What a new controller session does to the switch's state: `on-connect` reads it, `on-connect keep|reset`
+ * sets it for the sessions that follow (the one in progress keeps what it found). */
+static void cmd_on_connect(const struct pof_sw_cb *sw, int argc, char **argv, char *out, size_t outlen)
+{
+    if (argc < 2) {
+        snprintf(out, outlen, "OK %s", sw->on_connect(sw->sw, NULL));
+        return;
+    }
+    if (argc > 2 || !sw->on_connect(sw->sw, argv[1]))
+        snprintf(out, outlen, "ERROR usage: on-connect [keep|reset]");
+    else
+        snprintf(out, outlen, "OK");
+}
+
 static const struct { const char *name; int min_args; cmd_fn fn; const char *usage; } commands[] = {
     {"port-add", 2, cmd_port_add, "port-add NAME [ARGS]"},
     {"port-del", 2, cmd_port_del, "port-del NAME"},
@@ -201,6 +215,7 @@ static const struct { const char *name; int min_args; cmd_fn fn; const char *usa
     {"port-stats", 2, cmd_port_stats, "port-stats NAME"},
     {"ports", 1, cmd_ports, "ports"},
     {"stats", 1, cmd_stats, "stats"},
+    {"on-connect", 1, cmd_on_connect, "on-connect [keep|reset]"},
 };
 
 void pof_mgmt_command(const struct pof_sw_cb *sw, char *line, char *out, size_t outlen)

@@ -11,6 +11,8 @@
  *                              port plus frames the backend refused)
  *   ports                  -> "OK <id>:<name>:<enabled>:<rx_packets>:<tx_packets>:<rx_bytes>:<tx_bytes> ..."
  *   stats                  -> "OK processed=N miss=N dropped=N short=N tables=N flows=N packet_in=N"
+ *   on-connect [keep|reset] -> "OK keep|reset" (no argument: the policy now), "OK" (set): whether a new
+ *                             controller session keeps the tables, flows, meters and counters or clears them
  * Errors reply "ERROR <reason>". Used by the mec-agent and ap-agent to hot-add vNF and vAP ports.
  * It reaches the switch only through the callbacks of pof_sw_cb.h. */
 #ifndef POF_MGMT_H

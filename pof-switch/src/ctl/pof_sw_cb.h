@@ -46,6 +46,11 @@ struct pof_sw_cb {
     void (*packet_out)(void *sw, const struct pof_packet_out *po);
     /* PACKET_INs handed to the connection so far. */
     uint64_t (*packet_in_sent)(void *sw);
+    /* A controller session has begun (its HELLO arrived): the switch applies its on-connect policy. */
+    void (*session_start)(void *sw);
+    /* The on-connect policy ("keep" or "reset", spec/pof "Controller sessions"): set to name unless name is
+     * NULL. Returns the policy's name, or NULL if name names none (nothing changed). */
+    const char *(*on_connect)(void *sw, const char *name);
 };
 
 #endif

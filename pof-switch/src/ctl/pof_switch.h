@@ -44,6 +44,10 @@ struct sw_port {
 struct sw_queued { struct pof_io_buf *buf; uint16_t port; uint32_t len; };
 struct sw_meter_queue { uint32_t head, n, bytes; struct sw_queued slot[SW_QUEUE_SLOTS]; };
 
+/* What a new controller session does to the state the previous one left (index into sw_on_connect_policies,
+ * pof_switch_cb.c). KEEP is the default: a slice's traffic survives a controller restart. */
+enum sw_on_connect { SW_ON_CONNECT_KEEP = 0, SW_ON_CONNECT_RESET, SW_ON_CONNECT_POLICIES };
+
 struct sw_config {
     const char *controller_host;
     uint16_t controller_port;
@@ -52,6 +56,7 @@ struct sw_config {
     bool busy_poll;              /* never sleep (the reference point for adaptive polling) */
     bool all_ports_enabled;      /* start ports enabled (standalone tests without a controller) */
     uint32_t max_sleep_us;       /* adaptive polling: longest sleep when idle */
+    enum sw_on_connect on_connect; /* --reset-on-connect; the management socket's `on-connect` changes it */
 };
 
 struct pof_sw {
@@ -104,6 +109,8 @@ void pof_sw_run(struct pof_sw *sw);
 
 /* pof_switch_cb.c: fills sw->cb (its callbacks are the pof_sw_* functions above, and a few port setters). */
 void pof_sw_cb_init(struct pof_sw *sw);
+/* pof_switch_cb.c: a controller session has begun; applies sw->cfg.on_connect. */
+void pof_sw_session_start(struct pof_sw *sw);
 /* pof_switch_cb.c: port p as the controller connection and the management socket see it. */
 void pof_sw_port_info(const struct sw_port *p, struct pof_sw_port_info *out);
 

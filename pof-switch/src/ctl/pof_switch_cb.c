@@ -4,6 +4,7 @@
 #include "pof_switch.h"
 
 #include <stdio.h>
+#include <string.h>
 
 void pof_sw_port_info(const struct sw_port *p, struct pof_sw_port_info *out)
 {
@@ -83,6 +84,59 @@ static uint64_t cb_packet_in_sent(void *sw)
     return ((const struct pof_sw *)sw)->packet_in_sent;
 }
 
+/* ---- on-connect policies: what a new controller session does to the state the last one left ---------- */
+
+/* KEEP: tables, flows, meters, counters and ports' of_enable stay; a controller reconciles them (QUERYALL). */
+static void keep_state(struct pof_sw *sw)
+{
+    (void)sw;
+}
+
+/* RESET: the state of a freshly started switch, as the reference clears its resources when a controller says
+ * HELLO: no tables, flows, meters or counters, and every port disabled until PORT_MOD (unless --enable-ports,
+ * where ports never wait for a controller). Ports themselves, their rates and counters are the switch's own. */
+static void reset_state(struct pof_sw *sw)
+{
+    pof_dp_reset(sw->dp);
+    for (int i = 1; i <= POF_MAX_PORTS; i++)
+        if (sw->ports[i].in_use)
+            sw->ports[i].enabled = sw->cfg.all_ports_enabled;
+}
+
+static const struct sw_on_connect_policy {
+    const char *name;
+    void (*session_start)(struct pof_sw *sw);
+} sw_on_connect_policies[SW_ON_CONNECT_POLICIES] = {
+    [SW_ON_CONNECT_KEEP] = {"keep", keep_state},
+    [SW_ON_CONNECT_RESET] = {"reset", reset_state},
+};
+
+void pof_sw_session_start(struct pof_sw *sw)
+{
+    const struct sw_on_connect_policy *p = &sw_on_connect_policies[sw->cfg.on_connect];
+    fprintf(stderr, "pofswitch: controller session: %s state\n", p->name);
+    p->session_start(sw);
+}
+
+static void cb_session_start(void *sw)
+{
+    pof_sw_session_start(sw);
+}
+
+static const char *cb_on_connect(void *arg, const char *name)
+{
+    struct pof_sw *sw = arg;
+    if (name) {
+        int i = 0;
+        while (i < SW_ON_CONNECT_POLICIES && strcmp(name, sw_on_connect_policies[i].name) != 0)
+            i++;
+        if (i == SW_ON_CONNECT_POLICIES)
+            return NULL;
+        sw->cfg.on_connect = (enum sw_on_connect)i; /* from the next session on */
+    }
+    return sw_on_connect_policies[sw->cfg.on_connect].name;
+}
+
 void pof_sw_cb_init(struct pof_sw *sw)
 {
     sw->cb = (struct pof_sw_cb){
@@ -100,5 +154,7 @@ void pof_sw_cb_init(struct pof_sw *sw)
         .port_stats = cb_port_stats,
         .packet_out = cb_packet_out,
         .packet_in_sent = cb_packet_in_sent,
+        .session_start = cb_session_start,
+        .on_connect = cb_on_connect,
     };
 }

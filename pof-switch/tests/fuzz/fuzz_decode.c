@@ -36,6 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         }
         case POFT_METER_MOD: pof_dp_meter_mod(dp, &msg.u.meter_mod, &st); break;
+        case POFT_GROUP_MOD: pof_dp_group_mod(dp, &msg.u.group_mod, &st); break;
         case POFT_COUNTER_MOD: pof_dp_counter(dp, &msg.u.counter, false, &st); break;
         case POFT_PACKET_OUT: {
             if (pof_dp_check_actions(msg.u.packet_out.actions, msg.u.packet_out.action_num, &st) == 0) {

@@ -1,7 +1,8 @@
 /* libFuzzer target: the packet pipeline under arbitrary tables, flows and meters.
  * The input is a script of records: 'T' + TABLE_MOD body, 'F' + FLOW_MOD body, 'M' + METER_MOD body,
  * 'P' + u8 room + u16 len + packet bytes (run through the pipeline in an exact-size heap buffer, then with the
- * colour its meter gives into a rated port's scheduler at 1 Mbit/s). */
+ * colour its meter gives into a rated port's scheduler at 1 Mbit/s), 'R' (the core reset, as a new controller
+ * session does with --reset-on-connect). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t at = 0;
     while (at < size) {
         uint8_t kind = data[at++];
+        if (kind == 'R') {
+            pof_dp_reset(dp);
+            continue;
+        }
         size_t need = kind == 'T' ? POF_TABLE_MOD_SIZE : kind == 'F' ? POF_FLOW_MOD_SIZE
                     : kind == 'M' ? POF_METER_MOD_SIZE : kind == 'P' ? 3 : 0;
         if (need == 0 || size - at < need)

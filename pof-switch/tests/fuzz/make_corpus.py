@@ -57,7 +57,8 @@ def main() -> None:
     pipe.mkdir(parents=True, exist_ok=True)
     raw = {}
     for p in (sorted(VECTORS.glob("*.json")) + sorted((VECTORS / "invalid").glob("*.json"))
-              + sorted((VECTORS / "refused").glob("*.json"))):
+              + sorted((VECTORS / "refused").glob("*.json")) + sorted((VECTORS / "liberal").glob("*.json"))
+              + sorted((VECTORS / "unsupported").glob("*.json"))):
         raw[p.stem] = bytes.fromhex(json.loads(p.read_text())["hex"])
         (dec / p.stem).write_bytes(raw[p.stem])
     frame = (bytes.fromhex("020000000002020000000001080045000032000100004011") + bytes(2)
@@ -80,7 +81,9 @@ def main() -> None:
         f = frame[:30] + socket.inet_aton(dst) + frame[34:]
         pkts += b"P" + bytes([0]) + len(f).to_bytes(2, "big") + f
     (pipe / "lpm_routes").write_bytes(lpm_script() + pkts + b"P\0\0\x21" + frame[:33])
-    print(f"wrote {len(raw)} decode seeds and 4 pipeline seeds")
+    # A controller session resetting the core (--reset-on-connect) between two runs of the same program.
+    (pipe / "reset_between_sessions").write_bytes(script + pkt + b"R" + pkt + script + pkt)
+    print(f"wrote {len(raw)} decode seeds and 5 pipeline seeds")
 
 
 if __name__ == "__main__":

@@ -86,15 +86,17 @@ class Switch:
 
 
 def start_switch(processes: Any, controller: Controller, hosts: list[Host], tmp_path: Path,
-                 binary: Path, log_name: str = "pofswitch", port_extra: dict[str, str] | None = None) -> Switch:
-    """port_extra: more items for a port's ARGS by port name, e.g. {"s3": ",rate=20000"}."""
+                 binary: Path, log_name: str = "pofswitch", port_extra: dict[str, str] | None = None,
+                 extra_args: tuple[str, ...] = (), of10_config: bool = False) -> Switch:
+    """port_extra: more items for a port's ARGS by port name, e.g. {"s3": ",rate=20000"}; extra_args: more
+    options (e.g. "--reset-on-connect"); of10_config: the handshake's SET_CONFIG in OpenFlow 1.0's form."""
     mgmt = tmp_path / "mgmt.sock"
-    argv = [str(binary), "--controller", f"127.0.0.1:{controller.port}", "--mgmt", str(mgmt)]
+    argv = [str(binary), "--controller", f"127.0.0.1:{controller.port}", "--mgmt", str(mgmt), *extra_args]
     for i, h in enumerate(hosts, 1):
         argv += ["--port", f"s{i}={h.switch_if}{(port_extra or {}).get(f's{i}', '')}"]
     proc = processes.start(argv, log_name=log_name, env={**os.environ, "ASAN_OPTIONS": "detect_leaks=1"})
     controller.accept()
-    ports = controller.handshake()
+    ports = controller.handshake(of10_config=of10_config)
     for p in ports.values():
         controller.enable_port(p)
     controller.echo()

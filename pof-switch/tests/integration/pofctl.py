@@ -116,15 +116,18 @@ class Controller:
             return
         raise AssertionError(f"unexpected {m}")
 
-    def handshake(self) -> dict[str, dict]:
-        """The reference order; returns the announced ports by name."""
+    def handshake(self, of10_config: bool = False) -> dict[str, dict]:
+        """The reference order; returns the announced ports by name. of10_config: SET_CONFIG in OpenFlow 1.0's
+        12-byte form, as controllers written for the reference switch send it (spec/pof "Liberal acceptance")."""
         self.recv("HELLO")
         self.send({"type": "HELLO"})
         self.send({"type": "FEATURES_REQUEST"})
         feats = self.recv("FEATURES_REPLY")["body"]
-        self.send({"type": "SET_CONFIG", "body": {"dev_id": feats["dev_id"], "flags": 0, "miss_send_len": 128}})
+        config = {"flags": 0, "miss_send_len": 128} if of10_config else {
+            "dev_id": feats["dev_id"], "flags": 0, "miss_send_len": 128}
+        self.send({"type": "SET_CONFIG", "body": config})
         self.send({"type": "GET_CONFIG_REQUEST"})
-        self.recv("GET_CONFIG_REPLY")
+        self.config = self.recv("GET_CONFIG_REPLY")["body"]
         self.resources = self.recv("RESOURCE_REPORT")["body"]
         ports = {}
         for _ in range(feats["port_num"]):

@@ -15,10 +15,36 @@ VECTORS = Path(__file__).resolve().parents[3] / "spec" / "pof" / "vectors"
 VALID = sorted(VECTORS.glob("*.json"))
 INVALID = sorted((VECTORS / "invalid").glob("*.json"))
 REFUSED = sorted((VECTORS / "refused").glob("*.json"))
+LIBERAL = sorted((VECTORS / "liberal").glob("*.json"))
+UNSUPPORTED = sorted((VECTORS / "unsupported").glob("*.json"))
 
 
 def test_vectors_exist() -> None:
     assert len(VALID) >= 20 and len(INVALID) >= 4 and len(REFUSED) >= 2
+    assert len(LIBERAL) >= 1 and len(UNSUPPORTED) >= 2
+
+
+@pytest.mark.parametrize("path", LIBERAL, ids=lambda p: p.stem)
+def test_liberal_vectors_decode(path: Path) -> None:
+    """Forms the switch accepts though WiSlice's senders never use them; this codec also keeps their form."""
+    doc = json.loads(path.read_text())
+    assert pofwire.decode(bytes.fromhex(doc["hex"])) == doc["message"]
+    assert pofwire.encode(doc["message"]).hex() == doc["hex"]
+
+
+def test_of10_set_config_has_no_dev_id() -> None:
+    doc = json.loads((VECTORS / "liberal" / "set_config_of10.json").read_text())
+    assert len(bytes.fromhex(doc["hex"])) == 12 and "dev_id" not in doc["message"]["body"]
+
+
+@pytest.mark.parametrize("path", UNSUPPORTED, ids=lambda p: p.stem)
+def test_unsupported_vectors_are_well_formed(path: Path) -> None:
+    """GROUP_MOD: carried both ways, answered GROUP_MOD_FAILED (6) / INVALID_GROUP (1) or BAD_COMMAND (11)."""
+    doc = json.loads(path.read_text())
+    msg = pofwire.decode(bytes.fromhex(doc["hex"]))
+    assert msg == doc["message"] and pofwire.encode(msg).hex() == doc["hex"]
+    assert doc["error"]["type"] == 6
+    assert doc["error"]["code"] == (1 if msg["body"]["command"] <= 2 else 11)
 
 
 @pytest.mark.parametrize("path", REFUSED, ids=lambda p: p.stem)

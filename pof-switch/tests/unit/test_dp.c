@@ -381,6 +381,42 @@ static void test_meter_rate(void)
     pof_dp_destroy(dp);
 }
 
+/* pof_dp_reset (--reset-on-connect) leaves the state of pof_dp_create: no tables, flows, meters or counters,
+ * and the same ids are free again; the statistics stay. */
+static void test_reset_clears_the_controller_state(void)
+{
+    struct pof_dp *dp = pof_dp_create();
+    struct pof_status st;
+    CHECK(ok_table(dp, table(POF_MM, 0, 1, &ETH_TYPE)) == 0 && ok_table(dp, table(POF_EM, 1, 1, &IP_DST)) == 0);
+    struct pof_flow_mod f = flow(POF_MM, 0, 3, 1);
+    f.match_num = 1;
+    f.matches[0] = mx(ETH_TYPE, (const uint8_t[]){0x08, 0x00}, NULL);
+    f.counter_id = 9;
+    add_output(&f, 2);
+    CHECK(ok_flow(dp, f, &st) == 0);
+    struct pof_meter_mod mm = {.command = 0, .meter_id = 4, .rate = 1000};
+    CHECK(pof_dp_meter_mod(dp, &mm, &st) == 0);
+    make_frame();
+    CHECK(run(dp, frame, 64, 0).kind == POF_V_OUTPUT);
+    struct pof_counter k = {.counter_id = 9};
+    CHECK(pof_dp_counter(dp, &k, true, &st) == 0 && k.packets == 1);
+
+    pof_dp_reset(dp);
+    int seen[3] = {0};
+    pof_dp_dump(dp, &(struct pof_dp_dump_ops){dump_table, dump_flow, dump_meter}, seen);
+    CHECK(seen[0] == 0 && seen[1] == 0 && seen[2] == 0);
+    CHECK(pof_dp_table_count(dp) == 0 && pof_dp_flow_count(dp) == 0);
+    CHECK(pof_dp_counter(dp, &k, true, &st) == 0 && k.packets == 0 && k.bytes == 0);
+    CHECK(run(dp, frame, 64, 0).kind == POF_V_DROP); /* no table 0: a miss */
+    struct pof_dp_stats s;
+    pof_dp_get_stats(dp, &s);
+    CHECK(s.processed == 2 && s.table_miss == 1);
+    /* The same ids again: no TABLE_EXIST, ENTRY_EXIST or METER_EXISTS. */
+    CHECK(ok_table(dp, table(POF_MM, 0, 1, &ETH_TYPE)) == 0 && ok_flow(dp, f, &st) == 0);
+    CHECK(pof_dp_meter_mod(dp, &mm, &st) == 0);
+    pof_dp_destroy(dp);
+}
+
 int main(void)
 {
     RUN(test_two_table_pipeline);
@@ -391,5 +427,6 @@ int main(void)
     RUN(test_set_field_writes_value_and_mask_over_the_field);
     RUN(test_control_errors);
     RUN(test_meter_rate);
+    RUN(test_reset_clears_the_controller_state);
     return unit_summary();
 }
