@@ -189,6 +189,43 @@ def test_hostile_agents_are_cut_off_and_the_app_keeps_serving(wifi: tuple[Onos, 
     asyncio.run(scenario())
 
 
+def test_anonymous_peers_are_bounded_and_cut_off(wifi: tuple[Onos, int]) -> None:
+    """Peers that never say hello hold little and not for long: a line before the welcome is at most 64 KiB, at
+    most 256 of them are held (more are closed at once), each for at most 10 s; a welcomed agent keeps working
+    through the flood, and a new one is welcomed after it."""
+    onos, port = wifi
+
+    async def read_to_eof(reader: asyncio.StreamReader, timeout: float) -> bytes:
+        return await asyncio.wait_for(reader.read(), timeout)
+
+    async def scenario() -> None:
+        steady = await connected_agent(port, "ap-steady")
+        # A slow sender's endless line is cut at 64 KiB (it was buffered up to 1 MiB per anonymous peer).
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        assert b'"challenge"' in await asyncio.wait_for(reader.readline(), 5)
+        writer.write(b"x" * 70_000)
+        await writer.drain()
+        await read_to_eof(reader, 5)
+        writer.close()
+        # A flood of silent connections.
+        flood = [await asyncio.open_connection("127.0.0.1", port) for _ in range(300)]
+        first = [await asyncio.wait_for(r.readline(), 10) for r, _ in flood]
+        refused = sum(1 for line in first if line == b"")
+        assert 300 - 256 <= refused <= 300 - 200, refused  # closed at once, without a challenge
+        code, body = await asyncio.to_thread(onos.request, "GET", "/onos/wifi/agents/ap-steady")
+        assert code == 200 and body["connected"], body
+        started = asyncio.get_running_loop().time()
+        await asyncio.gather(*(read_to_eof(r, 20) for r, _ in flood))
+        assert asyncio.get_running_loop().time() - started < 15  # the hello deadline, 10 s
+        for _, w in flood:
+            w.close()
+        late = await connected_agent(port, "ap-after-flood")
+        await late.close()
+        await steady.close()
+
+    asyncio.run(scenario())
+
+
 def test_cli_lists_agents(wifi: tuple[Onos, int]) -> None:
     onos, _ = wifi
     out = onos.cli("onos:wifi-agents")

@@ -1,6 +1,7 @@
 """The network controller in the real ONOS runtime driving real pofswitch processes.
 
-Topology: h1 (netns) -- sw1 (dev 1) == link == sw2 (dev 2) -- h2 (netns); pofswitch-afp on the host ends.
+Topology: h1 (netns) -- sw1 (dev 1) == link == sw2 (dev 2) -- h2 (netns); pofswitch-afp on the host ends. The
+meter capability test adds a reference-like switch (fake_reference_switch.py) on its own.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 import pytest
 from conftest import offloads_off, start_pofswitch
+from fake_reference_switch import FakeReferenceSwitch
 
 pytestmark = pytest.mark.integration
 
@@ -202,3 +204,53 @@ def test_port_statistics_after_traffic(onos: Any, two_switches: tuple[Any, Any])
 
     code, _ = onos.request("DELETE", "/onos/pof/slices/it-stats")
     assert code == 204
+
+
+CAPABILITIES = "org.wislice.onos.pof.impl.PofMeterCapabilityManager"
+REF = "pof:00000010"
+
+
+def test_reference_like_switch_is_flagged_and_guarantees_through_it_refused(onos: Any) -> None:
+    """A switch with the reference's identity (not pof-switch's vendor_id) does not enforce meter rates: a rated
+    path through it is refused unless best effort is accepted, and an operator's override changes that."""
+    rated = {"slice_id": "ref-rated", "tenant_id": 9, "up": {"guaranteed_kbps": 5000, "cap_kbps": 20000},
+             "down": {"cap_kbps": 20000}, "hops": [{"device_id": REF, "in_port": 1, "out_port": 2}]}
+    with FakeReferenceSwitch(onos.pof_port, 0x10) as ref:
+        try:
+            onos.wait_for(f"{REF} connected", lambda: onos.switch_connected(REF))
+            switches = {s["device_id"]: s for s in onos.get("/onos/pof/switches")["switches"]}
+            assert switches[REF]["meters_enforced"] is False, switches[REF]
+            assert switches[REF]["meters_enforced_source"] == "features", switches[REF]
+            annotations = onos.get(f"/onos/v1/devices/{REF}")["annotations"]
+            assert annotations.get("metersEnforced") == "false", annotations
+            cli = onos.cli("onos:pof-switches")
+            assert f"{REF} " in cli and "meters_enforced=false(features)" in cli, cli
+
+            code, err = onos.request("POST", "/onos/pof/slices", rated)
+            assert code == 409 and err["code"] == "meters_not_enforced", err
+            assert err["message"].startswith(f"{REF} does not enforce meter rates"), err
+            assert not ref.of_type("METER_MOD") and not ref.of_type("FLOW_MOD"), "a refused path installs nothing"
+
+            code, sl = onos.request("POST", "/onos/pof/slices", {**rated, "require_enforcement": False})
+            assert code == 201, sl
+            assert sl["unenforced_devices"] == [REF] and sl["require_enforcement"] is False, sl
+            assert len(sl["meters"]) == 2, sl
+            # The switch took the meters (with the two-rate extension in its pad bytes), silently, as the
+            # reference does.
+            adds = [m["body"] for m in ref.of_type("METER_MOD") if m["body"].get("command") == 0]
+            assert {(m["rate"], m["committed_rate"]) for m in adds} == {(20000, 5000), (20000, 0)}, adds
+            assert onos.get("/onos/pof/slices")["slices"][0]["unenforced_devices"] == [REF]
+            assert onos.request("DELETE", "/onos/pof/slices/ref-rated")[0] == 204
+
+            # The operator knows better: the override makes the same request pass, with nothing flagged.
+            onos.configure(CAPABILITIES, {"meterEnforcementOverrides": f"{REF}=true"})
+            onos.wait_for("override applied", lambda: {s["device_id"]: s for s in onos.get(
+                "/onos/pof/switches")["switches"]}[REF]["meters_enforced_source"] == "override")
+            code, sl = onos.request("POST", "/onos/pof/slices", rated)
+            assert code == 201 and sl["unenforced_devices"] == [], sl
+            assert onos.request("DELETE", "/onos/pof/slices/ref-rated")[0] == 204
+            assert ref.error is None, ref.error
+        finally:
+            onos.configure(CAPABILITIES, {"meterEnforcementOverrides": ""})
+            for sid in [s["slice_id"] for s in onos.get("/onos/pof/slices")["slices"]]:
+                onos.request("DELETE", f"/onos/pof/slices/{sid}")

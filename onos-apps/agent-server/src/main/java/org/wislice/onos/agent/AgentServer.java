@@ -40,6 +40,7 @@ import java.security.cert.X509Certificate;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -51,6 +52,13 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class AgentServer {
 
     static final int MAX_LINE = 1_048_576;
+    // Before an agent is welcomed it is nobody: its lines are at most MAX_HELLO_LINE (a hello is well under 4 KiB),
+    // it has HELLO_DEADLINE_MS to be welcomed, and at most MAX_UNWELCOMED such connections are held at once. So
+    // anonymous peers (slow senders, floods of connections) hold at most MAX_UNWELCOMED x 64 KiB of buffers.
+    static final int MAX_HELLO_LINE = 65_536;
+    static final long HELLO_DEADLINE_MS = 10_000;
+    static final int MAX_UNWELCOMED = 256;
+    private static final String FRAMES = "frames";
     private static final int LISTENER_THREADS = 4;
 
     private final Logger log = LoggerFactory.getLogger(getClass());
@@ -58,6 +66,7 @@ public final class AgentServer {
     private final AgentListener listener;
     private final ExecutorService[] executors = new ExecutorService[LISTENER_THREADS];
     private final AtomicLong violations = new AtomicLong();
+    private final AtomicInteger unwelcomed = new AtomicInteger();
     private EventLoopGroup boss;
     private EventLoopGroup workers;
     private Channel serverChannel;
@@ -94,7 +103,7 @@ public final class AgentServer {
                         }
                         ch.pipeline()
                                 .addLast(new IdleStateHandler(config.idleTimeoutS, config.idleTimeoutS / 3, 0))
-                                .addLast(new LineBasedFrameDecoder(MAX_LINE, true, true))
+                                .addLast(FRAMES, new LineBasedFrameDecoder(MAX_HELLO_LINE, true, true))
                                 .addLast(new StringDecoder(StandardCharsets.UTF_8))
                                 .addLast(new StringEncoder(StandardCharsets.UTF_8))
                                 .addLast(new ConnectionHandler());
@@ -193,10 +202,27 @@ public final class AgentServer {
         private AgentSession session;
         /** CN of the verified client certificate, when client certificates are required. */
         private String clientCn;
+        /** Counted in unwelcomed until welcomed or closed (touched on the channel's thread only). */
+        private boolean counted;
+        private Channel channel;
 
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
-            session = new AgentSession(ctx.channel(), Hmac.nonce(), config.requestTimeoutMs);
+            channel = ctx.channel();
+            session = new AgentSession(channel, Hmac.nonce(), config.requestTimeoutMs);
+            counted = true;
+            if (unwelcomed.incrementAndGet() > MAX_UNWELCOMED) {
+                violations.incrementAndGet();
+                log.debug("closing {}: {} connections are waiting for their welcome", session.remoteAddress(),
+                          MAX_UNWELCOMED);
+                ctx.close();
+                return;
+            }
+            ctx.executor().schedule(() -> {
+                if (!session.isWelcomed() && ctx.channel().isActive()) {
+                    violation("not welcomed within " + HELLO_DEADLINE_MS + " ms");
+                }
+            }, HELLO_DEADLINE_MS, TimeUnit.MILLISECONDS);
             if (ssl == null) {
                 sendChallenge();
             }
@@ -275,11 +301,30 @@ public final class AgentServer {
                     refuse(reason);
                     return;
                 }
-                session.markWelcomed();
+                welcomed();
                 session.send(Json.object().put("type", "welcome").put("controller_id", config.controllerId)
                                      .put("stats_interval_s", config.statsIntervalS));
                 listener.onWelcomed(session);
             });
+        }
+
+        /** Marks the session welcomed and lets its lines grow to MAX_LINE; the decoder is swapped on the channel's
+         * own thread before the welcome is written there, so no line is split across the two decoders. */
+        private void welcomed() {
+            session.markWelcomed();
+            channel.eventLoop().execute(() -> {
+                uncount();
+                if (channel.pipeline().get(FRAMES) != null) {
+                    channel.pipeline().replace(FRAMES, FRAMES, new LineBasedFrameDecoder(MAX_LINE, true, true));
+                }
+            });
+        }
+
+        private void uncount() {
+            if (counted) {
+                counted = false;
+                unwelcomed.decrementAndGet();
+            }
         }
 
         private String authenticate(JsonNode auth, String agentId) {
@@ -368,6 +413,7 @@ public final class AgentServer {
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
+            uncount();
             session.failPending("connection to " + session.agentId() + " closed");
             if (session.agentId() != null) {
                 dispatch(session, () -> listener.onClosed(session, "connection closed"));

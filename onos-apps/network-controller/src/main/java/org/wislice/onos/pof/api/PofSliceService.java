@@ -15,7 +15,9 @@ public interface PofSliceService {
 
     /**
      * Installs meters and flows on every hop (both directions unless bidirectional is false) and stores the
-     * slice; on any failure removes what it installed and throws {@link SliceException}.
+     * slice; on any failure removes what it installed and throws {@link SliceException}. Rates that would be
+     * metered on a switch that does not enforce meter rates are refused (meters_not_enforced) unless the path
+     * does not require enforcement; the installed path lists such switches in unenforcedDevices.
      */
     SlicePath addSlice(SlicePath path);
 
@@ -25,7 +27,8 @@ public interface PofSliceService {
     /**
      * Changes a live slice's rates (null = that direction unchanged) without interrupting it: new meters for each
      * changed direction (none when it loses its rates), its flows re-pointed with a flow modify, then the old
-     * meters removed. Returns the stored path; on failure the path keeps its old rates and meters.
+     * meters removed. Returns the stored path; on failure the path keeps its old rates and meters. The new rates
+     * are admitted as in {@link #addSlice} under the path's own requireEnforcement.
      */
     SlicePath updateRates(String sliceId, SliceRates down, SliceRates up);
 }

@@ -15,20 +15,22 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The POF switches as the REST contract shows them: {device_id, dev_id, address, connected, ports:[{port_id,
- * name, enabled}]}; connected switches from their sessions, known-but-gone ones from the device store.
+ * The POF switches as the REST contract shows them: {device_id, dev_id, address, connected, meters_enforced,
+ * meters_enforced_source, ports:[{port_id, name, enabled}]}; connected switches from their sessions,
+ * known-but-gone ones from the device store.
  */
 public final class PofSwitchView {
 
     private PofSwitchView() {
     }
 
-    public static ArrayNode switches(ObjectMapper mapper, PofController controller, DeviceService devices) {
+    public static ArrayNode switches(ObjectMapper mapper, PofController controller, DeviceService devices,
+                                     PofMeterCapabilityService meters) {
         Map<String, ObjectNode> out = new TreeMap<>();
-        controller.switches().forEach((id, s) -> out.put(id.toString(), connected(mapper, id, s)));
+        controller.switches().forEach((id, s) -> out.put(id.toString(), connected(mapper, id, s, meters)));
         for (Device d : devices.getDevices()) {
             if ("pof".equals(d.id().uri().getScheme()) && !out.containsKey(d.id().toString())) {
-                out.put(d.id().toString(), stored(mapper, d, devices));
+                out.put(d.id().toString(), stored(mapper, d, devices, meters));
             }
         }
         ArrayNode arr = mapper.createArrayNode();
@@ -36,12 +38,14 @@ public final class PofSwitchView {
         return arr;
     }
 
-    private static ObjectNode connected(ObjectMapper mapper, DeviceId id, PofSession s) {
+    private static ObjectNode connected(ObjectMapper mapper, DeviceId id, PofSession s,
+                                        PofMeterCapabilityService meters) {
         ObjectNode n = mapper.createObjectNode();
         n.put("device_id", id.toString());
         n.put("dev_id", s.devId());
         n.put("address", s.remoteAddress());
         n.put("connected", s.isReady());
+        meters.meterEnforcement(id).addTo(n);
         ArrayNode ports = n.putArray("ports");
         for (PofPort p : s.ports().values()) {
             ports.addObject().put("port_id", p.portId).put("name", p.name).put("enabled", p.ofEnable != 0);
@@ -49,12 +53,14 @@ public final class PofSwitchView {
         return n;
     }
 
-    private static ObjectNode stored(ObjectMapper mapper, Device d, DeviceService devices) {
+    private static ObjectNode stored(ObjectMapper mapper, Device d, DeviceService devices,
+                                     PofMeterCapabilityService meters) {
         ObjectNode n = mapper.createObjectNode();
         n.put("device_id", d.id().toString());
         n.put("dev_id", Long.parseLong(d.id().uri().getSchemeSpecificPart(), 16));
         n.put("address", d.annotations().value(AnnotationKeys.CHANNEL_ID));
         n.put("connected", false);
+        meters.meterEnforcement(d.id()).addTo(n);
         ArrayNode ports = n.putArray("ports");
         for (Port p : devices.getPorts(d.id())) {
             ports.addObject().put("port_id", p.number().toLong())

@@ -18,7 +18,10 @@ import java.util.regex.Pattern;
  * pick), the rates of each direction ({@code up} = forward = the hops as given, AP towards MEC; {@code down} =
  * reverse), bidirectional, and the forward hops. A direction with a guarantee or a cap gets a two-rate meter on
  * each of its hops. The legacy {@code rate_kbps} (input only) is a cap in both directions without a guarantee.
- * Once installed it also lists its meters. Immutable; {@link #fromJson} validates everything a client sends.
+ * {@code require_enforcement} (default true) refuses rates on a path whose meters would sit on a switch that does
+ * not enforce them; false accepts best effort there. Once installed it also lists its meters and the switches
+ * where they are not enforced ({@code unenforced_devices}). Immutable; {@link #fromJson} validates everything a
+ * client sends.
  */
 public final class SlicePath {
     public static final int MAX_HOPS = 16;
@@ -28,8 +31,8 @@ public final class SlicePath {
     public static final String FORWARD = "forward";
     public static final String REVERSE = "reverse";
     private static final Set<String> INPUT_KEYS = Set.of("slice_id", "tenant_id", "tag", "rate_kbps", "down", "up",
-            "bidirectional", "hops");
-    private static final Set<String> OUTPUT_KEYS = Set.of("meters");
+            "bidirectional", "hops", "require_enforcement");
+    private static final Set<String> OUTPUT_KEYS = Set.of("meters", "unenforced_devices");
 
     /** One switch on the path: packets enter on in_port and leave on out_port (forward direction). */
     public static final class Hop {
@@ -82,10 +85,20 @@ public final class SlicePath {
     public final boolean bidirectional;
     public final List<Hop> hops;
     public final List<MeterRef> meters;
+    /** False: the client accepts best effort where a meter of this path is not enforced. */
+    public final boolean requireEnforcement;
+    /** The switches holding a meter of this path that do not enforce it (empty unless best effort is accepted). */
+    public final List<String> unenforcedDevices;
+
+    public SlicePath(String sliceId, int tenantId, int tag, SliceRates down, SliceRates up, boolean bidirectional,
+                     List<Hop> hops, List<MeterRef> meters) {
+        this(sliceId, tenantId, tag, down, up, bidirectional, hops, meters, true, List.of());
+    }
 
     /** A one-way path has no down direction: its down rates must be none. */
     public SlicePath(String sliceId, int tenantId, int tag, SliceRates down, SliceRates up, boolean bidirectional,
-                     List<Hop> hops, List<MeterRef> meters) {
+                     List<Hop> hops, List<MeterRef> meters, boolean requireEnforcement,
+                     List<String> unenforcedDevices) {
         if (!bidirectional && down.metered()) {
             throw SliceException.badRequest("a one-way path (bidirectional false) has no down direction to rate");
         }
@@ -97,6 +110,8 @@ public final class SlicePath {
         this.bidirectional = bidirectional;
         this.hops = List.copyOf(hops);
         this.meters = List.copyOf(meters);
+        this.requireEnforcement = requireEnforcement;
+        this.unenforcedDevices = List.copyOf(unenforcedDevices);
     }
 
     /** The legacy form: rateKbps caps every direction the path has (0 = unmetered), no guarantee. */
@@ -107,15 +122,28 @@ public final class SlicePath {
     }
 
     public SlicePath withTag(int newTag) {
-        return new SlicePath(sliceId, tenantId, newTag, down, up, bidirectional, hops, meters);
+        return new SlicePath(sliceId, tenantId, newTag, down, up, bidirectional, hops, meters, requireEnforcement,
+                unenforcedDevices);
     }
 
     public SlicePath withMeters(List<MeterRef> newMeters) {
-        return new SlicePath(sliceId, tenantId, tag, down, up, bidirectional, hops, newMeters);
+        return new SlicePath(sliceId, tenantId, tag, down, up, bidirectional, hops, newMeters, requireEnforcement,
+                unenforcedDevices);
     }
 
     public SlicePath withRates(SliceRates newDown, SliceRates newUp) {
-        return new SlicePath(sliceId, tenantId, tag, newDown, newUp, bidirectional, hops, meters);
+        return new SlicePath(sliceId, tenantId, tag, newDown, newUp, bidirectional, hops, meters, requireEnforcement,
+                unenforcedDevices);
+    }
+
+    public SlicePath withRequireEnforcement(boolean require) {
+        return new SlicePath(sliceId, tenantId, tag, down, up, bidirectional, hops, meters, require,
+                unenforcedDevices);
+    }
+
+    public SlicePath withUnenforcedDevices(List<String> devices) {
+        return new SlicePath(sliceId, tenantId, tag, down, up, bidirectional, hops, meters, requireEnforcement,
+                devices);
     }
 
     /** The rates of a meter direction: forward = up, reverse = down. */
@@ -149,10 +177,16 @@ public final class SlicePath {
             ms.addObject().put("device_id", m.deviceId).put("direction", m.direction).put("hop", m.hop)
                     .put("meter_id", m.meterId);
         }
+        n.put("require_enforcement", requireEnforcement);
+        ArrayNode unenforced = n.putArray("unenforced_devices");
+        unenforcedDevices.forEach(unenforced::add);
         return n;
     }
 
-    /** Parses and validates a client's SlicePath; output-only "meters" are read back from storage only. */
+    /**
+     * Parses and validates a client's SlicePath; the output-only "meters" and "unenforced_devices" are read back
+     * from storage (the slice manager sets them on what it installs).
+     */
     public static SlicePath fromJson(JsonNode n) {
         if (n == null || !n.isObject()) {
             throw SliceException.badRequest("a slice path must be a JSON object");
@@ -178,6 +212,11 @@ public final class SlicePath {
             throw SliceException.badRequest("bidirectional must be true or false");
         }
         boolean bidirectional = bidi == null || bidi.asBoolean();
+        JsonNode require = n.get("require_enforcement");
+        if (require != null && !require.isBoolean()) {
+            throw SliceException.badRequest("require_enforcement must be true or false");
+        }
+        boolean requireEnforcement = require == null || require.asBoolean();
         boolean perDirection = present(n, "down") || present(n, "up");
         if (rate >= 0 && perDirection) {
             throw SliceException.badRequest("give either rate_kbps (legacy) or down/up, not both");
@@ -208,7 +247,10 @@ public final class SlicePath {
                 meters.add(new MeterRef(m.path("device_id").asText(), direction, hop, m.path("meter_id").asLong()));
             }
         }
-        return new SlicePath(id.asText(), tenant, tag, down, up, bidirectional, hops, meters);
+        List<String> unenforced = new ArrayList<>();
+        n.path("unenforced_devices").forEach(d -> unenforced.add(d.asText()));
+        return new SlicePath(id.asText(), tenant, tag, down, up, bidirectional, hops, meters, requireEnforcement,
+                unenforced);
     }
 
     /**

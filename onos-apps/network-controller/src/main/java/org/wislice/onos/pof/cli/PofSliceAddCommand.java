@@ -38,10 +38,14 @@ public class PofSliceAddCommand extends AbstractShellCommand {
     @Option(name = "--one-way", description = "install the forward direction only")
     boolean oneWay;
 
+    @Option(name = "--best-effort", description = "accept switches that do not enforce meter rates "
+            + "(require_enforcement false)")
+    boolean bestEffort;
+
     @Override
     protected void doExecute() {
         ObjectNode req = mapper().createObjectNode().put("slice_id", sliceId).put("tenant_id", tenantId)
-                .put("rate_kbps", rateKbps).put("bidirectional", !oneWay);
+                .put("rate_kbps", rateKbps).put("bidirectional", !oneWay).put("require_enforcement", !bestEffort);
         if (tag != 0) {
             req.put("tag", tag);
         }

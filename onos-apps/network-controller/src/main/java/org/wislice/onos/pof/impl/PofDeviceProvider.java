@@ -27,6 +27,7 @@ import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.slf4j.Logger;
+import org.wislice.onos.pof.api.MeterEnforcement;
 import org.wislice.onos.pof.api.PofController;
 import org.wislice.onos.pof.api.PofSwitchListener;
 import org.wislice.onos.pof.channel.PofErrorException;
@@ -245,6 +246,7 @@ public class PofDeviceProvider extends AbstractProvider implements DeviceProvide
                 .set(AnnotationKeys.DRIVER, PofDriverRegistrar.DRIVER_NAME)
                 .set("devId", Long.toString(f.devId))
                 .set("tables", Integer.toString(f.tableNum))
+                .set(MeterEnforcement.ANNOTATION, Boolean.toString(MeterEnforcement.learnedFrom(f)))
                 .build();
         return new DefaultDeviceDescription(URI.create(id.toString()), org.onosproject.net.Device.Type.SWITCH,
                 f.vendorId, f.devLkupId, f.devFwId, Long.toString(f.devId), new ChassisId(f.devId), annotations);

@@ -26,6 +26,7 @@ import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.slf4j.Logger;
+import org.wislice.onos.pof.api.PofMeterCapabilityService;
 import org.wislice.onos.pof.api.PofSliceService;
 import org.wislice.onos.pof.api.SliceException;
 import org.wislice.onos.pof.api.SlicePath;
@@ -77,6 +78,9 @@ public class PofSliceManager implements PofSliceService {
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected StorageService storageService;
 
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected PofMeterCapabilityService meterCapabilities;
+
     private ApplicationId appId;
     private ConsistentMap<String, String> slices;
 
@@ -112,7 +116,8 @@ public class PofSliceManager implements PofSliceService {
         }
         List<SlicePath> existing = slices();
         checkHops(request);
-        SlicePath path = request.withTag(pickTag(request.tag, existing));
+        List<String> unenforced = checkEnforcement(request);
+        SlicePath path = request.withTag(pickTag(request.tag, existing)).withUnenforcedDevices(unenforced);
         checkEdges(path, existing);
 
         Map<String, MeterId> meterIds = new HashMap<>();
@@ -141,6 +146,10 @@ public class PofSliceManager implements PofSliceService {
         slices.put(installed.sliceId, installed.toJson(mapper).toString());
         log.info("slice {} installed: tag {}, {} flows, {} meters", installed.sliceId, installed.tag,
                 rules.size(), refs.size());
+        if (!unenforced.isEmpty()) {
+            log.warn("slice {}: best effort accepted where meters are not enforced: {}", installed.sliceId,
+                    unenforced);
+        }
         return installed;
     }
 
@@ -163,14 +172,16 @@ public class PofSliceManager implements PofSliceService {
     @Override
     public synchronized SlicePath updateRates(String sliceId, SliceRates down, SliceRates up) {
         SlicePath path = slice(sliceId).orElseThrow(() -> SliceException.notFound("no slice " + sliceId));
-        SlicePath target = path.withRates(down == null ? path.down : down, up == null ? path.up : up);
+        SlicePath rated = path.withRates(down == null ? path.down : down, up == null ? path.up : up);
         Map<String, List<SlicePath.Hop>> directions = SliceFlows.directions(path);
         Set<String> changed = directions.keySet().stream()
-                .filter(d -> !path.rates(d).equals(target.rates(d))).collect(Collectors.toSet());
+                .filter(d -> !path.rates(d).equals(rated.rates(d))).collect(Collectors.toSet());
         if (changed.isEmpty()) {
             return path;
         }
         checkHops(path);
+        // The path's own require_enforcement holds for its new rates too.
+        SlicePath target = rated.withUnenforcedDevices(checkEnforcement(rated));
         // Unchanged directions keep their meters; the changed ones get new meters (or none).
         List<SlicePath.MeterRef> kept = new ArrayList<>();
         List<SlicePath.MeterRef> retired = new ArrayList<>();
@@ -267,6 +278,20 @@ public class PofSliceManager implements PofSliceService {
                 }
             }
         }
+    }
+
+    /**
+     * The switches where a meter of this path would not be enforced (spec/pof "Capabilities the controller
+     * reads"); refused with 409 meters_not_enforced, naming them, unless the path accepts best effort there.
+     */
+    private List<String> checkEnforcement(SlicePath path) {
+        List<String> unenforced = SliceFlows.meteredDevices(path).stream()
+                .filter(d -> !meterCapabilities.meterEnforcement(DeviceId.deviceId(d)).enforced)
+                .collect(Collectors.toList());
+        if (!unenforced.isEmpty() && path.requireEnforcement) {
+            throw SliceException.metersNotEnforced(unenforced);
+        }
+        return unenforced;
     }
 
     /** The requested tag if free, else (when 0) the lowest free one. */

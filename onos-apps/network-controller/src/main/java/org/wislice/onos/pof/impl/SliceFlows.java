@@ -17,6 +17,7 @@ import org.wislice.onos.pof.wire.PofInstruction;
 import org.wislice.onos.pof.wire.PofMatchX;
 
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -93,6 +94,24 @@ public final class SliceFlows {
             }
         }
         return (forward ? i : n - 1 - i) <= head;
+    }
+
+    /**
+     * The switches that get a meter of this path, in forward hop order without repeats: each hop that is
+     * client-facing in a direction with rates (what the slice manager meters).
+     */
+    public static List<String> meteredDevices(SlicePath path) {
+        Set<String> out = new LinkedHashSet<>();
+        List<SlicePath.Hop> reverse = path.reverseHops();
+        int n = path.hops.size();
+        for (int i = 0; i < n; i++) {
+            boolean up = path.up.metered() && clientFacing(path.hops, FORWARD, i);
+            boolean down = path.bidirectional && path.down.metered() && clientFacing(reverse, REVERSE, n - 1 - i);
+            if (up || down) {
+                out.add(path.hops.get(i).deviceId);
+            }
+        }
+        return new ArrayList<>(out);
     }
 
     /** True when hop i's in_port is a link from another switch (the hop before it is on another switch). */

@@ -8,6 +8,7 @@ import org.onosproject.net.device.DeviceService;
 import org.onosproject.rest.AbstractWebResource;
 import org.wislice.onos.pof.api.PofController;
 import org.wislice.onos.pof.api.PofFlowService;
+import org.wislice.onos.pof.api.PofMeterCapabilityService;
 import org.wislice.onos.pof.api.PofSliceService;
 import org.wislice.onos.pof.api.PofSwitchView;
 import org.wislice.onos.pof.api.SliceException;
@@ -36,7 +37,7 @@ import java.util.Iterator;
 public class PofWebResource extends AbstractWebResource {
 
     /**
-     * Lists the POF switches with their ports.
+     * Lists the POF switches with their ports and whether they enforce meter rates.
      *
      * @return 200 {"switches": [...]}
      */
@@ -45,7 +46,8 @@ public class PofWebResource extends AbstractWebResource {
     @Produces(MediaType.APPLICATION_JSON)
     public Response switches() {
         ObjectNode root = mapper().createObjectNode();
-        root.set("switches", PofSwitchView.switches(mapper(), get(PofController.class), get(DeviceService.class)));
+        root.set("switches", PofSwitchView.switches(mapper(), get(PofController.class), get(DeviceService.class),
+                get(PofMeterCapabilityService.class)));
         return Response.ok(root).build();
     }
 
@@ -68,7 +70,9 @@ public class PofWebResource extends AbstractWebResource {
      * Installs a slice path: meters and flows on every hop.
      *
      * @param body SlicePath JSON
-     * @return 201 the installed SlicePath (with its tag and meters)
+     * @return 201 the installed SlicePath (with its tag, meters and unenforced_devices); 409
+     *     meters_not_enforced when its rates would be metered on a switch that does not enforce them and the
+     *     body did not give "require_enforcement": false
      */
     @POST
     @Path("slices")

@@ -35,6 +35,26 @@ public class SlicePathTest {
     }
 
     @Test
+    public void enforcementIsRequiredUnlessTheClientAcceptsBestEffort() throws Exception {
+        SlicePath p = SlicePath.fromJson(json("{\"slice_id\":\"s\",\"tenant_id\":1,\"hops\":[" + HOP + "]}"));
+        assertTrue("required by default", p.requireEnforcement);
+        assertTrue(p.unenforcedDevices.isEmpty());
+        assertTrue(p.toJson(JSON).get("require_enforcement").asBoolean());
+        assertEquals("[]", p.toJson(JSON).get("unenforced_devices").toString());
+        SlicePath best = SlicePath.fromJson(json("{\"slice_id\":\"s\",\"tenant_id\":1,\"require_enforcement\":"
+                + "false,\"up\":{\"cap_kbps\":5},\"hops\":[" + HOP + "]}"));
+        assertFalse(best.requireEnforcement);
+        // Stored with the switches where it is best effort, read back as it was.
+        SlicePath back = SlicePath.fromJson(best.withUnenforcedDevices(java.util.List.of("pof:00000001"))
+                .withTag(3).toJson(JSON));
+        assertFalse(back.requireEnforcement);
+        assertEquals(java.util.List.of("pof:00000001"), back.unenforcedDevices);
+        assertEquals(3, back.tag);
+        assertFalse(back.withRates(SliceRates.NONE, SliceRates.NONE).withMeters(java.util.List.of())
+                .requireEnforcement);
+    }
+
+    @Test
     public void perDirectionRatesAndTheLegacyRate() throws Exception {
         SlicePath p = SlicePath.fromJson(json("{\"slice_id\":\"s\",\"tenant_id\":1,\"down\":{\"guaranteed_kbps\":"
                 + "5000,\"cap_kbps\":20000},\"up\":{\"guaranteed_kbps\":1000},\"hops\":[" + HOP + "]}"));
@@ -95,6 +115,9 @@ public class SlicePathTest {
                     + "\"out_port\":1}]}",
             "{\"slice_id\":\"s\",\"tenant_id\":1,\"bidirectional\":\"yes\",\"hops\":[" + HOP + "]}",
             "{\"slice_id\":\"s\",\"tenant_id\":1,\"colour\":\"red\",\"hops\":[" + HOP + "]}",
+            "{\"slice_id\":\"s\",\"tenant_id\":1,\"require_enforcement\":\"no\",\"hops\":[" + HOP + "]}",
+            "{\"slice_id\":\"s\",\"tenant_id\":1,\"require_enforcement\":0,\"hops\":[" + HOP + "]}",
+            "{\"slice_id\":\"s\",\"tenant_id\":1,\"require_enforcement\":null,\"hops\":[" + HOP + "]}",
             // Rates per direction.
             "{\"slice_id\":\"s\",\"tenant_id\":1,\"rate_kbps\":5,\"up\":{\"cap_kbps\":5},\"hops\":[" + HOP
                     + "]}",

@@ -30,6 +30,8 @@ import java.util.function.Function;
 public final class FakeSwitch implements AutoCloseable {
     public final long devId;
     public final int portCount;
+    /** FEATURES_REPLY vendor_id: not pof-switch's ("WiSlice") unless a test sets it before the handshake. */
+    public String vendorId = "WiSlice test";
     private final Socket socket;
     private final InputStream in;
     private final OutputStream out;
@@ -99,7 +101,7 @@ public final class FakeSwitch implements AutoCloseable {
         f.devId = devId;
         f.portNum = portCount;
         f.tableNum = 45;
-        f.vendorId = "WiSlice test";
+        f.vendorId = vendorId;
         f.devFwId = "fake 1";
         f.devLkupId = "fake";
         send(new PofMessage(PofType.FEATURES_REPLY, fr.xid(), f));

@@ -20,6 +20,7 @@ import org.onosproject.net.meter.Meter;
 import org.onosproject.net.meter.MeterId;
 import org.onosproject.net.meter.MeterOperation;
 import org.onosproject.net.meter.MeterState;
+import org.wislice.onos.pof.api.MeterEnforcement;
 import org.wislice.onos.pof.api.PofController;
 import org.wislice.onos.pof.api.PofTableLayout;
 import org.wislice.onos.pof.api.SlicePath;
@@ -238,6 +239,8 @@ public class PofProvidersTest {
         assertEquals("ports " + DEV + " 2", devices.events.poll(5, TimeUnit.SECONDS));
         assertEquals("WiSlice test", devices.connected.get(DEV).manufacturer());
         assertEquals("wislice-pof", devices.connected.get(DEV).annotations().value("driver"));
+        assertEquals("a vendor_id other than pof-switch's", "false",
+                devices.connected.get(DEV).annotations().value(MeterEnforcement.ANNOTATION));
         assertTrue(devices.ports.get(DEV).stream().allMatch(p -> p.isEnabled()));
         assertEquals(10_000, devices.ports.get(DEV).get(0).portSpeed());
         TableMod drop = sw.next(PofType.TABLE_MOD, 5000).body(TableMod.class);
@@ -248,6 +251,21 @@ public class PofProvidersTest {
         assertTrue(deviceProvider.isReachable(DEV));
         sw.close();
         assertEquals("disconnected " + DEV, devices.events.poll(5, TimeUnit.SECONDS));
+    }
+
+    @Test
+    public void pofSwitchsVendorIdMarksADeviceThatEnforcesMeters() throws Exception {
+        DeviceId ours = DeviceId.deviceId("pof:00000002");
+        try (FakeSwitch pofSwitch = new FakeSwitch(switchPort, 2, 1)) {
+            pofSwitch.vendorId = MeterEnforcement.WISLICE_VENDOR;
+            pofSwitch.handshake();
+            long until = System.currentTimeMillis() + 5000;
+            while (!devices.connected.containsKey(ours) && System.currentTimeMillis() < until) {
+                Thread.sleep(20);
+            }
+            assertEquals("true", devices.connected.get(ours).annotations().value(MeterEnforcement.ANNOTATION));
+            assertEquals("false", devices.connected.get(DEV).annotations().value(MeterEnforcement.ANNOTATION));
+        }
     }
 
     private static SlicePath twoHop() {

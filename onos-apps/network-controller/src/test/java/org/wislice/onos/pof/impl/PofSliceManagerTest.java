@@ -2,32 +2,13 @@ package org.wislice.onos.pof.impl;
 
 import org.junit.Before;
 import org.junit.Test;
-import org.onosproject.TestApplicationId;
-import org.onosproject.core.ApplicationId;
-import org.onosproject.core.CoreServiceAdapter;
-import org.onosproject.net.DefaultDevice;
-import org.onosproject.net.DefaultPort;
-import org.onosproject.net.Device;
-import org.onosproject.net.DeviceId;
-import org.onosproject.net.Port;
-import org.onosproject.net.PortNumber;
-import org.onosproject.net.device.DeviceServiceAdapter;
 import org.onosproject.net.flow.FlowRule;
 import org.onosproject.net.flow.FlowRuleOperation;
-import org.onosproject.net.flow.FlowRuleOperations;
-import org.onosproject.net.flow.FlowRuleServiceAdapter;
 import org.onosproject.net.flow.criteria.ExtensionCriterion;
 import org.onosproject.net.flow.instructions.Instructions;
 import org.onosproject.net.meter.Band;
-import org.onosproject.net.meter.DefaultMeter;
 import org.onosproject.net.meter.Meter;
 import org.onosproject.net.meter.MeterId;
-import org.onosproject.net.meter.MeterRequest;
-import org.onosproject.net.meter.MeterServiceAdapter;
-import org.onosproject.net.meter.MeterState;
-import org.onosproject.net.provider.ProviderId;
-import org.onosproject.store.service.TestStorageService;
-import org.onlab.packet.ChassisId;
 import org.wislice.onos.pof.api.PofTableLayout;
 import org.wislice.onos.pof.api.SliceException;
 import org.wislice.onos.pof.api.SlicePath;
@@ -52,85 +33,26 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
-/** The slice manager on ONOS service adapters and the real distributed-map code on TestStorageService. */
+/** The slice manager on ONOS service adapters and the real distributed-map code (see SliceManagerHarness). */
 public class PofSliceManagerTest {
-    private static final String D1 = "pof:00000001";
-    private static final String D2 = "pof:00000002";
-    private static final String D3 = "pof:00000003";
+    private static final String D1 = SliceManagerHarness.D1;
+    private static final String D2 = SliceManagerHarness.D2;
+    private static final String D3 = SliceManagerHarness.D3;
+    private static final String REF = SliceManagerHarness.REF;
 
-    private final List<FlowRuleOperation> flowOps = new ArrayList<>();
-    private final Map<String, Meter> meters = new HashMap<>();
-    private final List<MeterId> withdrawn = new ArrayList<>();
-    private boolean refuseFlows;
+    private SliceManagerHarness harness;
+    private List<FlowRuleOperation> flowOps;
+    private Map<String, Meter> meters;
+    private List<MeterId> withdrawn;
     private PofSliceManager manager;
 
     @Before
     public void setUp() {
-        manager = new PofSliceManager();
-        manager.coreService = new CoreServiceAdapter() {
-            @Override
-            public ApplicationId registerApplication(String name) {
-                return TestApplicationId.create(name);
-            }
-        };
-        manager.deviceService = new Devices();
-        manager.flowRuleService = new FlowRuleServiceAdapter() {
-            @Override
-            public void apply(FlowRuleOperations ops) {
-                ops.stages().forEach(flowOps::addAll);
-                if (refuseFlows) {
-                    ops.callback().onError(ops);
-                } else {
-                    ops.callback().onSuccess(ops);
-                }
-            }
-        };
-        manager.meterService = new MeterServiceAdapter() {
-            private long next = 1;
-
-            @Override
-            public Meter submit(MeterRequest request) {
-                DefaultMeter m = (DefaultMeter) DefaultMeter.builder().forDevice(request.deviceId())
-                        .withId(MeterId.meterId(next++)).fromApp(request.appId()).withUnit(request.unit())
-                        .withBands(request.bands()).build();
-                m.setState(MeterState.ADDED);
-                meters.put(request.deviceId() + "/" + m.id().id(), m);
-                return m;
-            }
-
-            @Override
-            public Meter getMeter(DeviceId deviceId, MeterId id) {
-                return meters.get(deviceId + "/" + id.id());
-            }
-
-            @Override
-            public void withdraw(MeterRequest request, MeterId meterId) {
-                withdrawn.add(meterId);
-                meters.remove(request.deviceId() + "/" + meterId.id());
-            }
-        };
-        manager.storageService = new TestStorageService();
-        manager.activate();
-    }
-
-    /** Three connected POF switches with ports 1-3. */
-    private static final class Devices extends DeviceServiceAdapter {
-        @Override
-        public Device getDevice(DeviceId id) {
-            return List.of(D1, D2, D3).contains(id.toString()) ? new DefaultDevice(new ProviderId("pof", "t"), id,
-                    Device.Type.SWITCH, "m", "h", "s", "n", new ChassisId(1)) : null;
-        }
-
-        @Override
-        public boolean isAvailable(DeviceId id) {
-            return getDevice(id) != null;
-        }
-
-        @Override
-        public Port getPort(DeviceId id, PortNumber n) {
-            return getDevice(id) != null && n.toLong() >= 1 && n.toLong() <= 3
-                    ? new DefaultPort(getDevice(id), n, true) : null;
-        }
+        harness = new SliceManagerHarness();
+        flowOps = harness.flowOps;
+        meters = harness.meters;
+        withdrawn = harness.withdrawn;
+        manager = harness.manager;
     }
 
     private static SlicePath path(String id, int tag, long rate, boolean bidi, SlicePath.Hop... hops) {
@@ -210,13 +132,15 @@ public class PofSliceManagerTest {
         expect("bad_request", () -> manager.addSlice(path("e", 0, 0, true, new SlicePath.Hop("pof:00000009",
                 1, 2))));
         expect("bad_request", () -> manager.addSlice(path("f", 0, 0, true, new SlicePath.Hop(D3, 1, 7))));
+        expect("meters_not_enforced", () -> manager.addSlice(path("g", 0, 100, true,
+                new SlicePath.Hop(REF, 1, 2))));
         assertEquals(ops, flowOps.size());
         assertEquals(1, manager.slices().size());
     }
 
     @Test
     public void refusedFlowsRollBackTheMeters() {
-        refuseFlows = true;
+        harness.refuseFlows = true;
         expect("internal", () -> manager.addSlice(path("x", 0, 500, true, new SlicePath.Hop(D1, 1, 2))));
         assertEquals(2, withdrawn.size());
         assertTrue(meters.isEmpty());
@@ -353,7 +277,7 @@ public class PofSliceManagerTest {
         SlicePath s = manager.addSlice(ratedPath("f", SliceRates.NONE, SliceRates.cap(2000),
                 new SlicePath.Hop(D1, 1, 2)));
         long old = s.meters.get(0).meterId;
-        refuseFlows = true;
+        harness.refuseFlows = true;
         flowOps.clear();
         expect("internal", () -> manager.updateRates("f", null, new SliceRates(100, 200)));
         // Re-pointed back to the old meter, the new one withdrawn.

@@ -9,12 +9,21 @@ import org.junit.Test;
 import org.onlab.osgi.TestServiceDirectory;
 import org.onlab.rest.AuthorizationFilter;
 import org.onlab.rest.BaseResource;
+import org.onlab.packet.ChassisId;
+import org.onosproject.net.AnnotationKeys;
+import org.onosproject.net.DefaultAnnotations;
+import org.onosproject.net.DefaultDevice;
+import org.onosproject.net.Device;
 import org.onosproject.net.DeviceId;
+import org.onosproject.net.Port;
 import org.onosproject.net.device.DeviceService;
 import org.onosproject.net.device.DeviceServiceAdapter;
 import org.onosproject.net.flow.FlowId;
+import org.onosproject.net.provider.ProviderId;
+import org.wislice.onos.pof.api.MeterEnforcement;
 import org.wislice.onos.pof.api.PofController;
 import org.wislice.onos.pof.api.PofFlowService;
+import org.wislice.onos.pof.api.PofMeterCapabilityService;
 import org.wislice.onos.pof.api.PofSliceService;
 import org.wislice.onos.pof.api.PofSwitchListener;
 import org.wislice.onos.pof.api.SliceException;
@@ -34,6 +43,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
 /** /onos/pof over HTTP (Jersey on Jetty) with fake services behind it. */
@@ -56,7 +66,10 @@ public class PofWebResourceTest extends JerseyTest {
         TestServiceDirectory dir = new TestServiceDirectory()
                 .add(PofSliceService.class, slices)
                 .add(PofController.class, new NoSwitches())
-                .add(DeviceService.class, new DeviceServiceAdapter())
+                .add(DeviceService.class, new StoredSwitches())
+                .add(PofMeterCapabilityService.class, (PofMeterCapabilityService) id -> id.toString()
+                        .equals(REFERENCE) ? new MeterEnforcement(false, MeterEnforcement.Source.FEATURES)
+                        : new MeterEnforcement(true, MeterEnforcement.Source.OVERRIDE))
                 .add(PofFlowService.class, new PofFlowService() {
                     @Override
                     public List<FlowId> addFlows(DeviceId deviceId, JsonNode entries) {
@@ -94,8 +107,16 @@ public class PofWebResourceTest extends JerseyTest {
             if (map.containsKey(p.sliceId)) {
                 throw SliceException.conflict("slice " + p.sliceId + " exists");
             }
+            // The real manager's enforcement rule for paths through the one switch that does not enforce.
+            boolean rated = p.up.metered() || p.down.metered();
+            List<String> unenforced = rated && p.hops.stream().anyMatch(h -> h.deviceId.equals(REFERENCE))
+                    ? List.of(REFERENCE) : List.of();
+            if (!unenforced.isEmpty() && p.requireEnforcement) {
+                throw SliceException.metersNotEnforced(unenforced);
+            }
             SlicePath installed = p.withTag(p.tag == 0 ? 1 : p.tag).withMeters(
-                    List.of(new SlicePath.MeterRef(p.hops.get(0).deviceId, "forward", 0, 5)));
+                    List.of(new SlicePath.MeterRef(p.hops.get(0).deviceId, "forward", 0, 5)))
+                    .withUnenforcedDevices(unenforced);
             map.put(p.sliceId, installed);
             return installed;
         }
@@ -113,6 +134,27 @@ public class PofWebResourceTest extends JerseyTest {
             SlicePath updated = p.withRates(down == null ? p.down : down, up == null ? p.up : up);
             map.put(id, updated);
             return updated;
+        }
+    }
+
+    private static final String REFERENCE = "pof:000000ff";
+
+    /** Two POF devices the device store knows (neither connected): pof:00000001 and the reference switch. */
+    private static final class StoredSwitches extends DeviceServiceAdapter {
+        @Override
+        public Iterable<Device> getDevices() {
+            List<Device> out = new ArrayList<>();
+            for (String id : new String[] {REFERENCE, "pof:00000001"}) {
+                out.add(new DefaultDevice(new ProviderId("pof", "t"), DeviceId.deviceId(id), Device.Type.SWITCH,
+                        "v", "h", "s", "n", new ChassisId(1), DefaultAnnotations.builder()
+                        .set(AnnotationKeys.CHANNEL_ID, "127.0.0.1:1").build()));
+            }
+            return out;
+        }
+
+        @Override
+        public List<Port> getPorts(DeviceId deviceId) {
+            return List.of();
         }
     }
 
@@ -224,10 +266,42 @@ public class PofWebResourceTest extends JerseyTest {
     }
 
     @Test
-    public void switchesListsEmptyWithoutSwitches() throws Exception {
+    public void switchesShowWhetherTheyEnforceMeterRates() throws Exception {
         Response r = target("switches").request().get();
         assertEquals(200, r.getStatus());
-        assertEquals(0, json(r).get("switches").size());
+        JsonNode switches = json(r).get("switches");
+        assertEquals(2, switches.size());
+        assertEquals("pof:00000001", switches.at("/0/device_id").asText());
+        assertEquals(1, switches.at("/0/dev_id").asLong());
+        assertTrue(switches.at("/0/meters_enforced").asBoolean());
+        assertEquals("override", switches.at("/0/meters_enforced_source").asText());
+        assertEquals(REFERENCE, switches.at("/1/device_id").asText());
+        assertFalse(switches.at("/1/connected").asBoolean());
+        assertFalse(switches.at("/1/meters_enforced").asBoolean());
+        assertEquals("features", switches.at("/1/meters_enforced_source").asText());
+    }
+
+    @Test
+    public void aRatedPathThroughASwitchThatDoesNotEnforceIs409UnlessBestEffortIsAccepted() throws Exception {
+        String body = BODY.replace("pof:00000001", REFERENCE);
+        Response refused = post("slices", body);
+        assertEquals(409, refused.getStatus());
+        JsonNode err = json(refused);
+        assertEquals("meters_not_enforced", err.get("code").asText());
+        assertTrue(err.get("message").asText(), err.get("message").asText().startsWith(REFERENCE + " does not"));
+        assertTrue(slices.map.isEmpty());
+
+        Response accepted = post("slices", body.replace("\"hops\"", "\"require_enforcement\":false,\"hops\""));
+        assertEquals(201, accepted.getStatus());
+        JsonNode s = json(accepted);
+        assertFalse(s.get("require_enforcement").asBoolean());
+        assertEquals(REFERENCE, s.at("/unenforced_devices/0").asText());
+        assertEquals(1, s.get("unenforced_devices").size());
+        // Without rates nothing is metered: no enforcement to require.
+        assertEquals(201, post("slices", body.replace("\"rate_kbps\":1000", "\"rate_kbps\":0")
+                .replace("\"s1\"", "\"s2\"")).getStatus());
+        assertEquals(400, post("slices", body.replace("\"hops\"", "\"require_enforcement\":\"no\",\"hops\""))
+                .getStatus());
     }
 
     @Test

@@ -1,0 +1,125 @@
+package org.wislice.onos.pof.impl;
+
+import org.onosproject.TestApplicationId;
+import org.onosproject.cfg.ComponentConfigAdapter;
+import org.onosproject.core.ApplicationId;
+import org.onosproject.core.CoreServiceAdapter;
+import org.onosproject.net.DefaultPort;
+import org.onosproject.net.Device;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.Port;
+import org.onosproject.net.PortNumber;
+import org.onosproject.net.device.DeviceServiceAdapter;
+import org.onosproject.net.flow.FlowRuleOperation;
+import org.onosproject.net.flow.FlowRuleOperations;
+import org.onosproject.net.flow.FlowRuleServiceAdapter;
+import org.onosproject.net.meter.DefaultMeter;
+import org.onosproject.net.meter.Meter;
+import org.onosproject.net.meter.MeterId;
+import org.onosproject.net.meter.MeterRequest;
+import org.onosproject.net.meter.MeterServiceAdapter;
+import org.onosproject.net.meter.MeterState;
+import org.onosproject.store.service.TestStorageService;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The slice manager on ONOS service adapters, the real meter capability manager and the real distributed-map code
+ * on TestStorageService; records the flow operations and meters it is asked for. Switches {@link #D1}-{@link #D3}
+ * enforce meter rates (their handshake said so), {@link #REF} is reference-like; all have ports 1-4.
+ */
+final class SliceManagerHarness {
+    static final String D1 = "pof:00000001";
+    static final String D2 = "pof:00000002";
+    static final String D3 = "pof:00000003";
+    static final String REF = "pof:00000004";
+
+    final List<FlowRuleOperation> flowOps = new ArrayList<>();
+    final Map<String, Meter> meters = new HashMap<>();
+    final List<MeterId> withdrawn = new ArrayList<>();
+    boolean refuseFlows;
+    final PofSliceManager manager = new PofSliceManager();
+    final PofMeterCapabilityManager capabilities = new PofMeterCapabilityManager();
+
+    SliceManagerHarness() {
+        manager.coreService = new CoreServiceAdapter() {
+            @Override
+            public ApplicationId registerApplication(String name) {
+                return TestApplicationId.create(name);
+            }
+        };
+        manager.deviceService = new Devices();
+        manager.flowRuleService = new FlowRuleServiceAdapter() {
+            @Override
+            public void apply(FlowRuleOperations ops) {
+                ops.stages().forEach(flowOps::addAll);
+                if (refuseFlows) {
+                    ops.callback().onError(ops);
+                } else {
+                    ops.callback().onSuccess(ops);
+                }
+            }
+        };
+        manager.meterService = new MeterServiceAdapter() {
+            private long next = 1;
+
+            @Override
+            public Meter submit(MeterRequest request) {
+                DefaultMeter m = (DefaultMeter) DefaultMeter.builder().forDevice(request.deviceId())
+                        .withId(MeterId.meterId(next++)).fromApp(request.appId()).withUnit(request.unit())
+                        .withBands(request.bands()).build();
+                m.setState(MeterState.ADDED);
+                meters.put(request.deviceId() + "/" + m.id().id(), m);
+                return m;
+            }
+
+            @Override
+            public Meter getMeter(DeviceId deviceId, MeterId id) {
+                return meters.get(deviceId + "/" + id.id());
+            }
+
+            @Override
+            public void withdraw(MeterRequest request, MeterId meterId) {
+                withdrawn.add(meterId);
+                meters.remove(request.deviceId() + "/" + meterId.id());
+            }
+        };
+        manager.storageService = new TestStorageService();
+        capabilities.deviceService = manager.deviceService;
+        capabilities.cfgService = new ComponentConfigAdapter();
+        capabilities.activate(PofMeterCapabilityManagerTest.overrides(""));
+        manager.meterCapabilities = capabilities;
+        manager.activate();
+    }
+
+    /** Sets the meterEnforcementOverrides component property. */
+    void overrides(String spec) {
+        capabilities.modified(PofMeterCapabilityManagerTest.overrides(spec));
+    }
+
+    /** The connected switches. */
+    private static final class Devices extends DeviceServiceAdapter {
+        @Override
+        public Device getDevice(DeviceId id) {
+            if (id.toString().equals(REF)) {
+                return PofMeterCapabilityManagerTest.device(id, "false");
+            }
+            return List.of(D1, D2, D3).contains(id.toString()) ? PofMeterCapabilityManagerTest.device(id, "true")
+                    : null;
+        }
+
+        @Override
+        public boolean isAvailable(DeviceId id) {
+            return getDevice(id) != null;
+        }
+
+        @Override
+        public Port getPort(DeviceId id, PortNumber n) {
+            return getDevice(id) != null && n.toLong() >= 1 && n.toLong() <= 4
+                    ? new DefaultPort(getDevice(id), n, true) : null;
+        }
+    }
+}
