@@ -86,6 +86,8 @@ def typed_call(mgmt: SwitchMgmt, send: str) -> Callable[[], Any] | None:
     }
     if cmd == "port-rate" and len(args) == 2 and args[1].isdigit():
         return lambda: mgmt.port_rate(args[0], int(args[1]))
+    if cmd == "on-connect" and (not args or (len(args) == 1 and args[0] in ("keep", "reset"))):
+        return lambda: mgmt.on_connect(*args)
     if cmd == "latency" and len(args) == 2 and args[1] in ("on", "off"):
         return lambda: mgmt.latency(args[0], args[1] == "on")
     return calls.get((cmd, len(args)))

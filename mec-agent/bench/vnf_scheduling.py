@@ -3,7 +3,8 @@ core, with the default CFS split and with the agent's NFVnice-style scheduler (r
 scheduler.compute_shares/CostEstimator + chain-head backpressure from scheduler.Backpressure), same run.
 
 The stages are processes (not containers: the measurement is about CPU scheduling, and a stage must report its
-queue depth), each in its own cgroup v1 cpu group, all pinned to CPU 0. They are chained by AF_UNIX datagram
+queue depth), each in its own cgroup (v1 cpu and cpuacct groups, or one v2 group with the cpu controller, through
+the agent's cgroups module), all pinned to CPU 0. They are chained by AF_UNIX datagram
 socketpairs (bounded kernel queues, net.unix.max_dgram_qlen); a stage that finds the next queue full drops the
 packet it already processed: that is wasted work. A generator on CPU 1 offers packets as fast as it can; the head
 queue refusing them costs no work. Wasted % = CPU-cost units spent on packets later dropped / all units spent.
@@ -12,7 +13,6 @@ queue refusing them costs no work. Wasted % = CPU-cost units spent on packets la
 from __future__ import annotations
 
 import argparse
-import contextlib
 import multiprocessing as mp
 import os
 import secrets
@@ -27,12 +27,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))  # benchl
 
 from benchlib import write_result
 
+from wislice_mec_agent import cgroups
 from wislice_mec_agent.scheduler import Backpressure, CostEstimator, Sample, compute_shares
 
 COSTS = (1, 2, 4)  # relative per-packet cost of stages 1..3
 UNIT_ITERS = 400  # busy-loop iterations per cost unit
-CPU_CG = Path("/sys/fs/cgroup/cpu")
-CPUACCT_CG = Path("/sys/fs/cgroup/cpuacct")
 RECV, PROC, DROP, SENT = range(4)
 QLEN = 64  # net.unix.max_dgram_qlen inside the bench's own namespace  # counter slots per stage
 
@@ -90,32 +89,40 @@ def generator(tx: socket.socket, offered: Any, head_drops: Any, counters: Any, b
 
 
 class Cgroups:
+    """One cgroup per stage under a group of the run's own, on whichever cgroup version the node has."""
+
     def __init__(self, n: int) -> None:
+        self.fs = cgroups.host()
+        missing = self.fs.lacks(*cgroups.SCHEDULER_NEEDS)
+        if missing:
+            raise RuntimeError(f"cannot schedule stages: no {', '.join(missing)} ({self.fs.describe()})")
         self.base = f"wislice-sched-{secrets.token_hex(3)}"
-        self.dirs = []
-        for i in range(n):
-            for root in (CPU_CG, CPUACCT_CG):
-                d = root / self.base / f"s{i}"
-                d.mkdir(parents=True, exist_ok=True)
-            self.dirs.append(i)
+        # Each stage's group is known before it is made, so remove() also takes a half-made one.
+        self.groups = [self.fs.at(f"{self.base}/s{i}", cgroups.SCHEDULER_NEEDS) for i in range(n)]
+        try:
+            for i in range(n):
+                self.fs.create(f"{self.base}/s{i}", cgroups.SCHEDULER_NEEDS)
+        except BaseException:
+            self.remove()
+            raise
 
     def add(self, i: int, pid: int) -> None:
-        for root in (CPU_CG, CPUACCT_CG):
-            (root / self.base / f"s{i}" / "cgroup.procs").write_text(str(pid))
+        self.fs.attach(self.groups[i], pid)
 
     def shares(self, i: int, value: int) -> None:
-        (CPU_CG / self.base / f"s{i}" / "cpu.shares").write_text(str(value))
+        if not self.fs.set_cpu_shares(self.groups[i], value):
+            raise RuntimeError(f"cannot set the CPU weight of stage {i}")
 
     def usage_ns(self, i: int) -> int:
-        return int((CPUACCT_CG / self.base / f"s{i}" / "cpuacct.usage").read_text())
+        used = self.fs.cpu_usage_ns(self.groups[i])
+        if used is None:
+            raise RuntimeError(f"cannot read the CPU usage of stage {i}")
+        return used
 
     def remove(self) -> None:
-        for root in (CPU_CG, CPUACCT_CG):
-            for i in self.dirs:
-                with contextlib.suppress(OSError):
-                    (root / self.base / f"s{i}").rmdir()
-            with contextlib.suppress(OSError):
-                (root / self.base).rmdir()
+        for cg in self.groups:
+            self.fs.remove(cg)
+        self.fs.remove(self.fs.at(self.base, cgroups.SCHEDULER_NEEDS))
 
 
 def socketpairs_in(ns: Any, n: int) -> list[tuple[socket.socket, socket.socket]]:
@@ -225,9 +232,10 @@ def main() -> int:
     }
     notes = (f"medians of {args.runs} interleaved runs of {args.seconds:g} s (+1 s warm-up). Chain of 3 stage "
              f"processes with per-packet costs {COSTS} x {UNIT_ITERS} Python loop iterations, all pinned to CPU 0 "
-             "in their own cgroup v1 cpu groups, AF_UNIX datagram queues between them; generator on CPU 1. "
-             "scheduled = the agent's compute_shares (rate x cost from CostEstimator on cpuacct) written to "
-             "cpu.shares every 50 ms + Backpressure (high 48, low 16 of a 64-packet queue) checked by the generator "
+             "in their own cgroups (cpu.shares on v1, the equivalent cpu.weight on v2), AF_UNIX datagram queues "
+             "between them; generator on CPU 1. "
+             "scheduled = the agent's compute_shares (rate x cost from CostEstimator on the cgroup CPU usage) "
+             "written every 50 ms + Backpressure (high 48, low 16 of a 64-packet queue) checked by the generator "
              "(the switch side, CPU 1) before each packet, dropping at the chain entry. "
              "Processes, not containers: the agent's SchedulerLoop does the same on vNF cgroups but catalog vNFs "
              "do not report queue depths yet. Absolute Mpps is Python-bound; compare default vs scheduled.")

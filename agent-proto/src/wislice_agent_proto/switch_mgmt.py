@@ -135,6 +135,16 @@ class SwitchMgmt:
         """Burst size 1 on the port, and the loop never sleeps (or back to normal)."""
         self.call(f"latency {_name(name)} {'on' if on else 'off'}")
 
+    def on_connect(self, policy: str | None = None) -> str | None:
+        """What a new controller session does to the switch's state: the policy now ('keep' or 'reset') when none
+        is given, else sets it for the sessions that follow."""
+        if policy is None:
+            return self.call("on-connect")
+        if policy not in ("keep", "reset"):
+            raise ValueError(f"an on-connect policy is 'keep' or 'reset', not {policy!r}")
+        self.call(f"on-connect {policy}")
+        return None
+
     def ports(self) -> dict[str, SwitchPort]:
         return parse_ports(self.call("ports"))
 

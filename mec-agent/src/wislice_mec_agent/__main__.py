@@ -12,12 +12,14 @@ import logging
 import signal
 import sys
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wislice_agent_proto.client import AgentClient
 from wislice_agent_proto.errors import AgentError
 
+from . import cgroups
 from .catalog import Catalog
+from .cgroups import CPU_USAGE, MEMORY, SCHEDULER_NEEDS, CgroupFs
 from .config import AgentConfig, load_config
 from .handlers import controller_client, method_table
 from .manager import VnfManager
@@ -29,6 +31,9 @@ from .stats import StatsCollector
 from .store import Store
 from .switch import MgmtSwitch, NoSwitch
 from .wiring import PyrouteWiring
+
+if TYPE_CHECKING:
+    from .scheduler import SchedulerLoop
 
 log = logging.getLogger("wislice_mec_agent")
 
@@ -64,9 +69,35 @@ def reconcile_forever(manager: VnfManager, stop: threading.Event, every_s: float
             log.warning("reconcile: %s", exc)
 
 
+def start_scheduler(config: AgentConfig, manager: VnfManager, cgroup_fs: CgroupFs) -> SchedulerLoop | None:
+    """The SchedulerLoop, started; None when it cannot work here. The scheduler is optional (off by default): without
+    cgroups that give CPU weights and usage it is refused with the reason logged, and the node still runs its
+    vNFs, each within the CPU quota Docker gave it, sharing CPU as the kernel's default does."""
+    missing = cgroup_fs.lacks(*SCHEDULER_NEEDS)
+    if missing:
+        log.error("scheduler not started: the node's cgroups give no %s (%s); vNFs run unscheduled",
+                  " and no ".join(missing), cgroup_fs.describe())
+        return None
+    from .scheduler import SchedulerLoop
+
+    args = config.switch_veth_args.replace(" ", "")
+    if config.switch_mgmt and "af_packet" in args and "qdisc_bypass=0" not in args:
+        log.warning("switch_veth_args uses DPDK net_af_packet without qdisc_bypass=0: its PACKET_QDISC_BYPASS "
+                    "skips the tc egress hook, so backpressure drops at chain heads miss switch traffic")
+    scheduler = SchedulerLoop(manager, config.scheduler_interval_s, high=config.backpressure_high_bytes,
+                              low=config.backpressure_low_bytes, cgroup_fs=cgroup_fs)
+    scheduler.start()
+    return scheduler
+
+
 def serve(config: AgentConfig, manager: VnfManager) -> int:
     client: AgentClient | None = None
-    stats = StatsCollector(manager)
+    cgroup_fs = cgroups.host()
+    log.info("cgroups: %s", cgroup_fs.describe())
+    if cgroup_fs.lacks(CPU_USAGE, MEMORY):
+        log.warning("vNF statistics report 0 for what the node's cgroups do not give: %s",
+                    ", ".join(cgroup_fs.lacks(CPU_USAGE, MEMORY)))
+    stats = StatsCollector(manager, cgroup_fs=cgroup_fs)
     metrics = MecMetrics(config, stats, lambda: client is not None and client.welcomed)
     try:
         metrics.bind()  # before anything touches the node
@@ -85,15 +116,7 @@ def serve(config: AgentConfig, manager: VnfManager) -> int:
                          daemon=True).start()
     scheduler = None
     if config.scheduler_interval_s > 0:
-        from .scheduler import SchedulerLoop
-
-        args = config.switch_veth_args.replace(" ", "")
-        if config.switch_mgmt and "af_packet" in args and "qdisc_bypass=0" not in args:
-            log.warning("switch_veth_args uses DPDK net_af_packet without qdisc_bypass=0: its PACKET_QDISC_BYPASS "
-                        "skips the tc egress hook, so backpressure drops at chain heads miss switch traffic")
-        scheduler = SchedulerLoop(manager, config.scheduler_interval_s, high=config.backpressure_high_bytes,
-                                  low=config.backpressure_low_bytes)
-        scheduler.start()
+        scheduler = start_scheduler(config, manager, cgroup_fs)
         stats.scheduler = scheduler
     if config.controller:
         host, _, port = config.controller.rpartition(":")

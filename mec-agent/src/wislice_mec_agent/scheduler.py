@@ -1,8 +1,10 @@
 """NFVnice-style CPU sharing among the vNFs of a node (Kulkarni et al., IEEE/ACM ToN 2020).
 
-- Rate-cost shares: every vNF gets cgroup cpu.shares proportional to load_i = arrival rate_i x cost per packet_i
-  (cost = CPU ns spent per packet received, measured from cpuacct and port counters, smoothed), so a vNF that
-  needs more CPU per packet at the same rate gets more of the shared core instead of an equal split.
+- Rate-cost shares: every vNF gets a CPU weight proportional to load_i = arrival rate_i x cost per packet_i
+  (cost = CPU ns spent per packet received, measured from its cgroup's CPU usage and port counters, smoothed), so
+  a vNF that needs more CPU per packet at the same rate gets more of the shared core instead of an equal split.
+  Weights are computed in cpu.shares units (1024 = the default) and written through the cgroups module: cgroup v1
+  cpu.shares, or the equivalent v2 cpu.weight.
 - Per-chain backpressure with hysteresis: when a downstream vNF's queue passes the high watermark the chain head
   is throttled (drops at the head, so no upstream work is wasted on packets that would die downstream), and
   released only when every downstream queue is back under the low watermark. A chain is the running vNFs of one
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import cgroups
+from .cgroups import CgroupFs, host
 from .vnf_classes import vnf_class
 
 log = logging.getLogger(__name__)
@@ -153,8 +155,9 @@ class CostEstimator:
 
 
 class SchedulerLoop:
-    """Every interval: measure each running vNF (cgroup cpuacct + port rx counters), recompute and write
-    cpu.shares; measure the queues of every downstream vNF and throttle / release chain heads.
+    """Every interval: measure each running vNF (its cgroup's CPU usage + port rx counters), recompute and write
+    its CPU weight (``apply``, default: through ``cgroup_fs``, the node's detected cgroups); measure the queues
+    of every downstream vNF and throttle / release chain heads.
 
     Queue of a downstream vNF (bytes): /run/vnf/queue if the vNF writes it, else the socket receive queues of its
     network namespace (/proc/<pid>/net/*, read from outside, works on a paused vNF too) plus its qdisc backlog
@@ -164,15 +167,16 @@ class SchedulerLoop:
     heads that are not throttled now."""
 
     def __init__(self, manager: Any, interval_s: float, high: int | None = None, low: int | None = None,
-                 apply: Callable[[int, int], bool] = cgroups.set_cpu_shares, dropper: Any = None,
-                 socket_queue: Callable[[int], int] | None = None) -> None:
+                 apply: Callable[[int, int], bool] | None = None, dropper: Any = None,
+                 socket_queue: Callable[[int], int] | None = None, cgroup_fs: CgroupFs | None = None) -> None:
         self.m = manager
+        self.cgroups = cgroup_fs if cgroup_fs is not None else host()
         self.interval_s = interval_s
         self.estimators: dict[int, CostEstimator] = {}
         cfg = manager.config
         self.backpressure = Backpressure(high if high is not None else cfg.backpressure_high_bytes,
                                          low if low is not None else cfg.backpressure_low_bytes)
-        self.apply = apply
+        self.apply = apply if apply is not None else self.write_shares
         self.dropper = dropper if dropper is not None else getattr(manager.wiring, "head_drop", None)
         self.socket_queue = socket_queue if socket_queue is not None else socket_rx_bytes
         self.qdisc_backlog: Callable[[int], int] | None = getattr(manager.wiring, "qdisc_backlog", None)
@@ -216,7 +220,8 @@ class SchedulerLoop:
                 if rec.state != "running" or info is None or not info.pid:
                     continue  # (a paused vNF keeps its pid and stays in: a stalled downstream is what we look for)
                 pids[rec.vnf_id] = info.pid
-                cpu = cgroups.cpu_usage_ns(info.pid) or 0
+                cg = self.cgroups.of_pid(info.pid)
+                cpu = (self.cgroups.cpu_usage_ns(cg) if cg is not None else None) or 0
                 stats = self.m.wiring.stats(rec.host_ifname) if rec.host_ifname else None
                 rx = stats.tx_packets if stats else 0
                 self.estimators.setdefault(rec.vnf_id, CostEstimator()).add(Sample(time.monotonic(), cpu, rx))
@@ -227,6 +232,11 @@ class SchedulerLoop:
                     self.last_shares[vnf_id] = value
             self._backpressure(chains, pids, recs)
             return shares
+
+    def write_shares(self, pid: int, shares: int) -> bool:
+        """The default ``apply``: ``shares`` (cpu.shares units) as the weight of the cgroup of ``pid``."""
+        cg = self.cgroups.of_pid(pid)
+        return cg is not None and self.cgroups.set_cpu_shares(cg, shares)
 
     # ---- backpressure ------------------------------------------------------------------------------------------
     def queue_of(self, rec: Any, pid: int) -> int:

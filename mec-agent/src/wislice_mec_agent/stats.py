@@ -1,4 +1,4 @@
-"""getStatistics: node CPU and memory, per-vNF CPU (cgroup cpuacct deltas), memory and port counters.
+"""getStatistics: node CPU and memory, per-vNF CPU (deltas of its cgroup's CPU usage), memory and port counters.
 Port counters are from the vNF's side: a kernel vNF's rx is its host veth's tx; a DPDK vNF's come from the
 switch's port (the management socket's ``ports``), where the switch's tx is the vNF's rx.
 
@@ -14,7 +14,7 @@ from typing import Any
 
 from wislice_agent_proto.errors import AgentError
 
-from . import cgroups
+from .cgroups import CgroupFs, host
 from .ids import check_vnf_id
 from .manager import VnfManager, live_state
 from .vnf_classes import vnf_class
@@ -52,9 +52,11 @@ class Collected:
 
 
 class StatsCollector:
-    def __init__(self, manager: VnfManager, scheduler: Any = None) -> None:
-        """``scheduler``: the node's SchedulerLoop, when it runs: VnfStats then carry its backpressure view."""
+    def __init__(self, manager: VnfManager, scheduler: Any = None, cgroup_fs: CgroupFs | None = None) -> None:
+        """``scheduler``: the node's SchedulerLoop, when it runs: VnfStats then carry its backpressure view.
+        ``cgroup_fs``: where vNF CPU and memory are read (default: the node's detected cgroups)."""
         self.m = manager
+        self.cgroups = cgroup_fs if cgroup_fs is not None else host()
         self.scheduler = scheduler
         self.last_node = node_cpu_times()
         self.last_vnf: dict[int, tuple[float, int]] = {}  # vnf_id -> (monotonic time, cpu ns)
@@ -78,14 +80,15 @@ class StatsCollector:
         about = VnfAbout(rec.spec.tenant_id, rec.spec.image, live_state(rec, info.status if info else None))
         pid = info.pid if info and info.status == "running" else 0
         cpu_pct, mem_mib = 0.0, 0.0
-        if pid:
-            now, used = time.monotonic(), cgroups.cpu_usage_ns(pid)
+        cg = self.cgroups.of_pid(pid) if pid else None
+        if cg is not None:
+            now, used = time.monotonic(), self.cgroups.cpu_usage_ns(cg)
             prev = self.last_vnf.get(vnf_id)
             if used is not None:
                 if prev is not None and now > prev[0]:
                     cpu_pct = max(0.0, 100.0 * (used - prev[1]) / 1e9 / (now - prev[0]))
                 self.last_vnf[vnf_id] = (now, used)
-            mem = cgroups.memory_bytes(pid)
+            mem = self.cgroups.memory_bytes(cg)
             mem_mib = round(mem / 1048576, 2) if mem else 0.0
         stats = {"vnf_id": vnf_id, "cpu_pct": round(cpu_pct, 2), "memory_mib": mem_mib, "ports": self._ports(rec)}
         return stats, about

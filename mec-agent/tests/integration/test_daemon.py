@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 from wislice_agent_proto import prometheus, protocol
 
+from wislice_mec_agent import cgroups
+
 from .conftest import RealNode
 from .test_recovery import write_config
 
@@ -92,7 +94,7 @@ def test_daemon_serves_the_controller_and_reconnects(real_node: RealNode, tmp_pa
         metrics = probe.getsockname()
     with open(cfg, "a") as f:
         f.write(f'controller = "127.0.0.1:{ctl.port}"\nsecret_file = "{secret}"\nstats_interval_s = 1.0\n'
-                f'metrics_listen = "127.0.0.1:{metrics[1]}"\n')
+                f'metrics_listen = "127.0.0.1:{metrics[1]}"\nscheduler_interval_s = 1.0\n')
     log = tmp_path / "agent.log"
     with open(log, "wb") as out:
         agent = subprocess.Popen([sys.executable, "-m", "wislice_mec_agent", "--config", str(cfg)],
@@ -130,5 +132,9 @@ def test_daemon_serves_the_controller_and_reconnects(real_node: RealNode, tmp_pa
             agent.kill()
             agent.wait()
         ctl.close()
-    assert agent.returncode == 0, log.read_text()
+    text = log.read_text()
+    assert agent.returncode == 0, text
+    fs = cgroups.host()  # the agent logs the cgroups it found, and runs the scheduler where they serve it
+    assert f"cgroups: {fs.describe()}" in text, text
+    assert ("scheduler not started" in text) == bool(fs.lacks(*cgroups.SCHEDULER_NEEDS)), text
     assert not any(real_node.holdings().values())

@@ -88,18 +88,29 @@ def test_duplicate_instance_is_refused_and_the_first_keeps_working(real_node: Re
     assert not any(real_node.holdings().values())
 
 
-def test_scheduler_writes_cpu_shares_into_the_vnf_cgroups(real_node: RealNode) -> None:
+def test_scheduler_writes_cpu_weights_into_the_vnf_cgroups(real_node: RealNode) -> None:
+    """On whichever cgroup version this host has: the scheduler's weights land in the vNFs' cgroups (found from
+    their pids, wherever Docker's driver and cgroup parent put them), and Docker's limits read back through the
+    same module."""
     from wislice_mec_agent import cgroups
+    from wislice_mec_agent.runtime import CPU_PERIOD_US, cpu_quota_us
     from wislice_mec_agent.scheduler import SchedulerLoop
 
+    fs = cgroups.host()
     states = [real_node.manager.create(kspec(i, chain_position=i - 10)) for i in (10, 11)]
     loop = SchedulerLoop(real_node.manager, 1.0)
     shares = loop.step()
     for s in states:
         rec = real_node.manager.store.get(s["vnf_id"])
-        pid = real_node.runtime.inspect(rec.container_id).pid
-        assert cgroups.get_cpu_shares(pid) == shares[s["vnf_id"]]
-    assert cgroups.set_cpu_shares(pid, 300) and cgroups.get_cpu_shares(pid) == 300
+        cg = fs.of_pid(real_node.runtime.inspect(rec.container_id).pid)
+        assert cg is not None, fs.describe()
+        assert fs.cpu_weight(cg) == fs.native_weight(shares[s["vnf_id"]])
+        assert fs.cpu_max(cg) == cgroups.CpuMax(cpu_quota_us(0.2), CPU_PERIOD_US)
+        assert fs.memory_max(cg) == 64 * 1024 * 1024
+        assert fs.memory_bytes(cg) > 0 and fs.cpu_usage_ns(cg) > 0
+        assert fs.throttling(cg) is not None
+    assert fs.set_cpu_shares(cg, 300) and fs.cpu_weight(cg) == fs.native_weight(300)
     for s in states:
         real_node.manager.delete(s["vnf_id"])
+    assert fs.cpu_weight(cg) is None and not fs.set_cpu_shares(cg, 300)  # its cgroup went with the container
     assert not any(real_node.holdings().values())
