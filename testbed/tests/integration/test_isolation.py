@@ -52,6 +52,10 @@ def test_guaranteed_slice_holds_against_a_saturating_neighbour(testbed) -> None:
         m = exp.metrics
         failed = {n: s.error for n, s in exp.series.items() if s.error}
         assert not failed, failed
+        # A guest that started the flows seconds late leaves too little contention to judge (the series say when
+        # each flow really started; the windows move with them): that is the machine, said as such.
+        assert m["contention_s"] >= 3.0, f"{exp.name}: the flows started up to {m['late_start_s']} s late, " \
+                                         f"{m['contention_s']} s of contention left: is the machine busy?"
         # The promise: every video client keeps >= 95 % of its rate (and does not exceed what it sends).
         assert 95.0 <= m["video_share_pct"] <= 105.0, exp.to_json()
         # Work-conserving: the neighbour gets what the video leaves, not nothing and not more than the radio has.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 from wislice_testbed.scenarios import fig11, isolation, video
 from wislice_testbed.scenarios.traffic import Flow, Series
@@ -32,6 +33,9 @@ def test_measure_takes_the_worst_video_client_and_the_neighbour_alone() -> None:
     assert exp.metrics["video_share_pct"] == round(100 * exp.metrics["video_worst_mbps"] / 2.0, 1)
     assert exp.metrics["neighbour_contended_mbps"] == 5.0
     assert exp.metrics["neighbour_alone_mbps"] == 9.8
+    # Under contention the two videos and the neighbour filled the 10 Mbit/s radio to (2 + worst + 5) / 10.
+    used = 100 * (2.0 + exp.metrics["video_worst_mbps"] + 5.0) / 10.0
+    assert abs(exp.metrics["radio_used_pct"] - used) < 0.2
 
 
 def test_flows_follow_the_direction_of_the_run() -> None:
@@ -105,3 +109,29 @@ def test_fig13_stable_tolerates_a_one_second_dip_not_a_stall() -> None:
     assert one_dip["stable_after_transcoder"] == 1 and one_dip["video_after_worst_second_pct"] == 50.0
     assert fig13_after({50: 0.0, 51: 0.0, 52: 3.0})["stable_after_transcoder"] == 0  # a stall, then its burst
     assert fig13_after({t: 0.7 for t in range(30, 90)})["stable_after_transcoder"] == 0  # the mean short
+
+
+def test_unsliced_run_has_two_video_clients_and_the_neighbour_on_a_four_station_testbed() -> None:
+    stations = [SimpleNamespace(name=f"sta{i}") for i in range(1, 5)]
+    tb = SimpleNamespace(ap=SimpleNamespace(stations=stations, agent_id="ap1"))
+    shared, layout = isolation.unsliced_layout(tb, isolation.Scale(), {1: "token"})
+    [(run, body, members)] = layout
+    assert run is shared and members == stations[:3]
+    assert body["bandwidth"]["down_guaranteed_kbps"] == 0
+
+
+def test_a_neighbour_that_started_late_moves_the_contention_window_with_it() -> None:
+    # Asked to start at 6 s, the busy guest starts the neighbour at 10.3 s: the videos keep 2.0 until then, 1.0
+    # after. The planned window [9, 15.5] would count 1-2 uncontended seconds; the run's window starts 3 s after
+    # the neighbour really did.
+    exp = isolation.Experiment("unsliced_down")
+    video = {t: (2.0 if t <= 10 else 1.0) for t in range(1, 17)}
+    exp.series = {"video1": series("video1", video), "video2": series("video2", video),
+                  "neighbour": series("neighbour", {t: 8.0 for t in range(11, 23)})}
+    isolation.measure(exp, SCALE, uplink=False)
+    assert exp.metrics["video_share_pct"] == 50.0
+    assert exp.metrics["late_start_s"] == 4.3
+    # The videos' first interval ends at 1.3 s, so they count as started 0.3 s late: [13.3, 15.8].
+    assert exp.metrics["contention_s"] == 2.5
+    (c0, c1), (a0, a1), _ = isolation.as_run(exp, SCALE)
+    assert [round(x, 1) for x in (c0, c1, a0, a1)] == [13.3, 15.8, 17.8, 26.3]

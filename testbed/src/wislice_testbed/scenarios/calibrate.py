@@ -17,7 +17,7 @@ from typing import Any
 from wislice_testbed.topology.common import StepLog, wait_for
 
 from . import e2e_slice as e2e
-from .traffic import Flow, run_flows
+from .traffic import Flow, Series, run_flows
 
 TENANT_ID = 9             # the operator's own calibration tenant (addresses 10.69.x), removed slices only
 HEADROOM = 0.5            # the radio's capacity as a share of what the VM carries: room for TCP's overshoot
@@ -44,10 +44,18 @@ def carried_mbps(tb: Any, log: StepLog) -> tuple[float, float]:
             series = run_flows(tb, [flow])["calibration"]
             if series.error:
                 raise RuntimeError(f"calibration flow ({'down' if down else 'up'}): {series.error}")
-            rates.append(statistics.median(series.window(2.0, float(SECONDS + 1))))
+            rates.append(statistics.median(steady(series)))
         return rates[0], rates[1]
     finally:
         e2e.delete_slice(tb, log, run)
+
+
+def steady(series: Series) -> list[float]:
+    """The flow's seconds after its first (TCP's ramp-up), from the first second that carried anything (a
+    downlink series begins when the host launched it, the test itself when the busy guest got to it)."""
+    started = series.started()
+    busy = [mbps for t, mbps in series.points if started is not None and t - 1.0 >= started]
+    return busy[1:SECONDS] or [0.0]
 
 
 def radio_capacity(tb: Any, log: StepLog) -> int:

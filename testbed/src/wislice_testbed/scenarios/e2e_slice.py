@@ -272,6 +272,14 @@ def run(tb: Any, log: StepLog, radio_capacity_kbps: int, second_slice: bool = Tr
                 results["rates_mbps"]["slice2_concurrent"] = round(f2.result(), 3)
         log.say(f"concurrently: slice 1 {results['rates_mbps']['slice1_concurrent']:.2f} Mbit/s (cap {c1:g}), "
                 f"slice 2 {results['rates_mbps']['slice2_concurrent']:.2f} Mbit/s (cap {c2:g})")
+        with log.step("isolation_probe", "tenant 1's station sends frames straight to tenant 2's station and "
+                                         "vNF (and, as a control, to its own vNF)"):
+            from .probe import PROBES, cross_slice
+            seen = cross_slice(tb, first, second)
+        log.say(f"probes seen (of {PROBES} each): {seen}")
+        checks["isolation_probe_reaches_own_vnf"] = seen["own_vnf"] >= PROBES * 3 // 4
+        checks["isolation_other_station_unreached"] = seen["other_station"] == 0
+        checks["isolation_other_vnf_unreached"] = seen["other_vnf"] == 0
         with log.step("slice2_patch", f"tenant 2 raises its slice's cap to {c2p:g} Mbit/s live (PATCH)"):
             before = connections(tb, second.station)
             patched = caps["slice2_patched"]

@@ -26,7 +26,7 @@ DEMO_SCALE = isolation.Scale(capacity_kbps=10_000, video_kbps=3_000, video_up_kb
 
 def capped_peak_mbps(exp: isolation.Experiment, scale: isolation.Scale) -> float:
     """The neighbour's highest 1 s rate once it is alone (its cap is the only limit then)."""
-    return max(exp.series["neighbour"].window(*scale.alone()), default=0.0)
+    return max(exp.series["neighbour"].window(*isolation.as_run(exp, scale)[1]), default=0.0)
 
 
 def run(tb: Any, log: StepLog, tokens: dict[int, str] | None = None,
@@ -51,6 +51,8 @@ def run(tb: Any, log: StepLog, tokens: dict[int, str] | None = None,
         "unsliced_video_pct": runs["unsliced"].metrics["video_share_pct"],
         "neighbour_contended_mbps": runs["sliced"].metrics["neighbour_contended_mbps"],
         "neighbour_unsliced_mbps": runs["unsliced"].metrics["neighbour_contended_mbps"],
+        "unsliced_radio_used_pct": runs["unsliced"].metrics["radio_used_pct"],
+        "contention_min_s": min(r.metrics["contention_s"] for r in runs.values()),
         "psnr_sliced_db": runs["sliced"].metrics.get("psnr_worst_db", 0.0),
         "psnr_unsliced_db": runs["unsliced"].metrics.get("psnr_worst_db", 0.0),
         "radio_capacity_mbps": scale.capacity_kbps / 1000,
@@ -100,7 +102,8 @@ def write(runs: dict[str, isolation.Experiment], metrics: dict[str, float], scal
         log.say(f"plot: {path}")
     (out / "series.json").write_text(json.dumps({
         "scale": scale.__dict__, "runs": {k: e.to_json() for k, e in runs.items()}}, indent=1) + "\n")
-    units = {k: ("Mbit/s" if k.endswith("_mbps") else "dB" if k.endswith("_db") else "%") for k in metrics}
+    suffixes = {"_mbps": "Mbit/s", "_db": "dB", "_s": "s", "_pct": "%"}
+    units = {k: next((u for sfx, u in suffixes.items() if k.endswith(sfx)), "") for k in metrics}
     notes = (f"One-machine testbed (qemu TCG AP VM, mac80211_hwsim, WPA2): radio capacity {scale.capacity_kbps} kbps "
              "(operator-set at half of what this machine's AP VM carried through a slice, calibrate.py); each video "
              f"client receives a real {scale.video_kbps} kbps H.264 MPEG-TS stream (ffmpeg, UDP) and sends "

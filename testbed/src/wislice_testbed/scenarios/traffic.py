@@ -1,13 +1,19 @@
 """Traffic for the testbed's experiments: iperf3 flows between a station (in the AP VM) and the server namespace,
 run on threads with a start offset, each returning the receiver's per-second rates as a time series.
 
-The receiver's view is what counts for a slice's promise, so every series is taken where the bytes arrive: the
-station's own report for downlink (iperf3 -R), the server's report (--get-server-output) for uplink.
+The receiver's view is what counts for a slice's promise, so every series is taken where the bytes arrive and
+placed on the host's clock where they really moved. Downlink: the station's own interface, sampled in the guest by a
+small meter in the station's namespace (iperf3 counts from its test start, which in a busy TCG
+guest comes seconds after the host asked for it, and its exit can follow its last interval by seconds while 10
+streams drain). Uplink: the server's report (--get-server-output), from when the host launched the client.
+Guest clock to host clock: `guest_clock_offset`, one quick command bracketed by the host's clock.
 """
 
 from __future__ import annotations
 
+import bisect
 import json
+import math
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -16,6 +22,23 @@ from typing import Any
 
 from wislice_testbed.topology.common import wait_for
 
+# Runs in the station's namespace beside iperf3: the namespace's received bytes (its one station interface; lo
+# left out) every 0.25 s on the guest's boot clock, written on SIGTERM.
+RX_METER = r'''
+import json, signal, sys, time
+stop = []
+signal.signal(signal.SIGTERM, lambda *a: stop.append(1))
+rows = []
+while not stop:
+    rx = 0
+    for line in open("/proc/self/net/dev").readlines()[2:]:
+        name, data = line.split(":", 1)
+        if name.strip() != "lo":
+            rx += int(data.split()[0])
+    rows.append((time.clock_gettime(time.CLOCK_BOOTTIME), rx))
+    time.sleep(0.25)
+json.dump(rows, open(sys.argv[1], "w"))
+'''
 UDP_PAYLOAD = 1200  # bytes per datagram: below the path MTU with the slice tag, like a video packetiser's
 _ports = iter(range(5301, 6300))
 _ports_lock = threading.Lock()
@@ -37,6 +60,10 @@ class Series:
     def window(self, start: float, end: float) -> list[float]:
         """The rates of the 1 s intervals that lie wholly within [start, end]."""
         return [mbps for t, mbps in self.points if start <= t - 1.0 and t <= end]
+
+    def started(self, threshold_mbps: float = 0.05) -> float | None:
+        """The start of its first 1 s interval that carried more than the threshold; None if none did."""
+        return next((t - 1.0 for t, mbps in self.points if mbps > threshold_mbps), None)
 
     def mean(self, start: float, end: float) -> float:
         """Mean rate over the intervals that lie within [start, end]; 0 if none do (a silent flow counts as 0)."""
@@ -74,6 +101,13 @@ class Flow:
         return run_flow(tb, self, t0)
 
 
+def guest_clock_offset(vm: Any) -> float:
+    """Host time minus the guest's boot clock (/proc/uptime), to within half a quick command's round trip."""
+    before = time.time()
+    uptime = float(vm.run("cat /proc/uptime").out.split()[0])
+    return (before + time.time()) / 2 - uptime
+
+
 def _intervals(report: dict[str, Any]) -> list[tuple[float, float]]:
     return [(float(i["sum"]["end"]), i["sum"]["bits_per_second"] / 1e6) for i in report.get("intervals", [])]
 
@@ -85,16 +119,23 @@ def run_flow(tb: Any, flow: Flow, t0: float) -> Series:
     # -J on the server too: --get-server-output then carries its per-interval report as JSON.
     srv = tb.processes.start(tb.server.argv(["iperf3", "-s", "-1", "-J", "-p", str(port), "-B", flow.server_addr]),
                              log_name=f"iperf3-{flow.name}")
+    # Started now, before its flow: a python starting in the TCG guest takes the CPU for a while, which must not
+    # happen when the flow (the experiment's neighbour) starts.
+    meter = StationMeter(flow.station, port) if flow.down else None
+    rows = ""
     try:
         wait_for(f"iperf3 server :{port}", lambda: f":{port}" in tb.server.exec(
             ["ss", "-ltnH"], capture_output=True).stdout, timeout=10, period=0.1)
         delay = t0 + flow.start_s - time.time()
         if delay > 0:
             time.sleep(delay)
+        offset = guest_clock_offset(flow.station.vm)
         launched = time.time() - t0
         res = flow.station.exec(flow.argv(port), timeout=flow.seconds + 60, check=False)
     finally:
         tb.processes.stop(srv)
+        if meter is not None:
+            rows = meter.stop()
     try:
         out = json.loads(res.out)
     except ValueError:
@@ -102,11 +143,63 @@ def run_flow(tb: Any, flow: Flow, t0: float) -> Series:
         return series
     if "error" in out:
         series.error = str(out["error"])
-    report = out if flow.down else out.get("server_output_json", {})
+    if flow.down:
+        try:
+            series.points = rates_from_counters(json.loads(rows), offset - t0)
+        except ValueError:
+            series.error = series.error or f"the station's meter wrote no samples: {rows[-300:]}"
+        return series
+    report = out.get("server_output_json", {})
     if not report.get("intervals"):
         series.error = series.error or "iperf3 reported no intervals at the receiver"
     series.points = [(launched + end, mbps) for end, mbps in _intervals(report)]
     return series
+
+
+def start_in_station(station: Any, name: str, script: str, args: str, log: str, ready: bool = False) -> int:
+    """Puts the python script on the VM's share as NAME and starts it in the station's namespace; its guest pid.
+    With ready, returns once it printed "ready" to its log (a log of its own: the guest appends to logs, and an
+    earlier run's "ready" would answer for it)."""
+    vm = station.vm
+    (vm.share / name).write_text(script)
+    pid = vm.spawn(f"ip netns exec {station.ns} python3 /mnt/share/{name} {args}", log=log)
+    if ready:
+        vm.wait_for(f"grep -q ready {log}", timeout=30, interval=0.05)
+    return pid
+
+
+class StationMeter:
+    """The received bytes of a station's namespace, sampled in the guest (RX_METER) from now until stop()."""
+
+    def __init__(self, station: Any, port: int) -> None:
+        self.vm, self.out = station.vm, f"/tmp/rx-{port}.json"
+        self.pid = start_in_station(station, "rx_meter.py", RX_METER, self.out, log=f"/tmp/rx-{port}.log")
+
+    def stop(self) -> str:
+        """Its samples as JSON text ("" if it wrote none)."""
+        # It writes its samples when told to stop: up to 10 s for that in a busy guest.
+        return self.vm.run(f"kill {self.pid}; i=0; while [ ! -s {self.out} ] && [ $i -lt 50 ]; do sleep 0.2; "
+                           f"i=$((i+1)); done; cat {self.out}", check=False).out
+
+
+def rates_from_counters(rows: list[list[float]], shift: float) -> list[tuple[float, float]]:
+    """Per-second rates (Mbit/s) from (guest boot time, byte counter) samples, on whole seconds of the host's
+    timeline (guest time + shift = seconds since the experiment's t0); a counter is interpolated linearly between
+    samples, and only seconds the samples cover wholly are kept. Raises ValueError without two samples."""
+    if len(rows) < 2:
+        raise ValueError("fewer than two samples")
+    times = [t + shift for t, _ in rows]
+    counts = [c for _, c in rows]
+
+    def at(x: float) -> float:
+        i = bisect.bisect_right(times, x)
+        if i == 0 or i == len(times):
+            return float(counts[min(i, len(times) - 1)])
+        t_a, t_b = times[i - 1], times[i]
+        return counts[i - 1] + (counts[i] - counts[i - 1]) * (x - t_a) / (t_b - t_a)
+
+    first, last = math.ceil(times[0]), math.floor(times[-1])
+    return [(float(k + 1), (at(k + 1) - at(k)) * 8 / 1e6) for k in range(first, last)]
 
 
 def run_flows(tb: Any, flows: list[Any]) -> dict[str, Series]:

@@ -19,7 +19,7 @@ from typing import Any
 
 from wislice_testbed.topology.common import cache_dir
 
-from .traffic import Series, next_port
+from .traffic import Series, guest_clock_offset, next_port, start_in_station
 
 SIZE, FPS = "640x360", 25
 # Runs in the station's namespace inside the VM (python3 is there): keeps the datagrams, counts bytes per second.
@@ -37,6 +37,7 @@ except OSError:
 s.bind(("0.0.0.0", port))
 s.settimeout(0.2)
 start = time.time(); per_s = {}
+boot = time.clock_gettime(time.CLOCK_BOOTTIME)  # = /proc/uptime, the clock the host maps (traffic.py)
 print("ready", flush=True)
 local = "/tmp/sink-" + out.rsplit("/", 1)[-1] + ".ts"
 with open(local, "wb") as f:
@@ -49,7 +50,7 @@ with open(local, "wb") as f:
         k = int(time.time() - start)
         per_s[k] = per_s.get(k, 0) + len(data)
 shutil.move(local, out + ".ts")
-json.dump({"bytes_per_s": per_s}, open(out + ".json", "w"))
+json.dump({"bytes_per_s": per_s, "started_boottime": boot}, open(out + ".json", "w"))
 '''
 
 
@@ -89,14 +90,12 @@ class VideoFlow:
         series = Series(self.name)
         port = next_port()
         share = tb.ap.vm.share
-        (share / "udp_sink.py").write_text(SINK)
         out = f"/mnt/share/{self.name}"
         listen = self.start_s + self.clip.seconds + 6  # the sink starts now, the stream at start_s
-        sink = tb.ap.vm.spawn(f"ip netns exec {self.station.ns} python3 /mnt/share/udp_sink.py {port} {listen} {out}",
-                              log=f"/tmp/{self.name}-sink.log")
-        # Its second 0 starts when it says ready (within a poll and a round trip of when the host sees it).
-        tb.ap.vm.wait_for(f"grep -q ready /tmp/{self.name}-sink.log", timeout=30, interval=0.05)
-        sink_started = time.time() - t0
+        offset = guest_clock_offset(tb.ap.vm)
+        # The sender starts once the sink listens.
+        sink = start_in_station(self.station, "udp_sink.py", SINK, f"{port} {listen} {out}",
+                                log=f"/tmp/{self.name}-{port}-sink.log", ready=True)
         delay = t0 + self.start_s - time.time()
         if delay > 0:
             time.sleep(delay)
@@ -117,9 +116,10 @@ class VideoFlow:
         except (OSError, ValueError) as exc:
             series.error = f"the sink wrote no report: {exc}"
             return series
-        # The sink counts seconds from its own start (the guest's clock is not the host's), which the host saw
-        # as its "ready"; the series covers the seconds the sender ran. (Not from the first second with
-        # data: a station that joins after its stream started receives its first data late.)
+        # The sink counts seconds from its own start, on the guest's clock mapped to the host's; the series covers
+        # the seconds the sender ran. (Not from the first second with data: a station that joins after its
+        # stream started receives its first data late.)
+        sink_started = offset + float(report["started_boottime"]) - t0
         per_s = {int(k): v for k, v in report["bytes_per_s"].items()}
         first = int(max(0.0, launched - sink_started))
         series.points = [(sink_started + first + k + 1.0, per_s.get(first + k, 0) * 8 / 1e6)
