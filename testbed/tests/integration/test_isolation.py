@@ -73,6 +73,7 @@ def test_transcode_policy_deploys_and_removes_the_transcoder(testbed) -> None:
     remove it. Fails without the policy engine, the two-port vNF or plain Ethernet to vNFs in a chain."""
     from wislice_testbed.scenarios import e2e_slice as e2e
     from wislice_testbed.scenarios import isolation, video
+    from wislice_testbed.scenarios.traffic import run_flows
     from wislice_testbed.topology.common import wait_for
 
     tb, tokens, log, scale = testbed
@@ -103,7 +104,7 @@ def test_transcode_policy_deploys_and_removes_the_transcoder(testbed) -> None:
         assert ok, summary
         clip = video.clip(3_000, 8)
         flow = video.VideoFlow("policy-video", tb.ap.stations[0], s.sta_addr, clip)
-        series = flow.run(tb, time.time())
+        series = run_flows(tb, [flow])[flow.name]
         assert not series.error, series.error
         probe = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "stream=codec_name:format=bit_rate",
                                 "-of", "default=nw=1", str(flow.received(tb))], capture_output=True, text=True)

@@ -32,6 +32,10 @@ class FakeVm:
         self.meter_pid = 4242
         return self.meter_pid
 
+    def wait_for(self, cmd: str, **_: Any) -> SimpleNamespace:
+        assert cmd.startswith("grep -q ready /tmp/rx-")  # the meter sampled before the flow starts
+        return SimpleNamespace(out="", err="", rc=0)
+
 
 def fake_tb() -> Any:
     server = SimpleNamespace(argv=lambda argv: argv,
@@ -66,7 +70,8 @@ def test_a_downlink_flow_that_started_late_in_the_guest_is_placed_where_its_byte
         return SimpleNamespace(out=json.dumps(iperf3_report([2.0, 2.0, 2.0])), err="", rc=0)
 
     station = SimpleNamespace(vm=vm, ns="sta3", exec=exec_)
-    series = traffic.Flow("neighbour", station, "10.62.2.1", down=True, seconds=3).run(fake_tb(), t0)
+    flow = traffic.Flow("neighbour", station, "10.62.2.1", down=True, seconds=3)
+    series = flow.run(fake_tb(), traffic.StartLine(1, t0=t0))
     assert series.error == ""
     assert (tmp_path / "rx_meter.py").read_text() == traffic.RX_METER
     by_second = {round(t): round(m, 1) for t, m in series.points}
@@ -77,14 +82,16 @@ def test_an_uplink_flow_reads_the_servers_report_from_its_launch(tmp_path: Path)
     vm = FakeVm(uptime=50.0, share=tmp_path)
     report = {"server_output_json": iperf3_report([1.0, 3.0])}
     station = SimpleNamespace(vm=vm, exec=lambda cmd, **_: SimpleNamespace(out=json.dumps(report), err="", rc=0))
-    series = traffic.Flow("up", station, "10.0.0.1", down=False, seconds=2).run(fake_tb(), time.time())
+    flow = traffic.Flow("up", station, "10.0.0.1", down=False, seconds=2)
+    series = flow.run(fake_tb(), traffic.StartLine(1, t0=time.time()))
     assert [round(m, 1) for _, m in series.points] == [1.0, 3.0] and 0.9 < series.points[0][0] < 1.5
 
 
 def test_a_station_meter_without_samples_is_an_error_not_an_empty_flow(tmp_path: Path) -> None:
     vm = FakeVm(uptime=5.0, share=tmp_path, rows=[])
     station = SimpleNamespace(vm=vm, ns="sta1", exec=lambda cmd, **_: SimpleNamespace(out="{}", err="", rc=0))
-    series = traffic.Flow("f", station, "10.0.0.1", down=True, seconds=1).run(fake_tb(), time.time())
+    flow = traffic.Flow("f", station, "10.0.0.1", down=True, seconds=1)
+    series = flow.run(fake_tb(), traffic.StartLine(1, t0=time.time()))
     assert series.points == [] and "meter" in series.error
 
 
@@ -92,3 +99,39 @@ def test_calibration_takes_the_steady_seconds_after_the_real_start() -> None:
     series = traffic.Series("c", [(float(t), m) for t, m in enumerate([0, 0, 0, 3.0, 9.0, 8.0, 10.0, 9.5, 8.5, 9.0,
                                                                        2.0, 0.0], start=1)])
     assert calibrate.steady(series) == [9.0, 8.0, 10.0, 9.5, 8.5]
+
+
+def test_the_start_line_sets_t0_after_the_slowest_flow_got_ready() -> None:
+    class Slow:
+        def __init__(self, name: str, prepare_s: float) -> None:
+            self.name, self.prepare_s = name, prepare_s
+
+        def run(self, tb: Any, start: traffic.StartLine) -> traffic.Series:
+            ready = time.time() + self.prepare_s
+            time.sleep(self.prepare_s)
+            t0 = start.wait()
+            return traffic.Series(self.name, [(t0, ready)])
+
+    series = traffic.run_flows(None, [Slow("quick", 0.0), Slow("slow", 0.3)])
+    t0s = {s.points[0][0] for s in series.values()}
+    assert len(t0s) == 1 and t0s.pop() >= max(s.points[0][1] for s in series.values())
+
+
+def test_a_flow_that_fails_to_get_ready_fails_the_others_instead_of_leaving_them_waiting() -> None:
+    class Broken:
+        name = "broken"
+
+        def run(self, tb: Any, start: traffic.StartLine) -> traffic.Series:
+            raise RuntimeError("no server")
+
+    class Waiting:
+        name = "waiting"
+
+        def run(self, tb: Any, start: traffic.StartLine) -> traffic.Series:
+            start.wait()
+            return traffic.Series(self.name)
+
+    began = time.time()
+    with pytest.raises(Exception):  # noqa: B017 - either flow's error may surface first
+        traffic.run_flows(None, [Waiting(), Broken()])
+    assert time.time() - began < 5

@@ -24,7 +24,7 @@ from wislice_testbed.topology.common import StepLog, wait_for
 
 from . import e2e_slice as e2e
 from . import isolation
-from .traffic import Flow, Series, run_flows
+from .traffic import Flow, Series, StartLine, run_flows
 from .video import Clip, VideoFlow
 from .video import clip as make_clip
 
@@ -62,7 +62,8 @@ class Join:
     at_s: float
     joined_s: float | None = None
 
-    def run(self, tb: Any, t0: float) -> Series:
+    def run(self, tb: Any, start: StartLine) -> Series:
+        t0 = start.wait()
         time.sleep(max(0.0, t0 + self.at_s - time.time()))
         e2e.associate(tb, self.log, self.slice_run, self.station, self.address)
         self.joined_s = time.time() - t0
@@ -78,7 +79,8 @@ class PolicyWatch:
     seconds: float
     changes: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
 
-    def run(self, tb: Any, t0: float) -> Series:
+    def run(self, tb: Any, start: StartLine) -> Series:
+        t0 = start.wait()
         s = self.slice_run
         last = None
         while time.time() < t0 + self.seconds:

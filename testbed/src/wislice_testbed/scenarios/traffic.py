@@ -23,13 +23,15 @@ from typing import Any
 from wislice_testbed.topology.common import wait_for
 
 # Runs in the station's namespace beside iperf3: the namespace's received bytes (its one station interface; lo
-# left out) every 0.25 s on the guest's boot clock, written on SIGTERM.
+# left out) every 0.25 s on the guest's boot clock, written on SIGTERM; "ready" once it took its first sample.
 RX_METER = r'''
 import json, signal, sys, time
 stop = []
 signal.signal(signal.SIGTERM, lambda *a: stop.append(1))
 rows = []
 while not stop:
+    if len(rows) == 1:
+        print("ready", flush=True)
     rx = 0
     for line in open("/proc/self/net/dev").readlines()[2:]:
         name, data = line.split(":", 1)
@@ -39,6 +41,7 @@ while not stop:
     time.sleep(0.25)
 json.dump(rows, open(sys.argv[1], "w"))
 '''
+START_LINE_LIMIT_S = 90.0  # how long flows wait at the start line for the slowest to get ready
 UDP_PAYLOAD = 1200  # bytes per datagram: below the path MTU with the slice tag, like a video packetiser's
 _ports = iter(range(5301, 6300))
 _ports_lock = threading.Lock()
@@ -97,8 +100,8 @@ class Flow:
         opts.append("-R" if self.down else "--get-server-output")
         return "iperf3 " + " ".join(opts)
 
-    def run(self, tb: Any, t0: float) -> Series:
-        return run_flow(tb, self, t0)
+    def run(self, tb: Any, start: StartLine) -> Series:
+        return run_flow(tb, self, start)
 
 
 def guest_clock_offset(vm: Any) -> float:
@@ -112,20 +115,23 @@ def _intervals(report: dict[str, Any]) -> list[tuple[float, float]]:
     return [(float(i["sum"]["end"]), i["sum"]["bits_per_second"] / 1e6) for i in report.get("intervals", [])]
 
 
-def run_flow(tb: Any, flow: Flow, t0: float) -> Series:
-    """Runs one flow to completion (sleeping until its start offset) and returns its receiver-side series."""
+def run_flow(tb: Any, flow: Flow, start: StartLine) -> Series:
+    """Runs one flow to completion (its server and meter first, then from its offset after the start line) and
+    returns its receiver-side series."""
     series = Series(flow.name)
     port = next_port()
     # -J on the server too: --get-server-output then carries its per-interval report as JSON.
     srv = tb.processes.start(tb.server.argv(["iperf3", "-s", "-1", "-J", "-p", str(port), "-B", flow.server_addr]),
                              log_name=f"iperf3-{flow.name}")
-    # Started now, before its flow: a python starting in the TCG guest takes the CPU for a while, which must not
-    # happen when the flow (the experiment's neighbour) starts.
-    meter = StationMeter(flow.station, port) if flow.down else None
+    meter = None
     rows = ""
     try:
+        # Sampling before the start line: a python starting in the TCG guest takes its CPU for seconds, which
+        # must be over when the flows (the experiment's neighbour above all) start.
+        meter = StationMeter(flow.station, port) if flow.down else None
         wait_for(f"iperf3 server :{port}", lambda: f":{port}" in tb.server.exec(
             ["ss", "-ltnH"], capture_output=True).stdout, timeout=10, period=0.1)
+        t0 = start.wait()
         delay = t0 + flow.start_s - time.time()
         if delay > 0:
             time.sleep(delay)
@@ -173,7 +179,8 @@ class StationMeter:
 
     def __init__(self, station: Any, port: int) -> None:
         self.vm, self.out = station.vm, f"/tmp/rx-{port}.json"
-        self.pid = start_in_station(station, "rx_meter.py", RX_METER, self.out, log=f"/tmp/rx-{port}.log")
+        self.pid = start_in_station(station, "rx_meter.py", RX_METER, self.out, log=f"/tmp/rx-{port}.log",
+                                    ready=True)
 
     def stop(self) -> str:
         """Its samples as JSON text ("" if it wrote none)."""
@@ -202,10 +209,42 @@ def rates_from_counters(rows: list[list[float]], shift: float) -> list[tuple[flo
     return [(float(k + 1), (at(k + 1) - at(k)) * 8 / 1e6) for k in range(first, last)]
 
 
+class StartLine:
+    """The experiment's t0, the same for every flow, set once every flow is ready (its server listening, its
+    guest meter or sink running): flows prepare in parallel, then wait() here; the time they get back is their
+    common t0, `lead_s` ahead (or the `t0` given). A flow that fails to prepare aborts the line, so the others
+    fail instead of waiting forever."""
+
+    def __init__(self, parties: int, lead_s: float = 0.5, timeout_s: float = START_LINE_LIMIT_S,
+                 t0: float | None = None) -> None:
+        self.t0 = 0.0 if t0 is None else t0
+        self._lead_s = None if t0 is not None else lead_s
+        self._barrier = threading.Barrier(parties, action=self._cross, timeout=timeout_s)
+
+    def _cross(self) -> None:
+        if self._lead_s is not None:
+            self.t0 = time.time() + self._lead_s
+
+    def wait(self) -> float:
+        self._barrier.wait()
+        return self.t0
+
+    def abort(self) -> None:
+        self._barrier.abort()
+
+
 def run_flows(tb: Any, flows: list[Any]) -> dict[str, Series]:
-    """Runs every flow (anything with .name and .run(tb, t0) -> Series) at once, each from its own start offset;
-    returns series by flow name."""
-    t0 = time.time() + 2.0  # every server is listening by then
+    """Runs every flow (anything with .name and .run(tb, start_line) -> Series) at once, each from its own start
+    offset after the common start line; returns series by flow name."""
+    line = StartLine(len(flows))
+
+    def run(flow: Any) -> Series:
+        try:
+            return flow.run(tb, line)
+        except BaseException:
+            line.abort()
+            raise
+
     with ThreadPoolExecutor(len(flows)) as pool:
-        futures: dict[str, Future[Series]] = {f.name: pool.submit(f.run, tb, t0) for f in flows}
+        futures: dict[str, Future[Series]] = {f.name: pool.submit(run, f) for f in flows}
         return {name: fut.result() for name, fut in futures.items()}

@@ -19,16 +19,20 @@ from typing import Any
 
 from wislice_testbed.topology.common import cache_dir
 
-from .traffic import Series, guest_clock_offset, next_port, start_in_station
+from .traffic import START_LINE_LIMIT_S, Series, StartLine, guest_clock_offset, next_port, start_in_station
 
 SIZE, FPS = "640x360", 25
-# Runs in the station's namespace inside the VM (python3 is there): keeps the datagrams, counts bytes per second.
+DRAIN_S = 3.0  # after the sender's last packet, what the station still receives from the queues on its path
+# Runs in the station's namespace inside the VM (python3 is there): keeps the datagrams, counts bytes per second,
+# until SIGTERM (the host's, once the stream has drained) or its time limit.
 # The stream goes to the guest's tmpfs while it runs and to the share (9p, slow and blocking in a busy TCG guest)
 # only at the end: a sink stalled in a share write for seconds read nothing meanwhile, and its per-second rates
 # showed gaps and bursts the network never had. SO_RCVBUFFORCE (root) lifts rmem_max for the same reason.
 SINK = r'''
-import json, shutil, socket, sys, time
+import json, shutil, signal, socket, sys, time
 port, seconds, out = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
+stop = []
+signal.signal(signal.SIGTERM, lambda *a: stop.append(1))
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 try:
     s.setsockopt(socket.SOL_SOCKET, 33, 1 << 22)  # SO_RCVBUFFORCE
@@ -41,7 +45,7 @@ boot = time.clock_gettime(time.CLOCK_BOOTTIME)  # = /proc/uptime, the clock the 
 print("ready", flush=True)
 local = "/tmp/sink-" + out.rsplit("/", 1)[-1] + ".ts"
 with open(local, "wb") as f:
-    while time.time() - start < seconds:
+    while not stop and time.time() - start < seconds:
         try:
             data = s.recv(65536)
         except socket.timeout:
@@ -86,16 +90,18 @@ class VideoFlow:
     clip: Clip
     start_s: float = 0.0
 
-    def run(self, tb: Any, t0: float) -> Series:
+    def run(self, tb: Any, start: StartLine) -> Series:
         series = Series(self.name)
         port = next_port()
         share = tb.ap.vm.share
         out = f"/mnt/share/{self.name}"
-        listen = self.start_s + self.clip.seconds + 6  # the sink starts now, the stream at start_s
+        # The sink starts now and is stopped once the stream drained; its own limit only guards a lost host.
+        listen = START_LINE_LIMIT_S + self.start_s + self.clip.seconds + 30
         offset = guest_clock_offset(tb.ap.vm)
         # The sender starts once the sink listens.
         sink = start_in_station(self.station, "udp_sink.py", SINK, f"{port} {listen} {out}",
                                 log=f"/tmp/{self.name}-{port}-sink.log", ready=True)
+        t0 = start.wait()
         delay = t0 + self.start_s - time.time()
         if delay > 0:
             time.sleep(delay)
@@ -110,7 +116,9 @@ class VideoFlow:
             series.error = "ffmpeg did not finish"
         finally:
             tb.processes.stop(sender)
-        tb.ap.vm.wait_for(f"! kill -0 {sink} 2>/dev/null", timeout=listen + 15)
+        time.sleep(DRAIN_S)
+        tb.ap.vm.run(f"kill {sink}", check=False)
+        tb.ap.vm.wait_for(f"! kill -0 {sink} 2>/dev/null", timeout=30)
         try:
             report = json.loads((share / f"{self.name}.json").read_text())
         except (OSError, ValueError) as exc:
