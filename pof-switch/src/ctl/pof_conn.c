@@ -20,6 +20,9 @@
 #define BACKOFF_MIN_NS 500000000ull
 #define BACKOFF_MAX_NS 8000000000ull
 #define LINGER_NS 1000000000ull /* closing after a protocol error: at most this long to send what is queued */
+/* recv calls per pof_conn_service: a controller that floods must not keep the run loop (and so the data path
+ * and the management socket) from its other work; what is left is read on the next call. */
+#define READS_PER_SERVICE 1
 
 static void conn_close(struct pof_conn *c, uint64_t now, const char *why)
 {
@@ -49,7 +52,7 @@ static void conn_linger(struct pof_conn *c, uint64_t now, const char *why)
     c->in_len = 0;
 }
 
-struct pof_conn *pof_conn_create(const struct pof_sw_cb *sw, const char *host, uint16_t port)
+struct pof_conn *pof_conn_create(const struct pof_sw_cb *sw, const char *host, uint16_t port, uint64_t timeout_ns)
 {
     struct pof_conn *c = calloc(1, sizeof(*c));
     if (!c)
@@ -64,6 +67,7 @@ struct pof_conn *pof_conn_create(const struct pof_sw_cb *sw, const char *host, u
     c->port = port;
     c->fd = -1;
     c->backoff = BACKOFF_MIN_NS;
+    c->timeout_ns = timeout_ns ? timeout_ns : POF_CONN_TIMEOUT_NS;
     c->miss_send_len = 128; /* the reference's default, until a SET_CONFIG */
     return c;
 }
@@ -185,6 +189,7 @@ static void handle_message(struct pof_conn *c, const uint8_t *raw, uint32_t len,
 {
     struct pof_status st;
     uint32_t xid = len >= 8 ? (uint32_t)raw[4] << 24 | (uint32_t)raw[5] << 16 | (uint32_t)raw[6] << 8 | raw[7] : 0;
+    c->last_rx = now;
     if (pof_decode(raw, len, &c->msg, &st) < 0) {
         /* HELLO may carry a lower version: accept any version <= 4 for HELLO, as the reference does. */
         if (c->state == ST_WAIT_HELLO && len >= 8 && raw[1] == POFT_HELLO && raw[0] <= POF_VERSION) {
@@ -207,7 +212,7 @@ static void handle_message(struct pof_conn *c, const uint8_t *raw, uint32_t len,
 
 static void read_input(struct pof_conn *c, uint64_t now)
 {
-    for (;;) {
+    for (int reads = 0; reads < READS_PER_SERVICE; reads++) {
         ssize_t n = recv(c->fd, c->in + c->in_len, IN_CAP - c->in_len, 0);
         if (n == 0) {
             conn_close(c, now, "controller closed the connection");
@@ -280,6 +285,27 @@ static void closing_step(struct pof_conn *c, uint64_t now)
         conn_close(c, now, c->close_why);
 }
 
+/* A controller that never completes the handshake, or goes quiet (a hang, a cut without a reset, a message
+ * whose declared length never arrives) would hold the switch's only controller connection for ever. */
+static void check_liveness(struct pof_conn *c, uint64_t now)
+{
+    /* Deadlines, not differences: a clock that a test moves ahead and back never makes them wrap. */
+    if (c->state != ST_READY) {
+        if (now >= c->connected_at + c->timeout_ns)
+            conn_close(c, now, "controller handshake timed out");
+        return;
+    }
+    if (now >= c->last_rx + c->timeout_ns) {
+        conn_close(c, now, "controller silent");
+        return;
+    }
+    uint64_t third = c->timeout_ns / 3;
+    if (now >= c->last_rx + third && now >= c->echo_sent_at + third) {
+        conn_send_simple(c, POFT_ECHO_REQUEST, 0);
+        c->echo_sent_at = now;
+    }
+}
+
 static void start_connect(struct pof_conn *c, uint64_t now)
 {
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *ai = NULL;
@@ -304,6 +330,7 @@ static void start_connect(struct pof_conn *c, uint64_t now)
         return;
     }
     c->state = ST_CONNECTING;
+    c->connected_at = now; /* a connect that hangs (a SYN into a black hole) has the handshake's deadline too */
 }
 
 void pof_conn_service(struct pof_conn *c, uint64_t now)
@@ -319,8 +346,11 @@ void pof_conn_service(struct pof_conn *c, uint64_t now)
     }
     if (c->state == ST_CONNECTING) {
         struct pollfd p = {.fd = c->fd, .events = POLLOUT};
-        if (poll(&p, 1, 0) <= 0)
+        if (poll(&p, 1, 0) <= 0) {
+            if (now >= c->connected_at + c->timeout_ns)
+                conn_close(c, now, "connect timed out");
             return;
+        }
         int err = 0;
         socklen_t l = sizeof(err);
         getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &l);
@@ -329,10 +359,13 @@ void pof_conn_service(struct pof_conn *c, uint64_t now)
             return;
         }
         c->state = ST_WAIT_HELLO;
+        c->connected_at = c->last_rx = c->echo_sent_at = now;
         conn_send_simple(c, POFT_HELLO, 0);
     }
     if (c->fd >= 0)
         read_input(c, now);
+    if (c->fd >= 0 && c->state != ST_CLOSING)
+        check_liveness(c, now);
     if (c->fd >= 0)
         flush_output(c, now);
 }

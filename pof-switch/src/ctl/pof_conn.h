@@ -11,8 +11,13 @@
 
 struct pof_conn;
 
-/* sw must outlive the connection. */
-struct pof_conn *pof_conn_create(const struct pof_sw_cb *sw, const char *host, uint16_t port);
+/* The default of timeout_ns: a controller that sends no whole message for this long is gone. */
+#define POF_CONN_TIMEOUT_NS 15000000000ull
+
+/* sw must outlive the connection. timeout_ns (0 = POF_CONN_TIMEOUT_NS): the handshake must be complete within
+ * it; once ready, a third of it without a whole message from the controller sends an ECHO_REQUEST, all of it
+ * closes the connection (and the switch dials again). */
+struct pof_conn *pof_conn_create(const struct pof_sw_cb *sw, const char *host, uint16_t port, uint64_t timeout_ns);
 void pof_conn_destroy(struct pof_conn *c);
 
 /* The socket to poll and the events wanted (0 when there is nothing to wait for). */

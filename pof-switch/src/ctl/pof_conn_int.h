@@ -29,6 +29,10 @@ struct pof_conn {
     const struct pof_sw_cb *sw;
     char host[256];
     uint16_t port;
+    uint64_t timeout_ns;    /* liveness: see pof_conn_create */
+    uint64_t connected_at;  /* when the TCP connection was established (the handshake's deadline counts from it) */
+    uint64_t last_rx;       /* when the last whole message arrived */
+    uint64_t echo_sent_at;  /* when the switch last asked "are you there" (ECHO_REQUEST) */
     int fd;
     enum conn_state state;
     uint64_t retry_at, backoff;

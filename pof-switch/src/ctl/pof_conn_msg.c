@@ -283,8 +283,16 @@ static void on_queryall(struct pof_conn *c, const struct pof_msg *m)
     conn_send_simple(c, POFT_QUERYALL_FIN, xid);
 }
 
+/* The answer to the switch's own ECHO_REQUEST (check_liveness): arriving was all it had to do. */
+static void on_echo_reply(struct pof_conn *c, const struct pof_msg *m)
+{
+    (void)c;
+    (void)m;
+}
+
 static const handler_fn handlers[256] = {
     [POFT_ECHO_REQUEST] = conn_on_echo,
+    [POFT_ECHO_REPLY] = on_echo_reply,
     [POFT_FEATURES_REQUEST] = conn_on_features_request,
     [POFT_GET_CONFIG_REQUEST] = conn_on_get_config,
     [POFT_SET_CONFIG] = conn_on_set_config,

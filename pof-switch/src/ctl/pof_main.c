@@ -23,14 +23,16 @@ static void usage(const char *prog)
     fprintf(stderr,
             "usage: %s [--controller HOST:PORT|none] [--mgmt PATH] [--port NAME[=ARGS]]... [--dev-id N]\n"
             "          [--busy-poll] [--max-sleep-us N] [--enable-ports] [--latency-port NAME]...\n"
-            "          [--reset-on-connect]\n"
+            "          [--reset-on-connect] [--controller-timeout S]\n"
             "  --controller   POF controller to dial (default 127.0.0.1:6643)\n"
             "  --port         a port; ARGS are DPDK devargs (pofswitch) or the netdev (pofswitch-afp), plus an\n"
             "                 optional item rate=KBPS: the port sends at that rate, green first (e.g. eth1,rate=20000)\n"
             "  --busy-poll    never sleep when idle (reference for adaptive polling)\n"
             "  --enable-ports start ports enabled instead of waiting for PORT_MOD\n"
             "  --reset-on-connect  a controller's HELLO clears tables, flows, meters and counters and disables\n"
-            "                 ports, as the reference switch does (default: they stay; the controller reconciles)\n",
+            "                 ports, as the reference switch does (default: they stay; the controller reconciles)\n"
+            "  --controller-timeout  seconds (default 15) for the handshake; a controller silent this long is\n"
+            "                 dropped and dialled again (an ECHO_REQUEST goes out after a third of it)\n",
             prog);
 }
 
@@ -53,6 +55,7 @@ int pof_main(int argc, char **argv, const struct pof_io_ops *io)
         {"busy-poll", no_argument, NULL, 'b'},        {"max-sleep-us", required_argument, NULL, 's'},
         {"enable-ports", no_argument, NULL, 'e'},     {"latency-port", required_argument, NULL, 'l'},
         {"reset-on-connect", no_argument, NULL, 'r'}, {"help", no_argument, NULL, 'h'},
+        {"controller-timeout", required_argument, NULL, 't'},
         {NULL, 0, NULL, 0},
     };
     struct sw_config cfg = {.controller_host = "127.0.0.1", .controller_port = 6643, .dev_id = 1};
@@ -100,6 +103,12 @@ int pof_main(int argc, char **argv, const struct pof_io_ops *io)
         case 'b': cfg.busy_poll = true; break;
         case 'e': cfg.all_ports_enabled = true; break;
         case 'r': cfg.on_connect = SW_ON_CONNECT_RESET; break;
+        case 't':
+            if (parse_u32(optarg, 3600, &cfg.controller_timeout_s) < 0 || cfg.controller_timeout_s == 0) {
+                fprintf(stderr, "pofswitch: --controller-timeout wants 1-3600 seconds\n");
+                return 2;
+            }
+            break;
         case 's':
             if (parse_u32(optarg, 1000000, &cfg.max_sleep_us) < 0 || cfg.max_sleep_us == 0) {
                 fprintf(stderr, "pofswitch: --max-sleep-us wants 1-1000000\n");

@@ -2,6 +2,7 @@
 #include "pof_mgmt.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,12 +17,22 @@
 #define LINE_MAX_LEN 512
 #define REPLY_MAX_LEN 49152 /* `ports` with all 254 ports, 63-character names and 20-digit counters */
 
-struct client { int fd; size_t len; char line[LINE_MAX_LEN]; };
+/* A client's line so far and the reply it has not taken yet: while a reply is pending the client's next lines
+ * stay unread (in the kernel), so a client that does not read costs one reply's room, never a cut reply. */
+struct client {
+    int fd;
+    uint64_t active;        /* m->clock when it last sent or took bytes: the quietest client is evicted first */
+    size_t len;             /* bytes in line */
+    size_t out_len, out_at; /* the pending reply, and how much of it was sent */
+    char line[LINE_MAX_LEN];
+    char out[REPLY_MAX_LEN];
+};
 
 struct pof_mgmt {
     const struct pof_sw_cb *sw;
     int fd;
     char path[108];
+    uint64_t clock; /* counts client activity (an order, not a time) */
     struct client clients[MAX_CLIENTS];
 };
 
@@ -48,7 +59,7 @@ struct pof_mgmt *pof_mgmt_open(const struct pof_sw_cb *sw, const char *path)
     } else if (m->fd >= 0) {
         errno = 0;
     }
-    if (m->fd < 0 || errno || listen(m->fd, 8) < 0) {
+    if (m->fd < 0 || errno || listen(m->fd, 64) < 0) {
         fprintf(stderr, "pofswitch: management socket %s: %s\n", path, strerror(errno));
         if (m->fd >= 0)
             close(m->fd);
@@ -78,7 +89,8 @@ int pof_mgmt_fds(const struct pof_mgmt *m, struct pollfd *fds, int max)
     fds[n++] = (struct pollfd){.fd = m->fd, .events = POLLIN};
     for (int i = 0; i < MAX_CLIENTS && n < max; i++)
         if (m->clients[i].fd >= 0)
-            fds[n++] = (struct pollfd){.fd = m->clients[i].fd, .events = POLLIN};
+            fds[n++] = (struct pollfd){.fd = m->clients[i].fd,
+                                       .events = m->clients[i].out_len ? POLLOUT : POLLIN};
     return n;
 }
 
@@ -247,58 +259,97 @@ static void drop_client(struct client *c)
 {
     close(c->fd);
     c->fd = -1;
-    c->len = 0;
+    c->len = c->out_len = c->out_at = 0;
+}
+
+/* Sends what is left of the pending reply; true once nothing is pending (false: later, or the client is gone). */
+static bool flush_reply(struct pof_mgmt *m, struct client *c)
+{
+    while (c->out_at < c->out_len) {
+        ssize_t n = send(c->fd, c->out + c->out_at, c->out_len - c->out_at, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n < 0) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+                drop_client(c);
+            return false;
+        }
+        c->out_at += (size_t)n;
+        c->active = ++m->clock;
+    }
+    c->out_len = c->out_at = 0;
+    return true;
+}
+
+/* Answers the complete lines received so far, one reply at a time. */
+static void answer_lines(struct pof_mgmt *m, struct client *c)
+{
+    char *nl;
+    while (c->fd >= 0 && c->out_len == 0 && (nl = memchr(c->line, '\n', c->len)) != NULL) {
+        *nl = '\0';
+        size_t used = (size_t)(nl + 1 - c->line);
+        if (strlen(c->line) != used - 1) /* C would read the line only up to the NUL */
+            snprintf(c->out, sizeof(c->out), "ERROR line contains a NUL byte");
+        else
+            pof_mgmt_command(m->sw, c->line, c->out, sizeof(c->out) - 1);
+        c->out_len = strlen(c->out);
+        c->out[c->out_len++] = '\n';
+        memmove(c->line, c->line + used, c->len - used);
+        c->len -= used;
+        flush_reply(m, c);
+    }
 }
 
 static void serve_client(struct pof_mgmt *m, struct client *c)
 {
+    if (!flush_reply(m, c))
+        return;
+    answer_lines(m, c); /* lines that waited behind a reply */
+    if (c->fd < 0 || c->out_len)
+        return;
     ssize_t n = recv(c->fd, c->line + c->len, sizeof(c->line) - 1 - c->len, MSG_DONTWAIT);
-    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
         drop_client(c);
         return;
     }
     if (n < 0)
         return;
     c->len += (size_t)n;
-    c->line[c->len] = '\0';
-    char *nl;
-    while ((nl = strchr(c->line, '\n')) != NULL) {
-        *nl = '\0';
-        static char reply[REPLY_MAX_LEN]; /* one thread; too big for the stack */
-        pof_mgmt_command(m->sw, c->line, reply, sizeof(reply) - 1);
-        strcat(reply, "\n");
-        if (send(c->fd, reply, strlen(reply), MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
-            drop_client(c);
-            return;
-        }
-        size_t rest = c->len - (size_t)(nl + 1 - c->line);
-        memmove(c->line, nl + 1, rest + 1);
-        c->len = rest;
-    }
-    if (c->len == sizeof(c->line) - 1) {
+    c->active = ++m->clock;
+    answer_lines(m, c);
+    if (c->fd >= 0 && c->out_len == 0 && c->len == sizeof(c->line) - 1) {
         send(c->fd, "ERROR line too long\n", 20, MSG_NOSIGNAL | MSG_DONTWAIT);
         drop_client(c);
     }
+}
+
+/* A free slot, or the one of the client that has been quiet longest, which is closed: a new client always gets
+ * in, so connections that are opened and held (or fed a byte now and then) cannot lock the agents out. */
+static struct client *take_slot(struct pof_mgmt *m)
+{
+    struct client *quietest = NULL;
+    for (int i = 0; i < MAX_CLIENTS; i++) {
+        struct client *c = &m->clients[i];
+        if (c->fd < 0)
+            return c;
+        if (!quietest || c->active < quietest->active)
+            quietest = c;
+    }
+    send(quietest->fd, "ERROR too many clients\n", 23, MSG_NOSIGNAL | MSG_DONTWAIT);
+    drop_client(quietest);
+    return quietest;
 }
 
 void pof_mgmt_service(struct pof_mgmt *m)
 {
     if (!m)
         return;
-    int fd;
-    while ((fd = accept4(m->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
-        int slot = -1;
-        for (int i = 0; i < MAX_CLIENTS && slot < 0; i++)
-            if (m->clients[i].fd < 0)
-                slot = i;
-        if (slot < 0) {
-            send(fd, "ERROR too many clients\n", 23, MSG_NOSIGNAL | MSG_DONTWAIT);
-            close(fd);
-            continue;
-        }
-        m->clients[slot] = (struct client){.fd = fd};
-    }
     for (int i = 0; i < MAX_CLIENTS; i++)
         if (m->clients[i].fd >= 0)
             serve_client(m, &m->clients[i]);
+    int fd;
+    while ((fd = accept4(m->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+        struct client *c = take_slot(m);
+        c->fd = fd;
+        c->active = ++m->clock;
+        serve_client(m, c); /* a client's line is often there already: answered before a flood can evict it */
+    }
 }

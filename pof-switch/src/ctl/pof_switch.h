@@ -57,6 +57,7 @@ struct sw_config {
     bool all_ports_enabled;      /* start ports enabled (standalone tests without a controller) */
     uint32_t max_sleep_us;       /* adaptive polling: longest sleep when idle */
     enum sw_on_connect on_connect; /* --reset-on-connect; the management socket's `on-connect` changes it */
+    uint32_t controller_timeout_s; /* --controller-timeout: see pof_conn_create (0 = its default, 15 s) */
 };
 
 struct pof_sw {
