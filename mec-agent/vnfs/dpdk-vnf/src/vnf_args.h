@@ -1,0 +1,38 @@
+/* Command line of dpdk-vnf (the part after EAL's "--"): pure parsing, no DPDK, unit-tested and fuzzed. */
+#ifndef VNF_ARGS_H
+#define VNF_ARGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define VNF_MAX_BURST 256
+#define VNF_PATH_MAX 256
+
+enum vnf_mode { VNF_MODE_FWD = 0, VNF_MODE_COST = 1 };
+
+struct vnf_args {
+    enum vnf_mode mode;
+    uint64_t cost_cycles;        /* busy TSC cycles per packet (mode cost) */
+    uint16_t burst;              /* rx burst size */
+    uint16_t ring_size;          /* virtio-user queue size the port asks for */
+    uint32_t spin_rounds;        /* adaptive polling: empty polls before the first sleep */
+    uint32_t max_sleep_us;       /* adaptive polling: longest idle sleep */
+    uint32_t stats_interval_ms;  /* how often stats and the queue file are written */
+    uint32_t high_pct, low_pct;  /* ring occupancy watermarks, percent of ring_size */
+    bool busy_poll;              /* never sleep (reference, like testpmd) */
+    bool no_intr;                /* do not try rx interrupts, backoff only */
+    char stats_file[VNF_PATH_MAX];    /* "" = none */
+    char queue_file[VNF_PATH_MAX];    /* bytes waiting, the agent's /run/vnf/queue; "" = none */
+    char throttle_file[VNF_PATH_MAX]; /* exists while the agent throttles this chain head; "" = none */
+};
+
+void vnf_args_defaults(struct vnf_args *a);
+
+/* Parses argv[0..argc) (argv[0] is the program name). Returns 0, or -1 with a message in err.
+ * Never reads past argc, never writes past err[errlen). */
+int vnf_args_parse(struct vnf_args *a, int argc, char *const argv[], char *err, size_t errlen);
+
+const char *vnf_mode_name(enum vnf_mode m);
+
+#endif

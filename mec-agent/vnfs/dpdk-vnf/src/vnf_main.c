@@ -1,0 +1,303 @@
+/* dpdk-vnf: a DPDK vNF that shares cores politely. One virtio-user port (its vhost-user peer is the pof-switch);
+ * what arrives goes back out of the same port with its Ethernet addresses swapped (testpmd's macswap), after
+ * `cost_cycles` busy cycles a packet in mode cost. Idle, it sleeps: rx interrupts when the port gives them,
+ * else the pof-switch's bounded exponential backoff. Every stats interval it writes its counters (stats file,
+ * JSON) and the bytes waiting in its rx ring (queue file, the agent's /run/vnf/queue), and checks the agent's
+ * throttle file (a throttled chain head drops what it receives). README.md has the details. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_epoll.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "vnf_args.h"
+#include "vnf_backoff.h"
+#include "vnf_cost.h"
+#include "vnf_stats.h"
+
+#define TX_RETRIES 8          /* the switch drains our tx ring from its own core: give it a moment */
+#define OCCUPANCY_EVERY 16    /* polls between two rx_queue_count samples */
+#define INTR_WAIT_MAX_MS 100  /* an interrupt wait also ends for the periodic work */
+
+static volatile sig_atomic_t quit;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    quit = 1;
+}
+
+static uint64_t tsc_clock(void *ctx)
+{
+    (void)ctx;
+    return rte_rdtsc();
+}
+
+struct vnf {
+    struct vnf_args args;
+    struct vnf_info info;
+    struct vnf_stats st;
+    uint16_t port;
+    bool intr;          /* rx interrupts armed through the per-thread epoll */
+    bool queue_count;   /* rte_eth_rx_queue_count works on this port */
+    uint32_t drain_run; /* "drain" occupancy: packets taken since the last burst that was not full */
+    uint64_t start_tsc;
+};
+
+/* Writes `len` bytes to path atomically (a temporary file renamed over it), so a reader never sees half. */
+static void write_file(const char *path, const char *data, size_t len)
+{
+    char tmp[VNF_PATH_MAX + 8];
+    if (!path[0] || snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+        return;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return;
+    bool ok = write(fd, data, len) == (ssize_t)len;
+    close(fd);
+    if (!ok || rename(tmp, path) != 0)
+        unlink(tmp);
+}
+
+static void sample_occupancy(struct vnf *v)
+{
+    if (!v->queue_count)
+        return;
+    int c = rte_eth_rx_queue_count(v->port, 0);
+    if (c < 0)
+        return;
+    v->st.occupancy = (uint32_t)c;
+    if (v->st.occupancy > v->st.occupancy_max)
+        v->st.occupancy_max = v->st.occupancy;
+    vnf_watermark_update(&v->st.wm, v->st.occupancy);
+}
+
+/* Without rx_queue_count: the packets a run of full bursts drained is what had queued up (a lower bound of the
+ * backlog at its start plus what arrived meanwhile). */
+static void drain_occupancy(struct vnf *v, uint16_t n)
+{
+    if (v->queue_count)
+        return;
+    v->drain_run += n;
+    if (n == v->args.burst)
+        return;
+    v->st.occupancy = v->drain_run;
+    if (v->st.occupancy > v->st.occupancy_max)
+        v->st.occupancy_max = v->st.occupancy;
+    vnf_watermark_update(&v->st.wm, v->st.occupancy);
+    v->drain_run = 0;
+}
+
+static void periodic(struct vnf *v)
+{
+    v->st.throttled = v->args.throttle_file[0] && access(v->args.throttle_file, F_OK) == 0;
+    sample_occupancy(v);
+    char buf[2048];
+    uint64_t up_ms = (rte_rdtsc() - v->start_tsc) * 1000 / v->info.tsc_hz;
+    int n = vnf_stats_json(&v->st, &v->info, up_ms, buf, sizeof(buf));
+    if (n > 0)
+        write_file(v->args.stats_file, buf, (size_t)n);
+    n = snprintf(buf, sizeof(buf), "%llu\n", (unsigned long long)vnf_stats_queue_bytes(&v->st));
+    write_file(v->args.queue_file, buf, (size_t)n);
+    v->st.occupancy_max = v->st.occupancy;
+}
+
+static void handle(struct vnf *v, struct rte_mbuf **pkts, uint16_t n)
+{
+    uint64_t bytes = 0;
+    for (uint16_t i = 0; i < n; i++)
+        bytes += pkts[i]->pkt_len;
+    v->st.rx_packets += n;
+    v->st.rx_bytes += bytes;
+    if (v->st.throttled) { /* the agent throttles our chain at its head: drop before doing any work */
+        v->st.throttle_dropped += n;
+        rte_pktmbuf_free_bulk(pkts, n);
+        return;
+    }
+    for (uint16_t i = 0; i < n; i++) {
+        struct rte_mbuf *m = pkts[i];
+        if (m->data_len >= sizeof(struct rte_ether_hdr)) {
+            struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+            struct rte_ether_addr a = eh->src_addr;
+            eh->src_addr = eh->dst_addr;
+            eh->dst_addr = a;
+        }
+        if (v->args.cost_cycles)
+            v->st.cost_cycles_spent += vnf_cost_spin(v->args.cost_cycles, tsc_clock, NULL);
+    }
+    uint16_t sent = 0;
+    for (int tries = 0; sent < n && tries <= TX_RETRIES; tries++)
+        sent += rte_eth_tx_burst(v->port, 0, pkts + sent, n - sent);
+    if (sent < n) {
+        for (uint16_t i = sent; i < n; i++) /* still ours: the PMD took only the first `sent` */
+            bytes -= pkts[i]->pkt_len;
+        v->st.tx_dropped += n - sent;
+        rte_pktmbuf_free_bulk(pkts + sent, n - sent);
+    }
+    v->st.tx_packets += sent;
+    v->st.tx_bytes += bytes;
+}
+
+/* Idle: block on the rx interrupt (the switch's vhost-user enqueue signals our call eventfd once we re-enable
+ * notifications), or sleep `us` microseconds. Returns with notifications off again. */
+static void idle_sleep(struct vnf *v, uint32_t us, uint64_t next_periodic)
+{
+    v->st.idle_sleeps++;
+    uint64_t t0 = rte_rdtsc();
+    if (v->intr) {
+        uint64_t now = rte_rdtsc();
+        uint64_t left_ms = next_periodic > now ? (next_periodic - now) * 1000 / v->info.tsc_hz + 1 : 1;
+        int timeout = (int)(left_ms < INTR_WAIT_MAX_MS ? left_ms : INTR_WAIT_MAX_MS);
+        if (rte_eth_dev_rx_intr_enable(v->port, 0) == 0) {
+            /* A packet that came between the last empty poll and enable raised no interrupt: look once more;
+             * a port that cannot count its ring waits at most 1 ms for what it may have missed. */
+            if (!v->queue_count)
+                timeout = 1;
+            if (!v->queue_count || rte_eth_rx_queue_count(v->port, 0) <= 0) {
+                struct rte_epoll_event ev;
+                if (rte_epoll_wait(RTE_EPOLL_PER_THREAD, &ev, 1, timeout) > 0)
+                    v->st.intr_wakeups++;
+            }
+            rte_eth_dev_rx_intr_disable(v->port, 0);
+        }
+    } else {
+        struct timespec ts = {.tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000};
+        nanosleep(&ts, NULL);
+    }
+    v->st.slept_us += (rte_rdtsc() - t0) * 1000000 / v->info.tsc_hz;
+}
+
+static void run(struct vnf *v)
+{
+    struct rte_mbuf *pkts[VNF_MAX_BURST];
+    struct vnf_backoff bo;
+    vnf_backoff_init(&bo, v->args.spin_rounds, v->args.max_sleep_us, v->args.busy_poll);
+    uint64_t interval = v->info.tsc_hz * v->args.stats_interval_ms / 1000;
+    uint64_t next_periodic = rte_rdtsc();
+    uint32_t polls = 0;
+    while (!quit) {
+        uint64_t now = rte_rdtsc();
+        if (now >= next_periodic) {
+            periodic(v);
+            next_periodic = now + interval;
+        }
+        if (v->queue_count && ++polls % OCCUPANCY_EVERY == 0)
+            sample_occupancy(v);
+        uint16_t n = rte_eth_rx_burst(v->port, 0, pkts, v->args.burst);
+        vnf_stats_burst(&v->st, n);
+        drain_occupancy(v, n);
+        if (n)
+            handle(v, pkts, n);
+        uint32_t us = vnf_backoff_after_poll(&bo, n);
+        if (us)
+            idle_sleep(v, us, next_periodic);
+    }
+    periodic(v);
+}
+
+static int setup_port(struct vnf *v, struct rte_mempool *pool)
+{
+    if (rte_eth_dev_count_avail() < 1) {
+        fprintf(stderr, "dpdk-vnf: no port (give EAL --vdev net_virtio_user0,path=...)\n");
+        return -1;
+    }
+    RTE_ETH_FOREACH_DEV(v->port)
+        break;
+    struct rte_eth_conf conf;
+    memset(&conf, 0, sizeof(conf));
+    conf.intr_conf.rxq = !v->args.no_intr && !v->args.busy_poll;
+    int rc = rte_eth_dev_configure(v->port, 1, 1, &conf);
+    if (rc != 0 && conf.intr_conf.rxq) { /* the PMD refuses rx interrupts: backoff it is */
+        conf.intr_conf.rxq = 0;
+        rc = rte_eth_dev_configure(v->port, 1, 1, &conf);
+    }
+    uint16_t nrx = v->args.ring_size, ntx = v->args.ring_size;
+    if (rc == 0)
+        rc = rte_eth_dev_adjust_nb_rx_tx_desc(v->port, &nrx, &ntx);
+    int socket = rte_eth_dev_socket_id(v->port);
+    if (rc == 0)
+        rc = rte_eth_rx_queue_setup(v->port, 0, nrx, socket < 0 ? 0 : (unsigned)socket, NULL, pool);
+    if (rc == 0)
+        rc = rte_eth_tx_queue_setup(v->port, 0, ntx, socket < 0 ? 0 : (unsigned)socket, NULL);
+    if (rc == 0)
+        rc = rte_eth_dev_start(v->port);
+    if (rc != 0) {
+        fprintf(stderr, "dpdk-vnf: port %u setup: %s\n", v->port, rte_strerror(-rc));
+        return -1;
+    }
+    rte_eth_promiscuous_enable(v->port);
+    v->queue_count = rte_eth_rx_queue_count(v->port, 0) >= 0;
+    v->intr = conf.intr_conf.rxq &&
+              rte_eth_dev_rx_intr_ctl_q(v->port, 0, RTE_EPOLL_PER_THREAD, RTE_INTR_EVENT_ADD, NULL) == 0;
+    if (v->intr)
+        rte_eth_dev_rx_intr_disable(v->port, 0);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int eal = rte_eal_init(argc, argv);
+    if (eal < 0) {
+        fprintf(stderr, "dpdk-vnf: EAL init: %s\n", rte_strerror(rte_errno));
+        return 1;
+    }
+    static struct vnf v;
+    vnf_args_defaults(&v.args);
+    char err[160];
+    argv[eal] = argv[0];
+    if (vnf_args_parse(&v.args, argc - eal, argv + eal, err, sizeof(err)) < 0) {
+        fprintf(stderr, "dpdk-vnf: %s\n", err);
+        rte_eal_cleanup();
+        return 2;
+    }
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    signal(SIGPIPE, SIG_IGN); /* a vhost-user peer that went away must not kill us mid-write */
+    prctl(PR_SET_TIMERSLACK, 1UL); /* short backoff sleeps mean short, not the default 50 us slack */
+    unsigned mbufs = 2u * v.args.ring_size + 2u * v.args.burst + 512u;
+    struct rte_mempool *pool = rte_pktmbuf_pool_create("vnf_mbufs", mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+                                                       (int)rte_socket_id());
+    if (!pool) {
+        fprintf(stderr, "dpdk-vnf: mbuf pool of %u: %s\n", mbufs, rte_strerror(rte_errno));
+        rte_eal_cleanup();
+        return 1;
+    }
+    if (setup_port(&v, pool) < 0) {
+        rte_eal_cleanup();
+        return 1;
+    }
+    uint64_t hz = rte_get_tsc_hz();
+    v.info = (struct vnf_info){
+        .mode = vnf_mode_name(v.args.mode), .wake = v.intr ? "intr" : "backoff",
+        .occupancy_source = v.queue_count ? "rx_queue_count" : "drain", .cost_cycles = v.args.cost_cycles,
+        .cost_ns = vnf_cycles_to_ns(v.args.cost_cycles, hz),
+        .clock_overhead_cycles = vnf_cost_clock_overhead(tsc_clock, NULL, 1000), .tsc_hz = hz,
+        .burst = v.args.burst, .ring_size = v.args.ring_size, .max_sleep_us = v.args.max_sleep_us};
+    vnf_watermark_init(&v.st.wm, v.args.ring_size, v.args.high_pct, v.args.low_pct);
+    v.start_tsc = rte_rdtsc();
+    printf("dpdk-vnf: port %u, mode %s, cost %llu cycles (%llu ns), burst %u, ring %u, wake %s, occupancy %s\n",
+           v.port, v.info.mode, (unsigned long long)v.info.cost_cycles, (unsigned long long)v.info.cost_ns,
+           v.info.burst, v.info.ring_size, v.info.wake, v.info.occupancy_source);
+    fflush(stdout);
+    run(&v);
+    printf("dpdk-vnf: rx %llu tx %llu tx_dropped %llu sleeps %llu\n", (unsigned long long)v.st.rx_packets,
+           (unsigned long long)v.st.tx_packets, (unsigned long long)v.st.tx_dropped,
+           (unsigned long long)v.st.idle_sleeps);
+    rte_eth_dev_stop(v.port);
+    rte_eth_dev_close(v.port);
+    rte_eal_cleanup();
+    return 0;
+}

@@ -1,0 +1,54 @@
+/* The vNF's counters, its ring watermarks and their JSON form (the stats file the agent may read; format in
+ * README.md). Pure: no DPDK, no I/O. */
+#ifndef VNF_STATS_H
+#define VNF_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define VNF_BURST_BUCKETS 9 /* non-empty rx bursts by size: 1, 2-3, 4-7, ..., 128-255, 256 */
+
+struct vnf_watermark {
+    uint32_t high, low;   /* packets in the rx ring */
+    bool over;            /* above high, not yet back under low (hysteresis) */
+    uint64_t episodes;    /* times it went over */
+};
+
+struct vnf_stats {
+    uint64_t rx_packets, rx_bytes, tx_packets, tx_bytes;
+    uint64_t tx_dropped;        /* the switch's ring was full after the retries */
+    uint64_t throttle_dropped;  /* dropped at the head while the agent throttled the chain */
+    uint64_t polls, empty_polls;
+    uint64_t burst_hist[VNF_BURST_BUCKETS];
+    uint64_t idle_sleeps, slept_us, intr_wakeups;
+    uint64_t cost_cycles_spent; /* busy cycles the cost knob burned, all packets */
+    uint32_t occupancy, occupancy_max; /* rx ring: last sample, most since the previous report */
+    struct vnf_watermark wm;
+    bool throttled;
+};
+
+/* What does not change while it runs. */
+struct vnf_info {
+    const char *mode;
+    const char *wake;       /* "intr" (rx interrupts) or "backoff" (nanosleep) */
+    const char *occupancy_source; /* "rx_queue_count" or "drain" */
+    uint64_t cost_cycles, cost_ns, clock_overhead_cycles, tsc_hz;
+    uint32_t burst, ring_size, max_sleep_us;
+};
+
+void vnf_watermark_init(struct vnf_watermark *w, uint32_t ring_size, uint32_t high_pct, uint32_t low_pct);
+/* Feeds an occupancy sample; returns whether the ring is over its watermark now. */
+bool vnf_watermark_update(struct vnf_watermark *w, uint32_t occupancy);
+
+void vnf_stats_burst(struct vnf_stats *s, uint32_t n);
+unsigned vnf_burst_bucket(uint32_t n); /* n >= 1 */
+double vnf_stats_mean_burst(const struct vnf_stats *s); /* packets per non-empty poll */
+/* Bytes waiting in the rx ring: occupancy x the mean packet size so far (0 before the first packet). */
+uint64_t vnf_stats_queue_bytes(const struct vnf_stats *s);
+
+/* The stats JSON (one object, newline-terminated) into buf; returns its length, or -1 if it does not fit. */
+int vnf_stats_json(const struct vnf_stats *s, const struct vnf_info *info, uint64_t uptime_ms, char *buf,
+                   size_t len);
+
+#endif
