@@ -79,6 +79,8 @@ def make_world(tmp_path: Any, **config: Any) -> World:
     fake = FakeControllers(aps=2, mec_nodes=2)
     if not (Path(tmp_path) / "test.db").exists():
         shutil.copy(_migrated_template(), Path(tmp_path) / "test.db")
+        # The template recorded its passphrase key's id: the copy goes with that key (at_rest.key_path).
+        shutil.copy(f"{_migrated_template()}.key", Path(tmp_path) / "test.db.key")
     settings = {"DATABASE_URL": f"sqlite:///{tmp_path}/test.db", "START_WORKER": False, "TELEMETRY": False,
                 "TESTING": True}
     settings.update(config)
@@ -141,3 +143,48 @@ def token_migration_round_trip(engine: Any) -> None:
     with engine.connect() as conn:
         assert sorted(conn.scalars(sa.text("SELECT name FROM api_tokens"))) == ["bootstrap", "ops"]
     db.upgrade(engine)
+
+
+def insert_vap(engine: Any, vap_id: str, phrase: str | None, slice_id: int, column: str = "passphrase") -> None:
+    """A tenant (once), a slice and a vAP row straight into the tables (`column`: the passphrase's column, clear
+    `passphrase` before migration 0006, `sealed_passphrase` after)."""
+    import sqlalchemy as sa
+
+    with engine.begin() as conn:
+        if conn.scalar(sa.text("SELECT count(*) FROM tenants WHERE id = 1")) == 0:
+            conn.execute(sa.text("INSERT INTO tenants (id, name, quota_slices, quota_vaps, quota_bandwidth_kbps, "
+                                 "quota_cpu, quota_memory_mib, created_at) VALUES (1, 'a', 1, 1, 1, 1, 1, "
+                                 "'2024-01-01 00:00:00')"))
+        conn.execute(sa.text("INSERT INTO slices (id, tenant_id, name, down_guaranteed_kbps, up_guaranteed_kbps, "
+                             "down_cap_kbps, up_cap_kbps, latency_class, status, status_reason, path_links, "
+                             "policies, policy_state, created_at) VALUES (:s, 1, 's', 0, 0, 0, 0, 'low', "
+                             "'creating', '', '[]', '[]', '[]', '2024-01-01 00:00:00')"), {"s": slice_id})
+        conn.execute(sa.text("INSERT INTO slice_vaps (slice_id, vap_id, agent_id, radio, ssid, security_mode, "
+                             f"{column}, hidden, state) VALUES (:s, :v, 'ap-1', 'phy0', 'x', 'wpa2-psk', :p, false, "
+                             "'planned')"), {"s": slice_id, "v": vap_id, "p": phrase})
+
+
+def passphrase_migration_round_trip(engine: Any) -> None:
+    """Migration 0006 on `engine` (a fresh database) with rows: up seals the clear passphrases under the key, down
+    opens them back into the clear column, up again."""
+    import sqlalchemy as sa
+
+    from wislice_orchestrator import at_rest, db
+
+    phrase = "Zq9-unique-passphrase-7781"
+    db.upgrade(engine, "0005")
+    insert_vap(engine, "t1s7v1", phrase, 7)
+    insert_vap(engine, "t1s8v1", None, 8)
+    box = at_rest.PassphraseBox(bytes(range(32)))
+    db.upgrade(engine, box=box)
+    with engine.connect() as conn:
+        rows = dict(conn.execute(sa.text("SELECT vap_id, sealed_passphrase FROM slice_vaps")).all())
+    assert rows["t1s8v1"] is None and phrase not in rows["t1s7v1"]
+    assert box.open(rows["t1s7v1"], "t1s7v1") == phrase
+    assert at_rest.recorded_key_id(engine) == box.key_id
+    db.downgrade(engine, "0005", box=box)
+    with engine.connect() as conn:
+        assert dict(conn.execute(sa.text("SELECT vap_id, passphrase FROM slice_vaps")).all()) == {
+            "t1s7v1": phrase, "t1s8v1": None}
+    assert at_rest.recorded_key_id(engine) is None
+    db.upgrade(engine, box=box)

@@ -51,7 +51,7 @@ def _seed(world: Any) -> None:
                                        "latency_class": "low"})
         db.add(slice_)
         db.add(SliceVap(slice=slice_, vap_id="t1s40v1", agent_id="ap-1", radio="phy0", ssid="video-wifi",
-                        security_mode="wpa2-psk", passphrase=None, state="up", pof_port=12))
+                        security_mode="wpa2-psk", sealed_passphrase=None, state="up", pof_port=12))
         db.add(SliceVnf(slice=slice_, tenant_id=1, instance_id=7, image="firewall", params={"mode": "drop"}, cpu=0.1,
                         memory_mib=128, chain_position=0, node="mec-1", state="running"))
         db.add(SliceVnf(slice=slice_, tenant_id=1, instance_id=8, image="nat", params={}, cpu=0.2, memory_mib=256,

@@ -73,9 +73,8 @@ def create_app(test_config: dict[str, Any] | None = None, controllers: Controlle
             "security": [{"bearer": []}],
         },
     )
-    engine = db.make_engine(app.config["DATABASE_URL"])
-    db.upgrade(engine)
-    session_factory = db.make_session_factory(engine)
+    engine, box = db.open_database(app.config)
+    session_factory = db.make_session_factory(engine, box)
     ctl = controllers or make_controllers(settings)
     metrics = Metrics()
     service = SliceService(session_factory, ctl, app.config["AP_BUDGET_KBPS"], metrics)

@@ -298,8 +298,12 @@ def cmd_serve(a):
     from waitress import serve
 
     from .app import create_app
+    from .at_rest import KeyFileError
 
-    app = create_app()
+    try:
+        app = create_app()
+    except KeyFileError as exc:
+        raise CliError(str(exc)) from None  # said plainly at start, not a traceback
     serve(app, host=a.host, port=a.port, **waitress_options(app.config["MAX_CONTENT_LENGTH"]))
 
 
@@ -307,8 +311,42 @@ def cmd_db_upgrade(_a):
     from . import db
     from .config import from_environment
 
-    db.upgrade(db.make_engine(from_environment()["DATABASE_URL"]))
+    engine, _box = _open_database(db, from_environment())
+    engine.dispose()
     print("database schema is up to date")
+
+
+def _open_database(db, settings):  # noqa: ANN001, ANN202 - the db module, (Engine, PassphraseBox)
+    from .at_rest import KeyFileError
+
+    try:
+        return db.open_database(settings)
+    except KeyFileError as exc:
+        raise CliError(str(exc)) from None
+
+
+def cmd_passphrase_key(a: argparse.Namespace) -> None:
+    """Rotate the passphrase key, or forget a lost one (the service stopped; README: Passphrases at rest)."""
+    from . import at_rest, db
+    from .config import from_environment
+
+    settings = from_environment()
+    engine = db.make_engine(settings["DATABASE_URL"])
+    try:
+        path = at_rest.key_path(settings)
+        if path is None:
+            raise CliError("an in-memory database has no key file")
+        if a.action == "rotate":
+            old, new, count = at_rest.rotate_key(engine, path)
+            print(f"passphrase key {old} -> {new} in {path}; {count} stored passphrase(s) sealed again")
+        else:
+            count = at_rest.forget_key(engine, path)
+            print(f"forgot the lost key; {count} stored passphrase(s) dropped (their vAPs' creations roll back at "
+                  "the next start, which creates a new key file)")
+    except at_rest.KeyFileError as exc:
+        raise CliError(str(exc)) from None
+    finally:
+        engine.dispose()
 
 
 def cmd_create_operator_token(a: argparse.Namespace) -> None:
@@ -319,9 +357,8 @@ def cmd_create_operator_token(a: argparse.Namespace) -> None:
     ttl = settings["OPERATOR_TOKEN_TTL_S"] if a.ttl is None else a.ttl
     if not 60 <= ttl <= settings["TOKEN_MAX_TTL_S"]:
         raise CliError(f"--ttl must be 60..{settings['TOKEN_MAX_TTL_S']} s (WISLICE_TOKEN_MAX_TTL_S)")
-    engine = db.make_engine(settings["DATABASE_URL"])
-    db.upgrade(engine)
-    with db.make_session_factory(engine)() as session:
+    engine, box = _open_database(db, settings)
+    with db.make_session_factory(engine, box)() as session:
         token, row = auth.issue(session, "operator", None, a.name, ttl_s=ttl)
         session.commit()
     print(token)
@@ -422,6 +459,9 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--port", type=int, default=8080)
     sv.set_defaults(local=cmd_serve)
     sub.add_parser("db-upgrade", help="apply database migrations").set_defaults(local=cmd_db_upgrade)
+    pk = sub.add_parser("passphrase-key", help="rotate the passphrase key, or forget a lost one (service stopped)")
+    pk.add_argument("action", choices=["rotate", "forget-lost"])
+    pk.set_defaults(local=cmd_passphrase_key)
     tok = sub.add_parser("create-operator-token", help="issue an operator token into the local database")
     tok.add_argument("--name", default="operator")
     tok.add_argument("--ttl", type=int, metavar="SECONDS", help="lifetime (default: WISLICE_OPERATOR_TOKEN_TTL_S)")

@@ -16,6 +16,9 @@ DEFAULTS: dict[str, Any] = {
     "ONOS_TIMEOUT_S": 10.0,
     # Guaranteed-bandwidth capacity of a radio whose agent reports no capacity_kbps (admission's fallback).
     "AP_BUDGET_KBPS": 200_000,
+    # The key file passphrases are sealed under at rest (at_rest.py); empty: `<database file>.key` beside a SQLite
+    # file (created 0600 at first start). A database that is not a SQLite file needs it set.
+    "PASSPHRASE_KEY_FILE": "",
     # Plain token for a first operator, hashed into the database at start when no operator token exists yet.
     # Rotated by setting another value and restarting (the old one then stops working); it never expires.
     "BOOTSTRAP_OPERATOR_TOKEN": "",

@@ -138,8 +138,9 @@ class SliceVap(Base):
     radio: Mapped[str] = mapped_column(String(32))
     ssid: Mapped[str] = mapped_column(String(64))
     security_mode: Mapped[str] = mapped_column(String(16), default="open")
-    # Kept only until the vAP exists on the agent; cleared afterwards so no secret rests in the database.
-    passphrase: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    # The WPA passphrase, sealed (at_rest.py: AES-GCM under the key file, never in clear here), kept only until the
+    # vAP exists on the agent and cleared then.
+    sealed_passphrase: Mapped[str | None] = mapped_column(String(255), nullable=True)
     hidden: Mapped[bool] = mapped_column(default=False)
     max_clients: Mapped[int | None] = mapped_column(Integer, nullable=True)
     # planned | creating | up | removing

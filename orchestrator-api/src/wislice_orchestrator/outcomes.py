@@ -57,7 +57,7 @@ def on_failure(db: Session, op: Operation) -> None:
         slice_.status_reason = op.error[:500]
         slice_.path_links = []
         for vap in slice_.vaps:
-            vap.passphrase = None
+            vap.sealed_passphrase = None
         _forget_params(slice_)
     elif op.kind == "add_vap":
         new_ids = {s["ref"]["vap_id"] for s in op.steps if s["kind"] == "create_vap"}

@@ -12,6 +12,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from .admission import AdmissionError, Snapshot, TenantUsage, admit, check_change, check_quota
+from .at_rest import seal_passphrase
 from .bandwidth import Bandwidth
 from .controllers import Controllers
 from .models import Operation, Slice, SliceVap, SliceVnf, Tenant, event
@@ -171,9 +172,11 @@ class SliceService:
             db.add(slice_)
             db.flush()
             for k, v in enumerate(body["vaps"], start=1):
-                db.add(SliceVap(slice=slice_, vap_id=f"{slice_.controller_id}v{k}", agent_id=v["agent_id"],
+                vap_id = f"{slice_.controller_id}v{k}"
+                db.add(SliceVap(slice=slice_, vap_id=vap_id, agent_id=v["agent_id"],
                                 radio=v["radio"], ssid=v["ssid"], security_mode=v["security"]["mode"],
-                                passphrase=v["security"].get("passphrase"), hidden=v["hidden"],
+                                sealed_passphrase=seal_passphrase(db, v["security"].get("passphrase"), vap_id),
+                                hidden=v["hidden"],
                                 max_clients=v.get("max_clients"),
                                 path_links=plan.route_keys(k - 1) if plan.mec_node else None))
             first = self._next_instance(db, tenant.id)
@@ -215,9 +218,11 @@ class SliceService:
                 raise Rejected("vAP does not fit", exc.reasons) from exc
             slice_.path_links = sorted(set(slice_.path_links or []) | set(plan.link_keys()))
             k = 1 + max((int(v.vap_id.rsplit("v", 1)[1]) for v in slice_.vaps), default=0)
-            vap = SliceVap(slice=slice_, vap_id=f"{slice_.controller_id}v{k}", agent_id=body["agent_id"],
+            vap_id = f"{slice_.controller_id}v{k}"
+            vap = SliceVap(slice=slice_, vap_id=vap_id, agent_id=body["agent_id"],
                            radio=body["radio"], ssid=body["ssid"], security_mode=body["security"]["mode"],
-                           passphrase=body["security"].get("passphrase"), hidden=body["hidden"],
+                           sealed_passphrase=seal_passphrase(db, body["security"].get("passphrase"), vap_id),
+                           hidden=body["hidden"],
                            max_clients=body.get("max_clients"),
                            path_links=plan.route_keys(0) if slice_.mec_node else None)
             db.add(vap)

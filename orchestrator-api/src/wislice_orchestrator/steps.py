@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from .at_rest import open_passphrase
 from .controllers import ControllerError, Controllers
 from .models import Setting, Slice, SliceVap, SliceVnf
 from .slice_qos import path_rates, rate_limit
@@ -26,10 +27,12 @@ def load_topology(db: Session) -> Topology:
     return Topology.from_json(row.value if row else None)
 
 
-def vap_spec(slice_: Slice, vap: SliceVap) -> dict[str, Any]:
+def vap_spec(db: Session, slice_: Slice, vap: SliceVap) -> dict[str, Any]:
+    """What the wifi controller gets to create the vAP; the one place its passphrase is opened."""
     security: dict[str, Any] = {"mode": vap.security_mode}
-    if vap.passphrase:
-        security["passphrase"] = vap.passphrase
+    passphrase = open_passphrase(db, vap.sealed_passphrase, vap.vap_id)
+    if passphrase:
+        security["passphrase"] = passphrase
     spec: dict[str, Any] = {"vap_id": vap.vap_id, "radio": vap.radio, "ssid": vap.ssid, "security": security,
                             "hidden": vap.hidden, "tenant_id": slice_.tenant_id, "slice_id": slice_.controller_id,
                             "rate_limit": rate_limit(slice_.bandwidth)}
@@ -111,7 +114,7 @@ def _vnf(db: Session, ref: dict[str, Any]) -> SliceVnf:
 # vNFs need nothing from each other), keeping every database read and write on its own thread.
 def call_create_vap(ctl: Controllers, db: Session, ref: dict[str, Any]) -> Callable[[], Any]:
     vap = _vap(db, ref)
-    agent_id, spec = vap.agent_id, vap_spec(vap.slice, vap)
+    agent_id, spec = vap.agent_id, vap_spec(db, vap.slice, vap)
     return lambda: ctl.create_vap(agent_id, spec)
 
 
@@ -119,7 +122,7 @@ def apply_create_vap(db: Session, ref: dict[str, Any], state: dict[str, Any]) ->
     vap = _vap(db, ref)
     vap.state = "up" if state.get("state", "up") == "up" else state.get("state", "up")
     vap.pof_port = state.get("pof_port")
-    vap.passphrase = None  # the agent has it now; no secret stays at rest here
+    vap.sealed_passphrase = None  # the agent has it now; not even the sealed secret stays here
     return {"bssid": state.get("bssid"), "ifname": state.get("ifname"), "pof_port": vap.pof_port}
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 from fake_controllers import FakeControllers
-from orch_helpers import seed_topology, slice_body, token_migration_round_trip
+from orch_helpers import passphrase_migration_round_trip, seed_topology, slice_body, token_migration_round_trip
 
 from wislice_orchestrator import auth, db
 from wislice_orchestrator.app import create_app
@@ -80,6 +80,15 @@ def test_migrations_down_and_up(postgres_url):
     engine.dispose()
 
 
+def test_passphrase_migration_on_postgresql(postgres_url):
+    """0006 on PostgreSQL: the column is widened and renamed with rows in it (sealed up, opened down)."""
+    engine = db.make_engine(postgres_url)
+    try:
+        passphrase_migration_round_trip(engine)
+    finally:
+        engine.dispose()
+
+
 def test_token_migration_on_postgresql(postgres_url):
     engine = db.make_engine(postgres_url)
     try:
@@ -88,10 +97,11 @@ def test_token_migration_on_postgresql(postgres_url):
         engine.dispose()
 
 
-def test_slice_lifecycle_and_recovery_on_postgresql(postgres_url):
+def test_slice_lifecycle_and_recovery_on_postgresql(postgres_url, tmp_path):
     fake = FakeControllers()
-    app = create_app({"DATABASE_URL": postgres_url, "START_WORKER": False, "TELEMETRY": False},
-                     controllers=fake)
+    # Not a SQLite file: the passphrase key file must be named (at_rest.key_path).
+    app = create_app({"DATABASE_URL": postgres_url, "START_WORKER": False, "TELEMETRY": False,
+                      "PASSPHRASE_KEY_FILE": str(tmp_path / "passphrase.key")}, controllers=fake)
     seed_topology(app, fake)
     service = app.extensions["wislice"]
     with service.session_factory() as s:
@@ -123,8 +133,8 @@ def test_slice_lifecycle_and_recovery_on_postgresql(postgres_url):
     fake.create_vnf({"tenant_id": 0, "instance_id": 77, "image": "kernel-fwd", "params": {}, "cpu": 0.1,
                      "memory_mib": 1, "chain_position": 0})
     app.extensions["wislice_engine"].dispose()
-    app2 = create_app({"DATABASE_URL": postgres_url, "START_WORKER": False, "TELEMETRY": False},
-                      controllers=fake)
+    app2 = create_app({"DATABASE_URL": postgres_url, "START_WORKER": False, "TELEMETRY": False,
+                       "PASSPHRASE_KEY_FILE": str(tmp_path / "passphrase.key")}, controllers=fake)
     app2.extensions["wislice"].runner.recover()
     assert 77 not in fake.resources()["vnfs"]
     with app2.extensions["wislice"].session_factory() as s:
