@@ -61,7 +61,12 @@ public final class PofSession {
     private volatile FeaturesReply features;
     private volatile ResourceReport resources;
     private boolean gotConfigReply;
-    private OutputStream out;
+    private volatile OutputStream out;
+    /** Writers take this, not the session's monitor, so that close() never waits behind a blocked write. */
+    private final Object writeLock = new Object();
+    private final long createdNanos = System.nanoTime();
+    /** When the write in progress started (0: none); the server closes a session whose write stalls. */
+    private volatile long writingSinceNanos;
 
     public PofSession(Socket socket, PofSessionListener listener) {
         this.socket = socket;
@@ -92,6 +97,37 @@ public final class PofSession {
 
     public boolean isReady() {
         return state == State.READY;
+    }
+
+    /** Connected, handshake not complete yet. */
+    boolean isPending() {
+        State s = state;
+        return s != State.READY && s != State.CLOSED;
+    }
+
+    long createdNanos() {
+        return createdNanos;
+    }
+
+    /** How long the write in progress has been blocked (the switch does not read), 0 if none. */
+    long writeStalledNanos(long nowNanos) {
+        long since = writingSinceNanos;
+        return since == 0 ? 0 : nowNanos - since;
+    }
+
+    private void write(byte[] raw) throws IOException {
+        synchronized (writeLock) {
+            if (out == null || state == State.CLOSED) {
+                throw new IOException("POF session to " + remoteAddress() + " is closed");
+            }
+            writingSinceNanos = System.nanoTime();
+            try {
+                out.write(raw);
+                out.flush();
+            } finally {
+                writingSinceNanos = 0;
+            }
+        }
     }
 
     /** Reads until the connection ends; call on a thread of its own. */
@@ -242,14 +278,7 @@ public final class PofSession {
 
     /** Sends one message; thread-safe (one writer at a time). */
     public void send(PofMessage msg) throws IOException {
-        byte[] raw = PofCodec.encode(msg);
-        synchronized (this) {
-            if (out == null || state == State.CLOSED) {
-                throw new IOException("POF session to " + remoteAddress() + " is closed");
-            }
-            out.write(raw);
-            out.flush();
-        }
+        write(PofCodec.encode(msg));
     }
 
     /** Sends several messages in one write (a batch of FLOW_MODs). */
@@ -258,13 +287,7 @@ public final class PofSession {
         for (PofMessage m : msgs) {
             buf.write(PofCodec.encode(m));
         }
-        synchronized (this) {
-            if (out == null || state == State.CLOSED) {
-                throw new IOException("POF session to " + remoteAddress() + " is closed");
-            }
-            buf.writeTo(out);
-            out.flush();
-        }
+        write(buf.toByteArray());
     }
 
     /**

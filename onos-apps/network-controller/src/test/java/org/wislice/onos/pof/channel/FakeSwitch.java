@@ -39,6 +39,7 @@ public final class FakeSwitch implements AutoCloseable {
     public final List<PofMessage> handshake = Collections.synchronizedList(new ArrayList<>());
     private volatile Function<PofMessage, List<PofMessage>> responder = m -> List.of();
     private Thread reader;
+    private volatile boolean deaf;
 
     public FakeSwitch(int controllerPort, long devId, int portCount) throws IOException {
         this.devId = devId;
@@ -145,10 +146,18 @@ public final class FakeSwitch implements AutoCloseable {
         return port;
     }
 
+    /** From now on reads nothing more (a switch whose input stalls): the controller's writes fill the buffers. */
+    public void stopReading() {
+        deaf = true;
+    }
+
     private void readLoop() {
         try {
             socket.setSoTimeout(0);
             while (true) {
+                while (deaf && !socket.isClosed()) {
+                    Thread.sleep(20);
+                }
                 PofMessage m = read();
                 if (m.type() == PofType.ECHO_REQUEST) {
                     send(new PofMessage(PofType.ECHO_REPLY, m.xid(), m.body()));
@@ -159,7 +168,7 @@ public final class FakeSwitch implements AutoCloseable {
                     send(reply);
                 }
             }
-        } catch (IOException e) {
+        } catch (IOException | InterruptedException e) {
             // connection closed: the test is over or checks for it
         }
     }
