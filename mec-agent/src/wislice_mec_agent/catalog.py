@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,9 @@ class CatalogImage:
     # the default route); a vNF in the middle of a chain has a second, 'out' (the pof path enters on the first and
     # leaves on the last).
     interfaces: tuple[str, ...] = ("in",)
+    # Programs built from this repository (a meson project under vnfs/): path in the image -> path of the built
+    # file relative to vnfs/ (e.g. dpdk-vnf: "/usr/bin/dpdk-vnf" -> "dpdk-vnf/build/dpdk-vnf").
+    built: dict[str, str] = field(default_factory=dict)
 
     def check_params(self, params: dict[str, ParamValue]) -> None:
         for name, value in params.items():
@@ -94,6 +97,11 @@ def _parse_image(name: str, body: dict[str, Any]) -> CatalogImage:
         raise ValueError(f"catalog: image {name}: interfaces must be ['in'] or ['in', NAME]")
     if not CLASSES[body["class"]].host_links and interfaces != ("in",):
         raise ValueError(f"catalog: image {name}: only kernel vNFs have further interfaces")
+    built = dict(rootfs.get("built", {}))
+    if not all(k.startswith("/") and v and not v.startswith("/") and ".." not in v.split("/")
+               for k, v in built.items()):
+        raise ValueError(f"catalog: image {name}: built maps absolute image paths to paths under vnfs/")
     return CatalogImage(name=name, vnf_class=body["class"], cpu=float(body["cpu"]), memory_mib=int(body["memory_mib"]),
                         busybox=bool(rootfs.get("busybox", True)), binaries=tuple(rootfs.get("binaries", [])),
-                        extra_libs=tuple(rootfs.get("extra_libs", [])), params=params, interfaces=interfaces)
+                        extra_libs=tuple(rootfs.get("extra_libs", [])), params=params, interfaces=interfaces,
+                        built=built)

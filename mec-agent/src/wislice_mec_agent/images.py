@@ -1,7 +1,9 @@
 """Catalog images without a registry: a root filesystem tar per image, imported into the node's dockerd.
 
 The rootfs holds a static busybox (applet symlinks), the image's host binaries with every library ``ldd`` lists
-(from the Debian packages in deps/apt.txt), the extra dlopen()ed libraries, /vnf/entry.sh and /vnf/run.sh.
+(from the Debian packages in deps/apt.txt), the extra dlopen()ed libraries, the programs built from this repository
+(catalog ``built``, meson projects under vnfs/, built here when missing) with their libraries, /vnf/entry.sh and
+/vnf/run.sh.
 Tars are cached per machine in $WISLICE_CACHE/vnf-images/<name>-<key>.tar, the key hashing the recipe and the
 identity (path, size, mtime) of every input file; the Docker tag is wislice-vnf/<name>:<key>, so a dockerd
 imports each image once and a changed recipe gives a new tag.
@@ -58,8 +60,26 @@ def ldd_closure(path: str) -> list[str]:
     return sorted(set(_LDD_RE.findall(res.stdout)))
 
 
+def built_files(image: CatalogImage) -> dict[str, Path]:
+    """The image's programs built from this repository: path in the image -> the built file (built if missing,
+    with meson in its project directory, the first component of its path under vnfs/)."""
+    out = {}
+    for arc, rel in image.built.items():
+        built = VNFS_DIR / rel
+        if not built.exists():
+            project = VNFS_DIR / rel.split("/", 1)[0]
+            build_dir = built.parent
+            if not (build_dir / "build.ninja").exists():
+                subprocess.run(["meson", "setup", str(build_dir), str(project)], check=True, capture_output=True)
+            subprocess.run(["ninja", "-C", str(build_dir), "-j2"], check=True, capture_output=True)
+        out[arc.lstrip("/")] = built
+    return out
+
+
 def input_files(image: CatalogImage) -> list[str]:
     files = [busybox_path()] if image.busybox else []
+    for built in built_files(image).values():
+        files.extend(ldd_closure(str(built)))
     for p in (*image.binaries, *image.extra_libs):
         if not os.path.exists(p):
             raise FileNotFoundError(f"image {image.name}: {p} is missing (install the Debian packages in deps/apt.txt)")
@@ -72,11 +92,17 @@ def script_files(image: CatalogImage) -> dict[str, Path]:
     return {"vnf/entry.sh": VNFS_DIR / "common" / "entry.sh", "vnf/run.sh": VNFS_DIR / image.name / "run.sh"}
 
 
+def own_files(image: CatalogImage) -> dict[str, Path]:
+    """Files of this repository in the image (scripts and built programs): path in the image -> source."""
+    return {**script_files(image), **built_files(image)}
+
+
 def image_key(image: CatalogImage, files: list[str]) -> str:
     h = hashlib.sha256()
     h.update(b"rootfs-v2")  # bump when write_rootfs changes
-    h.update(json.dumps(image.__dict__, sort_keys=True, default=list).encode())
-    for arc, src in sorted(script_files(image).items()):
+    recipe = {k: v for k, v in image.__dict__.items() if k != "built" or v}  # images without stay as they were
+    h.update(json.dumps(recipe, sort_keys=True, default=list).encode())
+    for arc, src in sorted(own_files(image).items()):
         h.update(arc.encode() + src.read_bytes())
     for f in files:
         st = os.stat(f)
@@ -137,7 +163,7 @@ def write_rootfs(image: CatalogImage, files: list[str], out: Path) -> None:
                         link.type, link.linkname = tarfile.SYMTYPE, "busybox"
                         tar.addfile(link)
                         added.add(f"bin/{applet}")
-            for arc, src in script_files(image).items():
+            for arc, src in own_files(image).items():
                 add_file(arc, src.read_bytes())
             add_file("etc/passwd", b"root:x:0:0:root:/:/bin/sh\n", 0o644)
         os.replace(tmp, out)

@@ -59,8 +59,9 @@ def test_missing_fields() -> None:
 
 def test_catalog_declares_every_image_with_class_and_needs() -> None:
     cat = Catalog.load()
-    assert set(cat.names()) == {"kernel-fwd", "firewall", "monitor", "transcoder", "dpdk-fwd"}
-    assert cat.get("dpdk-fwd").vnf_class == "dpdk"
+    assert set(cat.names()) == {"kernel-fwd", "firewall", "monitor", "transcoder", "dpdk-fwd", "dpdk-vnf"}
+    assert cat.get("dpdk-fwd").vnf_class == "dpdk" and cat.get("dpdk-vnf").vnf_class == "dpdk"
+    assert cat.get("dpdk-vnf").built == {"/usr/bin/dpdk-vnf": "dpdk-vnf/build/dpdk-vnf"}
     assert all(cat.get(n).cpu > 0 and cat.get(n).memory_mib > 0 for n in cat.names())
 
 
@@ -75,6 +76,20 @@ def test_catalog_checks_image_params_and_minimums() -> None:
     with pytest.raises(AgentError, match="needs at least 256 MiB"):
         cat.check_spec(parse_vnf_spec(spec(image="transcoder", memory_mib=64)))
     cat.check_spec(parse_vnf_spec(spec(image="firewall", params={"allow_tcp": "80,443", "log": True})))
+    with pytest.raises(AgentError, match="cost_cycles must be a integer"):
+        cat.check_spec(parse_vnf_spec(spec(image="dpdk-vnf", params={"cost_cycles": 1.5})))
+    cat.check_spec(parse_vnf_spec(spec(image="dpdk-vnf", params={"mode": "cost", "cost_cycles": 2000, "burst": 32,
+                                                                 "vhost_server": False})))
+
+
+@pytest.mark.parametrize("built", [{"usr/bin/x": "p/build/x"}, {"/usr/bin/x": "/abs/x"},
+                                   {"/usr/bin/x": "../outside/x"}, {"/usr/bin/x": ""}])
+def test_catalog_refuses_built_programs_outside_vnfs(tmp_path, built: dict[str, str]) -> None:
+    body = {"images": {"x": {"class": "dpdk", "cpu": 0.1, "memory_mib": 8, "rootfs": {"built": built}}}}
+    path = tmp_path / "catalog.json"
+    path.write_text(json.dumps(body))
+    with pytest.raises(ValueError, match="built"):
+        Catalog.load(path)
 
 
 def test_params_env_quotes_values() -> None:

@@ -26,6 +26,30 @@ def test_rootfs_is_built_once_and_holds_what_the_image_needs(tmp_path: Path, mon
     assert {"bin/busybox", "bin/sh", "vnf/entry.sh", "vnf/run.sh", "run/vnf", "etc/passwd"} <= set(names)
 
 
+def test_built_program_is_in_the_rootfs_with_its_libraries(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """dpdk-vnf's image holds the program built from vnfs/dpdk-vnf at /usr/bin/dpdk-vnf, and the virtio-user PMD
+    it links; a rebuilt program gives a new key (its size and mtime are part of it)."""
+    image = Catalog.load().get("dpdk-vnf")
+    try:
+        images.busybox_path()
+        built = images.built_files(image)
+    except (FileNotFoundError, OSError) as exc:  # no busybox-static, or no meson / libdpdk to build with
+        pytest.skip(f"cannot build dpdk-vnf here: {exc}")
+    monkeypatch.setenv("WISLICE_CACHE", str(tmp_path))
+    tar, key = images.build_rootfs(image)
+    with tarfile.open(tar) as t:
+        names = set(t.getnames())
+        program = t.extractfile("usr/bin/dpdk-vnf")
+        assert program is not None and program.read() == built["usr/bin/dpdk-vnf"].read_bytes()
+    assert any(n.endswith("librte_net_virtio.so.23") for n in names), sorted(names)
+    monkeypatch.setattr(images, "built_files", lambda image: {"usr/bin/dpdk-vnf": tmp_path / "other"})
+    (tmp_path / "other").write_bytes(b"another build")
+    assert images.image_key(image, []) != images.image_key(Catalog.load().get("dpdk-fwd"), [])
+    first = images.image_key(image, [])
+    (tmp_path / "other").write_bytes(b"a newer build")
+    assert images.image_key(image, []) != first
+
+
 def test_image_key_changes_with_the_recipe(monkeypatch: pytest.MonkeyPatch) -> None:
     cat = Catalog.load()
     a = images.image_key(cat.get("kernel-fwd"), [])

@@ -152,32 +152,30 @@ static void handle(struct vnf *v, struct rte_mbuf **pkts, uint16_t n)
 }
 
 /* Idle: block on the rx interrupt (the switch's vhost-user enqueue signals our call eventfd once we re-enable
- * notifications), or sleep `us` microseconds. Returns with notifications off again. */
-static void idle_sleep(struct vnf *v, uint32_t us, uint64_t next_periodic)
+ * notifications), or sleep `us` microseconds. Returns with notifications off again, and the packets a last look
+ * after enabling them found (they came between the last empty poll and the enable, and raised no interrupt). */
+static uint16_t idle_sleep(struct vnf *v, uint32_t us, uint64_t next_periodic, struct rte_mbuf **pkts)
 {
-    v->st.idle_sleeps++;
+    uint16_t n = 0;
     uint64_t t0 = rte_rdtsc();
-    if (v->intr) {
-        uint64_t now = rte_rdtsc();
-        uint64_t left_ms = next_periodic > now ? (next_periodic - now) * 1000 / v->info.tsc_hz + 1 : 1;
-        int timeout = (int)(left_ms < INTR_WAIT_MAX_MS ? left_ms : INTR_WAIT_MAX_MS);
-        if (rte_eth_dev_rx_intr_enable(v->port, 0) == 0) {
-            /* A packet that came between the last empty poll and enable raised no interrupt: look once more;
-             * a port that cannot count its ring waits at most 1 ms for what it may have missed. */
-            if (!v->queue_count)
-                timeout = 1;
-            if (!v->queue_count || rte_eth_rx_queue_count(v->port, 0) <= 0) {
-                struct rte_epoll_event ev;
-                if (rte_epoll_wait(RTE_EPOLL_PER_THREAD, &ev, 1, timeout) > 0)
-                    v->st.intr_wakeups++;
-            }
-            rte_eth_dev_rx_intr_disable(v->port, 0);
+    if (v->intr && rte_eth_dev_rx_intr_enable(v->port, 0) == 0) {
+        n = rte_eth_rx_burst(v->port, 0, pkts, v->args.burst);
+        if (n == 0) {
+            v->st.idle_sleeps++;
+            uint64_t left_ms = next_periodic > t0 ? (next_periodic - t0) * 1000 / v->info.tsc_hz + 1 : 1;
+            struct rte_epoll_event ev;
+            if (rte_epoll_wait(RTE_EPOLL_PER_THREAD, &ev, 1,
+                               (int)(left_ms < INTR_WAIT_MAX_MS ? left_ms : INTR_WAIT_MAX_MS)) > 0)
+                v->st.intr_wakeups++;
         }
+        rte_eth_dev_rx_intr_disable(v->port, 0);
     } else {
+        v->st.idle_sleeps++;
         struct timespec ts = {.tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000};
         nanosleep(&ts, NULL);
     }
     v->st.slept_us += (rte_rdtsc() - t0) * 1000000 / v->info.tsc_hz;
+    return n;
 }
 
 static void run(struct vnf *v)
@@ -202,8 +200,15 @@ static void run(struct vnf *v)
         if (n)
             handle(v, pkts, n);
         uint32_t us = vnf_backoff_after_poll(&bo, n);
-        if (us)
-            idle_sleep(v, us, next_periodic);
+        if (us) {
+            n = idle_sleep(v, us, next_periodic, pkts);
+            if (n) {
+                vnf_stats_burst(&v->st, n);
+                drain_occupancy(v, n);
+                handle(v, pkts, n);
+                vnf_backoff_after_poll(&bo, n);
+            }
+        }
     }
     periodic(v);
 }

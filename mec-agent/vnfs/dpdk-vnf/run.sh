@@ -1,0 +1,16 @@
+#!/bin/sh
+# dpdk-vnf (vnfs/dpdk-vnf/README.md) on a virtio-user port. By default the pof-switch owns the vhost-user socket
+# (server) and we connect as client; vhost_server=true: we own it and the switch connects. One lcore, on the first
+# CPU the container may use; it sleeps when idle, so it can share that CPU. --in-memory: hugepage memory from
+# memfd, nothing left in a hugetlbfs mount; --single-file-segments: vhost-user takes at most 8 memory regions.
+mode=${P_mode:-}
+cost=${P_cost_cycles:-0}
+[ -z "$mode" ] && { [ "$cost" != 0 ] && mode=cost || mode=fwd; }
+burst=${P_burst:-32}
+ring=1024
+server=0; [ "${P_vhost_server:-false}" = "true" ] && server=1
+cpu=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*\([0-9]*\).*/\1/p' /proc/self/status)
+exec dpdk-vnf --lcores "0@${cpu:-0}" --in-memory --single-file-segments --no-pci --file-prefix vnf --no-telemetry \
+  --vdev "net_virtio_user0,path=/run/vnf/vhost.sock,queues=1,queue_size=$ring,server=$server" -- \
+  --mode "$mode" --cost-cycles "$cost" --burst "$burst" --ring-size "$ring" \
+  --stats-file /run/vnf/stats.json --queue-file /run/vnf/queue --throttle-file /run/vnf/throttle
