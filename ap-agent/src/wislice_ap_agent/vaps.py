@@ -312,7 +312,28 @@ class VapManager:
             self.vaps[spec["vap_id"]] = vap
             self.meter.start(ifname)
             adopted.append(spec["vap_id"])
+        self._sweep_unfinished()
         return adopted
+
+    def _sweep_unfinished(self) -> None:
+        """A creation cut short by a crash left a config file without a state file (written last): hostapd may
+        run its BSS, the radio's hierarchy may hold its class, the switch its port. Nobody holds that vAP (the
+        controller's createVap failed with us), so undo all of it."""
+        for conf_path in sorted(self.conf_dir.glob("*.conf")):
+            ifname = conf_path.stem
+            if self.by_ifname(ifname) is not None:
+                continue
+            slot_of = {bssconf.vap_ifname(r.iface, s): (r, s) for r in self.radios.values()
+                       for s in range(1, r.max_vaps + 1)}
+            if ifname in slot_of:
+                radio, slot = slot_of[ifname]
+                # pof_port 0: try the switch too (detach is quiet when it has no such port)
+                orphan = Vap({"radio": radio.name}, slot, ifname, "", pof_port=0)
+                if self._bss_state(ifname) != "failed":
+                    log.warning("removing %s: a vAP whose creation a crash cut short", ifname)
+                errors = self._teardown(orphan)
+                log.info("unfinished vAP %s swept%s", ifname, f" ({'; '.join(errors)})" if errors else "")
+            conf_path.unlink(missing_ok=True)
 
     def recover(self) -> list[str]:
         """After hostapd came back (a crash and restart): add again the vAPs it lost, from their config files,

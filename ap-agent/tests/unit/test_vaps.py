@@ -152,6 +152,20 @@ def test_adopt_existing_after_restart(manager, fake_hostapd, sockdir, radio, sha
     again.hostapd.close()
 
 
+def test_a_creation_cut_short_by_a_crash_is_swept_at_restart(manager, fake_hostapd, sockdir, radio, shaper,
+                                                              switch):
+    manager.create(vap_spec("v1"))
+    manager.create(vap_spec("v2", rate_limit={"down_kbps": 100, "up_kbps": 0}))
+    (manager.conf_dir / "wlan0_2.json").unlink()  # killed after hostapd, shaping and the switch, before its state
+    again = VapManager(HostapdControl(fake_hostapd.path, str(sockdir)), [radio], str(manager.conf_dir),
+                       "/var/run/hostapd", shaper, switch)
+    assert again.adopt_existing() == ["v1"]
+    assert "wlan0_2" not in fake_hostapd.bss and "wlan0_2" not in shaper.caps and "wlan0_2" not in switch.ports
+    assert "wlan0_1" in fake_hostapd.bss and "wlan0_1" in switch.ports
+    assert sorted(p.name for p in again.conf_dir.iterdir()) == ["wlan0_1.conf", "wlan0_1.json"]
+    again.hostapd.close()
+
+
 def test_rates_from_sysfs(manager, tmp_path):
     from wislice_ap_agent.stats import RateMeter
 
