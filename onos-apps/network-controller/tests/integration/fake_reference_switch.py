@@ -50,6 +50,13 @@ class FakeReferenceSwitch:
         self.thread.start()
         return self
 
+    def handshake_only(self) -> socket.socket:
+        """Connects and runs the handshake on this thread, with no reader after it: the caller owns the socket
+        (a switch that then misbehaves)."""
+        self.sock = socket.create_connection(self.address, timeout=30)
+        self._handshake()
+        return self.sock
+
     def close(self) -> None:
         if self.sock is not None:
             try:
