@@ -15,6 +15,7 @@ from orch_helpers import insert_vap, make_world, passphrase_migration_round_trip
 from wislice_orchestrator import at_rest, cli, db
 from wislice_orchestrator.app import create_app
 from wislice_orchestrator.models import SliceVap
+from wislice_orchestrator.service import Conflict
 
 PHRASE = "Zq9-unique-passphrase-7781"
 
@@ -226,3 +227,38 @@ def test_a_lost_key_can_be_forgotten(tmp_path, monkeypatch, capsys):
         assert path.exists()
     finally:
         engine.dispose()
+
+
+def test_request_hashes_are_keyed():
+    """An Idempotency-Key's request hash covers a body holding the passphrase: keyed, so whoever reads the database
+    cannot test passphrase guesses against it offline."""
+    import hashlib
+    import json
+
+    from wislice_orchestrator.service import request_hash
+
+    body = body_with()
+    plain = hashlib.sha256(json.dumps(["create_slice", body], sort_keys=True, default=str).encode()).hexdigest()
+    one, two = at_rest.PassphraseBox(bytes(32)), at_rest.PassphraseBox(bytes(range(32)))
+    assert request_hash(one, "create_slice", body) == request_hash(one, "create_slice", body)
+    assert len({plain, request_hash(one, "create_slice", body), request_hash(two, "create_slice", body)}) == 3
+
+
+def test_migration_0006_drops_plain_request_hashes_and_a_replay_still_works(tmp_path):
+    w = make_world(tmp_path)
+    headers = {"Idempotency-Key": "k-1"}
+    first = w.call("POST", "/api/v1/tenants/1/slices", w.tenant_a, json=body_with(), headers=headers)
+    assert first.status_code == 202
+    engine = w.app.extensions["wislice_engine"]
+    with engine.begin() as conn:  # as a create from before 0006 left it
+        conn.execute(sa.text("UPDATE operations SET request_hash = :h"), {"h": "0" * 64})
+    with w.service.session_factory() as s, pytest.raises(Conflict, match="different request"):
+        w.service._replay(s, 1, "k-1", "1" * 64)  # a hash that differs is still a conflict
+    box = at_rest.PassphraseBox(at_rest.read_key(tmp_path / "test.db.key"))
+    db.downgrade(engine, "0005", box=box)
+    db.upgrade(engine, box=box)
+    with engine.connect() as conn:
+        assert conn.scalar(sa.text("SELECT request_hash FROM operations")) is None
+    again = w.call("POST", "/api/v1/tenants/1/slices", w.tenant_a, json=body_with(), headers=headers)
+    assert again.get_json()["operation_id"] == first.get_json()["operation_id"]
+    engine.dispose()

@@ -51,12 +51,12 @@ def test_a_create_that_meets_a_deleted_tenant_is_404(world, monkeypatch):
     request_hash = service_module.request_hash
     done: list[Any] = []
 
-    def delete_first(kind: str, body: Any) -> str:
+    def delete_first(box: Any, kind: str, body: Any) -> str:
         if not done:
             thread, out = _in_thread(lambda: world.call("DELETE", "/api/v1/tenants/1", world.operator))
             thread.join(timeout=20)
             done.append(out["resp"])
-        return request_hash(kind, body)
+        return request_hash(box, kind, body)
 
     monkeypatch.setattr(service_module, "request_hash", delete_first)
     created = world.call("POST", "/api/v1/tenants/1/slices", world.tenant_a, json=slice_body())

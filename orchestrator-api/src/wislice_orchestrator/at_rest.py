@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import hmac
 import logging
 import os
 import secrets
@@ -55,6 +56,11 @@ class PassphraseBox:
     def key_id(self) -> str:
         """Names the key without revealing it (a 256-bit random key's hash)."""
         return hashlib.sha256(b"wislice passphrase key id\0" + self.key).hexdigest()[:16]
+
+    def request_digest(self, data: bytes) -> str:
+        """HMAC-SHA256 of a request under a key derived from this one (service.request_hash)."""
+        digest_key = hashlib.sha256(b"wislice request digest\0" + self.key).digest()
+        return hmac.new(digest_key, data, hashlib.sha256).hexdigest()
 
     def seal(self, plain: str, vap_id: str) -> str:
         data = plain.encode()

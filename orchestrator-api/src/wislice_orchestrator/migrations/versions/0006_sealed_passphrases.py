@@ -7,6 +7,10 @@ migration needs the key: run it through `wislice db-upgrade` or `wislice serve`,
 downgrade opens them back into the clear column (the older code reads it), with the same key, and forgets the
 recorded key id.
 
+operations.request_hash of create_slice and add_vap operations (a plain SHA-256 of a body holding the passphrase)
+is dropped: new hashes are keyed (service.request_hash), and a replay of such an operation is recognised by its
+Idempotency-Key alone. The downgrade leaves them empty (the older code then answers a replay of one with 409).
+
 Revision ID: 0006
 Revises: 0005
 """
@@ -55,6 +59,11 @@ def upgrade() -> None:
         batch.alter_column('passphrase', new_column_name='sealed_passphrase', type_=sa.String(length=255),
                            existing_type=sa.String(length=64), existing_nullable=True)
     _write('sealed_passphrase', [(row_id, box.seal(plain, vap_id)) for row_id, vap_id, plain in clear])
+    # Their request hashes were plain SHA-256 of bodies holding the passphrase (a guess could be tested against
+    # them offline); new ones are keyed. A replay of such a create is recognised by its Idempotency-Key alone.
+    operations = sa.table('operations', sa.column('kind', sa.String()), sa.column('request_hash', sa.String()))
+    op.execute(operations.update().where(operations.c.kind.in_(('create_slice', 'add_vap')))
+               .values(request_hash=None))
 
 
 def downgrade() -> None:
