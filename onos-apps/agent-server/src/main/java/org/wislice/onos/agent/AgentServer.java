@@ -9,6 +9,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
@@ -53,11 +54,16 @@ public final class AgentServer {
 
     static final int MAX_LINE = 1_048_576;
     // Before an agent is welcomed it is nobody: its lines are at most MAX_HELLO_LINE (a hello is well under 4 KiB),
-    // it has HELLO_DEADLINE_MS to be welcomed, and at most MAX_UNWELCOMED such connections are held at once. So
-    // anonymous peers (slow senders, floods of connections) hold at most MAX_UNWELCOMED x 64 KiB of buffers.
+    // it has HELLO_DEADLINE_MS to be welcomed, and at most MAX_UNWELCOMED such connections are held at once (a
+    // newcomer displaces the oldest, see WaitingRoom). So anonymous peers (slow senders, floods of connections)
+    // hold at most MAX_UNWELCOMED x 64 KiB of buffers.
     static final int MAX_HELLO_LINE = 65_536;
     static final long HELLO_DEADLINE_MS = 10_000;
     static final int MAX_UNWELCOMED = 256;
+    // A connection is read only while the listener keeps up with it (at most MAX_QUEUED of its messages wait for
+    // the listener) and while its peer reads what it is sent (netty's write buffer below its high water mark):
+    // otherwise TCP flow control holds the sender back instead of the controller's heap.
+    static final int MAX_QUEUED = 256;
     private static final String FRAMES = "frames";
     private static final int LISTENER_THREADS = 4;
 
@@ -66,7 +72,7 @@ public final class AgentServer {
     private final AgentListener listener;
     private final ExecutorService[] executors = new ExecutorService[LISTENER_THREADS];
     private final AtomicLong violations = new AtomicLong();
-    private final AtomicInteger unwelcomed = new AtomicInteger();
+    private final WaitingRoom<ConnectionHandler> waitingRoom = new WaitingRoom<>(MAX_UNWELCOMED);
     private EventLoopGroup boss;
     private EventLoopGroup workers;
     private Channel serverChannel;
@@ -95,6 +101,7 @@ public final class AgentServer {
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32_768, 65_536))
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
@@ -179,22 +186,30 @@ public final class AgentServer {
         return violations.get();
     }
 
+    /** Connections not welcomed yet. */
+    int unwelcomed() {
+        return waitingRoom.size();
+    }
+
     private ExecutorService executorFor(AgentSession s) {
         String key = s.agentId() == null ? s.remoteAddress() : s.agentId();
         return executors[Math.floorMod(key.hashCode(), executors.length)];
     }
 
-    private void dispatch(AgentSession s, Runnable r) {
+    /** Runs r on the session's ordered executor; false when the server is stopping (r is dropped). */
+    private boolean dispatch(AgentSession s, Runnable r) {
         ExecutorService e = executorFor(s);
-        if (e != null && !e.isShutdown()) {
-            e.execute(() -> {
-                try {
-                    r.run();
-                } catch (RuntimeException ex) {
-                    log.warn("agent listener failed for {}", s.agentId(), ex);
-                }
-            });
+        if (e == null || e.isShutdown()) {
+            return false;
         }
+        e.execute(() -> {
+            try {
+                r.run();
+            } catch (RuntimeException ex) {
+                log.warn("agent listener failed for {}", s.agentId(), ex);
+            }
+        });
+        return true;
     }
 
     /** Per-connection protocol state machine: challenge sent -> hello -> welcomed. */
@@ -202,21 +217,17 @@ public final class AgentServer {
         private AgentSession session;
         /** CN of the verified client certificate, when client certificates are required. */
         private String clientCn;
-        /** Counted in unwelcomed until welcomed or closed (touched on the channel's thread only). */
-        private boolean counted;
+        /** This connection's messages handed to the listener and not handled yet. */
+        private final AtomicInteger queued = new AtomicInteger();
         private Channel channel;
 
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
             channel = ctx.channel();
             session = new AgentSession(channel, Hmac.nonce(), config.requestTimeoutMs);
-            counted = true;
-            if (unwelcomed.incrementAndGet() > MAX_UNWELCOMED) {
-                violations.incrementAndGet();
-                log.debug("closing {}: {} connections are waiting for their welcome", session.remoteAddress(),
-                          MAX_UNWELCOMED);
-                ctx.close();
-                return;
+            ConnectionHandler displaced = waitingRoom.admit(this);
+            if (displaced != null) {
+                displaced.displaced();
             }
             ctx.executor().schedule(() -> {
                 if (!session.isWelcomed() && ctx.channel().isActive()) {
@@ -259,7 +270,7 @@ public final class AgentServer {
                     session.onReply(msg);
                     break;
                 case "event":
-                    dispatch(session, () -> listener.onEvent(session, msg));
+                    toListener(() -> listener.onEvent(session, msg));
                     break;
                 case "ping":
                     session.send(Json.object().put("type", "pong").put("id", msg.get("id").asLong()));
@@ -295,7 +306,7 @@ public final class AgentServer {
                 return;
             }
             session.identify(agentId, msg);
-            dispatch(session, () -> {
+            toListener(() -> {
                 String reason = listener.onHello(session, msg);
                 if (reason != null) {
                     refuse(reason);
@@ -313,18 +324,42 @@ public final class AgentServer {
         private void welcomed() {
             session.markWelcomed();
             channel.eventLoop().execute(() -> {
-                uncount();
+                waitingRoom.leave(this);
                 if (channel.pipeline().get(FRAMES) != null) {
                     channel.pipeline().replace(FRAMES, FRAMES, new LineBasedFrameDecoder(MAX_LINE, true, true));
                 }
             });
         }
 
-        private void uncount() {
-            if (counted) {
-                counted = false;
-                unwelcomed.decrementAndGet();
+        /** Hands a message to the listener (called on the channel's thread); reading pauses while MAX_QUEUED of
+         * this connection's messages wait, and resumes when half of them are handled. */
+        private void toListener(Runnable r) {
+            if (queued.incrementAndGet() >= MAX_QUEUED) {
+                updateReading();
             }
+            boolean accepted = dispatch(session, () -> {
+                try {
+                    r.run();
+                } finally {
+                    if (queued.decrementAndGet() == MAX_QUEUED / 2) {
+                        channel.eventLoop().execute(this::updateReading);
+                    }
+                }
+            });
+            if (!accepted) {
+                queued.decrementAndGet();
+            }
+        }
+
+        /** Reads while the listener keeps up and the peer reads its answers (on the channel's thread). */
+        private void updateReading() {
+            channel.config().setAutoRead(channel.isWritable() && queued.get() < MAX_QUEUED);
+        }
+
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            updateReading();
+            ctx.fireChannelWritabilityChanged();
         }
 
         private String authenticate(JsonNode auth, String agentId) {
@@ -360,6 +395,14 @@ public final class AgentServer {
                 // not even JSON: fall through and close
             }
             violation(e.getMessage());
+        }
+
+        /** Closed for a newer connection (on the newcomer's thread; a flood would flood the log at info). */
+        private void displaced() {
+            violations.incrementAndGet();
+            log.debug("closing {}: {} newer connections are waiting for their welcome", session.remoteAddress(),
+                      MAX_UNWELCOMED);
+            session.close("too many connections waiting for their welcome");
         }
 
         private void refuse(String reason) {
@@ -413,7 +456,7 @@ public final class AgentServer {
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
-            uncount();
+            waitingRoom.leave(this);
             session.failPending("connection to " + session.agentId() + " closed");
             if (session.agentId() != null) {
                 dispatch(session, () -> listener.onClosed(session, "connection closed"));

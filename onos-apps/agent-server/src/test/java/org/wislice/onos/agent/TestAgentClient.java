@@ -60,6 +60,11 @@ public final class TestAgentClient implements AutoCloseable {
         out.flush();
     }
 
+    /** The raw stream, for tests that write faster than line by line. */
+    public OutputStream outputStream() {
+        return out;
+    }
+
     public JsonNode read() throws IOException, ProtocolException {
         String line = in.readLine();
         return line == null ? null : Json.parseLine(line);
