@@ -98,9 +98,10 @@ public final class PofSwitchServer {
                 Thread t = new Thread(session::run, "pof-session-" + session.remoteAddress());
                 t.setDaemon(true);
                 t.start();
-            } catch (IOException e) {
+            } catch (IOException | RuntimeException e) {
+                // Whatever one connection does, the acceptor lives on: it is every switch's way in.
                 if (!server.isClosed()) {
-                    log.warn("POF accept failed: {}", e.getMessage());
+                    log.warn("POF accept failed: {}", e.toString());
                 }
             }
         }
