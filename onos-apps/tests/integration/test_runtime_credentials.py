@@ -41,6 +41,15 @@ def test_the_password_is_generated_once_and_kept_private(tmp_path: Path, monkeyp
     assert runtime.password() == "given-by-the-operator"
 
 
+def test_the_store_key_is_generated_once_and_kept_private(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    runtime = load_runtime(tmp_path / "run", monkeypatch)
+    key = runtime.store_key()
+    assert len(base64.b64decode(key, validate=True)) == 32 and runtime.store_key() == key
+    assert runtime.STORE_KEY == tmp_path / "run" / "store-key"  # where PassphraseCipher looks: Karaf home's parent
+    assert stat.S_IMODE(os.stat(runtime.STORE_KEY).st_mode) == 0o600
+    assert load_runtime(tmp_path / "other", monkeypatch).store_key() != key
+
+
 def test_karafs_default_user_is_removed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     runtime = load_runtime(tmp_path / "run", monkeypatch)
     if not runtime.KARAF_TGZ.exists():

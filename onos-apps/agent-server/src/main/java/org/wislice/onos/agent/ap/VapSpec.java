@@ -67,6 +67,11 @@ public final class VapSpec extends AgentValue {
         return new VapSpec(vapId, radio, ssid, security, hidden, tenantId, sliceId, newRates, maxClients);
     }
 
+    /** This vAP with another security (the WiFi store keeps it without its passphrase). */
+    public VapSpec withSecurity(Security newSecurity) {
+        return new VapSpec(vapId, radio, ssid, newSecurity, hidden, tenantId, sliceId, rateLimit, maxClients);
+    }
+
     @Override
     protected Object[] fields() {
         return new Object[] {vapId, radio, ssid, security, hidden, tenantId, sliceId, rateLimit, maxClients};

@@ -15,7 +15,6 @@ import org.wislice.onos.agent.Placed;
 import org.wislice.onos.agent.ap.ApCapabilities;
 import org.wislice.onos.agent.ap.ApCodecs;
 import org.wislice.onos.agent.ap.Client;
-import org.wislice.onos.agent.ap.VapSpec;
 import org.wislice.onos.agent.ap.VapState;
 import org.wislice.onos.wifi.api.WifiEvent;
 
@@ -93,13 +92,13 @@ public class DistributedWifiStore extends AbstractStore<WifiEvent, WifiStoreDele
     }
 
     @Override
-    public void putDesiredVap(String agentId, VapSpec spec) {
-        desired.put(key(agentId, spec.vapId()), ApCodecs.VAP_SPEC.encode(spec));
+    public void putDesiredVap(String agentId, DesiredVap vap) {
+        desired.put(key(agentId, vap.vapId()), DesiredVapCodec.INSTANCE.encode(vap));
     }
 
     @Override
-    public Optional<VapSpec> desiredVap(String agentId, String vapId) {
-        return desired.get(key(agentId, vapId)).map(ApCodecs.VAP_SPEC::read);
+    public Optional<DesiredVap> desiredVap(String agentId, String vapId) {
+        return desired.get(key(agentId, vapId)).map(DesiredVapCodec.INSTANCE::read);
     }
 
     @Override
@@ -108,8 +107,8 @@ public class DistributedWifiStore extends AbstractStore<WifiEvent, WifiStoreDele
     }
 
     @Override
-    public List<VapSpec> desiredVaps(String agentId) {
-        return desired.values(k -> of(agentId, k)).stream().map(ApCodecs.VAP_SPEC::read)
+    public List<DesiredVap> desiredVaps(String agentId) {
+        return desired.values(k -> of(agentId, k)).stream().map(DesiredVapCodec.INSTANCE::read)
                 .collect(Collectors.toList());
     }
 

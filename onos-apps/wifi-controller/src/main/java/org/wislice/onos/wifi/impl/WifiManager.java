@@ -114,9 +114,14 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
     private final WifiStoreDelegate delegate = this::post;
     private final WifiListener latencyListener = this::recordLatency;
     private AgentEvents events;
+    /** Seals the passphrases the store keeps; set before activate by unit tests, else read from the key file. */
+    PassphraseCipher passphrases;
 
     @Activate
     protected void activate(ComponentContext context) {
+        if (passphrases == null) {
+            passphrases = PassphraseCipher.fromFile(PassphraseCipher.keyFile());
+        }
         coreService.registerApplication(APP_NAME);
         cfgService.registerProperties(getClass());
         eventDispatcher.addSink(WifiEvent.class, listenerRegistry);
@@ -165,7 +170,9 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
 
         @Override
         public AgentCall.Request<SyncResult> desiredState(String agentId) {
-            return ApCalls.SYNC_VAPS.with(store.desiredVaps(agentId));
+            // The one place passphrases are opened: the push to their agent.
+            return ApCalls.SYNC_VAPS.with(store.desiredVaps(agentId).stream().map(v -> v.open(passphrases))
+                                                  .collect(Collectors.toList()));
         }
 
         @Override
@@ -234,7 +241,7 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
             throw new ControllerException("conflict", "vAP " + spec.vapId() + " already exists on " + agentId);
         }
         // Desired state first: if the agent is away, the vAP is created when it reconnects.
-        store.putDesiredVap(agentId, spec);
+        store.putDesiredVap(agentId, DesiredVap.seal(spec, passphrases));
         // The agent refused it: nothing is desired.
         return askForVap(agentId, ApCalls.CREATE_VAP, spec, () -> store.removeDesiredVap(agentId, spec.vapId()));
     }
@@ -275,12 +282,12 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
             throw new ControllerException("conflict", "vAP " + vapId + " exists on several agents: " + owners);
         }
         String agentId = owners.get(0);
-        VapSpec spec = store.desiredVap(agentId, vapId).orElseThrow();
+        DesiredVap desired = store.desiredVap(agentId, vapId).orElseThrow();
         // Desired state first: an agent that is away gets the new rates with its next syncVaps.
-        store.putDesiredVap(agentId, spec.withRateLimit(rates));
+        store.putDesiredVap(agentId, desired.withRateLimit(rates));
         // The agent refused: the vAP keeps its rates.
         return askForVap(agentId, ApCalls.UPDATE_VAP, new VapRateLimit(vapId, rates),
-                         () -> store.putDesiredVap(agentId, spec));
+                         () -> store.putDesiredVap(agentId, desired));
     }
 
     @Override

@@ -6,7 +6,6 @@ import org.wislice.onos.agent.AgentRecord;
 import org.wislice.onos.agent.Placed;
 import org.wislice.onos.agent.ap.ApCapabilities;
 import org.wislice.onos.agent.ap.Client;
-import org.wislice.onos.agent.ap.VapSpec;
 import org.wislice.onos.agent.ap.VapState;
 import org.wislice.onos.wifi.api.WifiEvent;
 
@@ -27,14 +26,14 @@ public interface WifiStore extends Store<WifiEvent, WifiStoreDelegate> {
 
     List<AgentRecord<ApCapabilities>> agents();
 
-    /** Desired vAP specs (with passphrases): what is pushed to the agent on (re)connect. */
-    void putDesiredVap(String agentId, VapSpec spec);
+    /** Desired vAP specs (passphrases sealed): what is pushed to the agent on (re)connect. */
+    void putDesiredVap(String agentId, DesiredVap vap);
 
-    Optional<VapSpec> desiredVap(String agentId, String vapId);
+    Optional<DesiredVap> desiredVap(String agentId, String vapId);
 
     boolean removeDesiredVap(String agentId, String vapId);
 
-    List<VapSpec> desiredVaps(String agentId);
+    List<DesiredVap> desiredVaps(String agentId);
 
     /** vAP states as the agent reports them (never with a passphrase). */
     void putVap(String agentId, VapState vap);

@@ -76,6 +76,7 @@ public class WifiManagerTest {
         store.activate();
         manager = new WifiManager();
         manager.store = store;
+        manager.passphrases = PassphraseCipher.random();
         manager.coreService = new CoreServiceAdapter() {
             @Override
             public ApplicationId registerApplication(String name) {
@@ -151,7 +152,7 @@ public class WifiManagerTest {
 
     /** The desired spec the store has for a vAP, as JSON. */
     private ObjectNode desired(String agentId, String vapId) {
-        return ApCodecs.VAP_SPEC.encode(store.desiredVap(agentId, vapId).orElseThrow());
+        return ApCodecs.VAP_SPEC.encode(store.desiredVap(agentId, vapId).orElseThrow().open(manager.passphrases));
     }
 
     private static void waitFor(java.util.function.BooleanSupplier condition) throws InterruptedException {
