@@ -85,20 +85,21 @@ static void sample_occupancy(struct vnf *v)
     vnf_watermark_update(&v->st.wm, v->st.occupancy);
 }
 
-/* Without rx_queue_count: the packets a run of full bursts drained is what had queued up (a lower bound of the
- * backlog at its start plus what arrived meanwhile). */
+/* Without rx_queue_count: the packets a run of full bursts drained is what had queued up (the backlog at its
+ * start plus what arrived meanwhile), at most the ring; a vNF that never sees a burst that is not full reports a
+ * full ring as soon as it has drained one (an overloaded vNF must not keep reporting an old, small queue). */
 static void drain_occupancy(struct vnf *v, uint16_t n)
 {
     if (v->queue_count)
         return;
     v->drain_run += n;
-    if (n == v->args.burst)
+    if (n == v->args.burst && v->drain_run < v->args.ring_size)
         return;
-    v->st.occupancy = v->drain_run;
+    v->st.occupancy = v->drain_run < v->args.ring_size ? v->drain_run : v->args.ring_size;
     if (v->st.occupancy > v->st.occupancy_max)
         v->st.occupancy_max = v->st.occupancy;
     vnf_watermark_update(&v->st.wm, v->st.occupancy);
-    v->drain_run = 0;
+    v->drain_run = n == v->args.burst ? v->args.ring_size : 0;
 }
 
 static void periodic(struct vnf *v)
