@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import asyncio
 import re
+import secrets
 import ssl
+import stat
+from pathlib import Path
 
 import pytest
 
@@ -153,6 +156,9 @@ def test_vap_lifecycle_through_rest(wifi: tuple[Onos, int]) -> None:
         assert code == 200 and all(a["agent_id"] != "ap-1" for a in stats["agents"])  # gone with its connection
         again = await connected_agent(port, "ap-1")
         assert "t1-cafe" in again.vaps and again.requests_seen[0] == "syncVaps"
+        # The controller reads back what the agent runs after the sync (getVaps, getClient): a delete racing with
+        # that read-back would see the vAP stored again by it.
+        await wait_for(lambda: "getClient" in again.requests_seen)
         assert again.vaps["t1-cafe"]["rate_limit"] == new_rate
 
         code, _ = await asyncio.to_thread(onos.request, "DELETE", "/onos/wifi/agents/ap-1/vaps/t1-cafe")
@@ -162,6 +168,35 @@ def test_vap_lifecycle_through_rest(wifi: tuple[Onos, int]) -> None:
         await again.close()
 
     asyncio.run(scenario())
+
+
+def files_containing(root: Path, needle: bytes) -> list[Path]:
+    return [f for f in root.rglob("*") if f.is_file() and not f.is_symlink() and needle in f.read_bytes()]
+
+
+def test_passphrases_are_sealed_at_rest_and_opened_for_the_agent(wifi: tuple[Onos, int]) -> None:
+    """The store keeps a vAP's passphrase sealed with the runtime's store key (run/store-key, 0600): ONOS's data on
+    disk holds the vAP's record but not its passphrase; the agent gets it in clear, also with a later syncVaps."""
+    onos, port = wifi
+    passphrase, ssid = f"at-rest-{secrets.token_hex(8)}", f"at-rest {secrets.token_hex(6)}"
+    vap = dict(VAP, vap_id="t1-at-rest", ssid=ssid, security={"mode": "wpa2-psk", "passphrase": passphrase})
+
+    async def scenario() -> None:
+        agent = await connected_agent(port, "ap-at-rest")
+        code, created = await asyncio.to_thread(onos.request, "POST", "/onos/wifi/agents/ap-at-rest/vaps", vap)
+        assert code == 201, created
+        assert agent.vaps["t1-at-rest"]["security"]["passphrase"] == passphrase
+        await agent.close()
+        again = await connected_agent(port, "ap-at-rest")  # the desired vAP comes back with syncVaps
+        assert again.vaps["t1-at-rest"]["security"]["passphrase"] == passphrase
+        await again.close()
+
+    asyncio.run(scenario())
+    key = onos.run_dir / "store-key"
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600
+    assert files_containing(onos.run_dir, ssid.encode()), "the vAP's record is not on disk: nothing was checked"
+    assert files_containing(onos.run_dir, passphrase.encode()) == []
+    onos.request("DELETE", "/onos/wifi/agents/ap-at-rest/vaps/t1-at-rest")
 
 
 def test_hostile_agents_are_cut_off_and_the_app_keeps_serving(wifi: tuple[Onos, int]) -> None:
@@ -185,43 +220,6 @@ def test_hostile_agents_are_cut_off_and_the_app_keeps_serving(wifi: tuple[Onos, 
         code, metrics = await asyncio.to_thread(onos.request, "GET", "/onos/wifi/metrics")
         assert metrics["protocol_violations"] >= 4
         await good.close()
-
-    asyncio.run(scenario())
-
-
-def test_anonymous_peers_are_bounded_and_cut_off(wifi: tuple[Onos, int]) -> None:
-    """Peers that never say hello hold little and not for long: a line before the welcome is at most 64 KiB, at
-    most 256 of them are held (more are closed at once), each for at most 10 s; a welcomed agent keeps working
-    through the flood, and a new one is welcomed after it."""
-    onos, port = wifi
-
-    async def read_to_eof(reader: asyncio.StreamReader, timeout: float) -> bytes:
-        return await asyncio.wait_for(reader.read(), timeout)
-
-    async def scenario() -> None:
-        steady = await connected_agent(port, "ap-steady")
-        # A slow sender's endless line is cut at 64 KiB (it was buffered up to 1 MiB per anonymous peer).
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        assert b'"challenge"' in await asyncio.wait_for(reader.readline(), 5)
-        writer.write(b"x" * 70_000)
-        await writer.drain()
-        await read_to_eof(reader, 5)
-        writer.close()
-        # A flood of silent connections.
-        flood = [await asyncio.open_connection("127.0.0.1", port) for _ in range(300)]
-        first = [await asyncio.wait_for(r.readline(), 10) for r, _ in flood]
-        refused = sum(1 for line in first if line == b"")
-        assert 300 - 256 <= refused <= 300 - 200, refused  # closed at once, without a challenge
-        code, body = await asyncio.to_thread(onos.request, "GET", "/onos/wifi/agents/ap-steady")
-        assert code == 200 and body["connected"], body
-        started = asyncio.get_running_loop().time()
-        await asyncio.gather(*(read_to_eof(r, 20) for r, _ in flood))
-        assert asyncio.get_running_loop().time() - started < 15  # the hello deadline, 10 s
-        for _, w in flood:
-            w.close()
-        late = await connected_agent(port, "ap-after-flood")
-        await late.close()
-        await steady.close()
 
     asyncio.run(scenario())
 
