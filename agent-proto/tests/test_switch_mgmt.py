@@ -84,6 +84,13 @@ def typed_call(mgmt: SwitchMgmt, send: str) -> Callable[[], Any] | None:
         ("ports", 0): mgmt.ports,
         ("stats", 0): mgmt.stats,
     }
+    if cmd == "port-add" and len(args) == 2 and "id=" in args[1]:
+        items = args[1].split(",")
+        ids = [item[3:] for item in items if item.startswith("id=")]
+        rest = ",".join(item for item in items if not item.startswith("id="))
+        if len(ids) == 1 and ids[0].isdigit() and 1 <= int(ids[0]) <= 254:
+            return lambda: mgmt.port_add(args[0], rest, port_id=int(ids[0]))
+        return None
     if cmd == "port-rate" and len(args) == 2 and args[1].isdigit():
         return lambda: mgmt.port_rate(args[0], int(args[1]))
     if cmd == "on-connect" and (not args or (len(args) == 1 and args[0] in ("keep", "reset"))):
@@ -156,6 +163,8 @@ def test_no_switch_no_reply_and_too_much(switch, sockdir):
     lambda m: m.request("ports\nport-del up"),
     lambda m: m.request("x" * 511),
     lambda m: m.port_add("two words"),
+    lambda m: m.port_add("a", "eth1", port_id=0),
+    lambda m: m.port_add("a", port_id=255),
     lambda m: m.port_del(""),
     lambda m: m.port_rate("up", -1),
     lambda m: m.port_rate("up", True),

@@ -104,8 +104,13 @@ class SwitchMgmt:
         reason = reply[6:] if reply.startswith("ERROR ") else None
         raise MgmtError(f"pof-switch refused {line.split(' ', 1)[0]}: {reply or 'no reply'}", reason)
 
-    def port_add(self, name: str, args: str = "") -> int:
-        """Adds port NAME (ARGS: the netdev for AF_PACKET, DPDK devargs, an item rate=KBPS); its port id."""
+    def port_add(self, name: str, args: str = "", port_id: int | None = None) -> int:
+        """Adds port NAME (ARGS: the netdev for AF_PACKET, DPDK devargs, an item rate=KBPS) as number ``port_id``
+        (the one it had before the switch restarted) or the lowest free one; its port id."""
+        if port_id is not None:
+            if not 1 <= port_id <= 254:
+                raise ValueError(f"port id {port_id} out of range 1-254")
+            args = f"{args},id={port_id}" if args else f"id={port_id}"
         text = self.call(f"port-add {_name(name)} {args}".rstrip())
         if not text.isdigit() or not 1 <= int(text) <= 65535:
             raise MgmtError(f"pof-switch returned no valid port number: {text!r}")

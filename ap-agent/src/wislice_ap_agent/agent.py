@@ -86,6 +86,10 @@ class Agent:
             self._drain_hostapd()
         if time.monotonic() - self.hostapd_checked_at >= HOSTAPD_CHECK_S:
             self._check_hostapd()
+            readded = self.vaps.reattach_lost_ports()
+            if readded:
+                log.warning("the pof-switch had lost the ports of vAPs %s (restarted?): added again with their "
+                            "numbers", ", ".join(readded))
         if self.metrics_server is not None and not self.connected():
             self._stats_for_metrics()
 

@@ -27,11 +27,15 @@ SwitchError = MgmtError
 class PortAttacher(Protocol):
     present: bool
 
-    def attach(self, ifname: str) -> int | None:
-        """Add ifname as a switch port; returns its pof_port (None without a switch)."""
+    def attach(self, ifname: str, port_id: int | None = None) -> int | None:
+        """Add ifname as a switch port (as number port_id when given); returns its pof_port (None without a
+        switch)."""
 
     def detach(self, ifname: str) -> None:
         """Remove the port of ifname; quiet if it is not attached."""
+
+    def port_names(self) -> set[str]:
+        """The names of the switch's ports now."""
 
     def set_port_rate(self, name: str, kbps: int) -> None:
         """Make the switch's port NAME send at kbps (0 = line rate); SwitchError if the switch refuses."""
@@ -40,7 +44,10 @@ class PortAttacher(Protocol):
 class NoSwitch:
     present = False
 
-    def attach(self, ifname: str) -> int | None:
+    def port_names(self) -> set[str]:
+        return set()
+
+    def attach(self, ifname: str, port_id: int | None = None) -> int | None:
         return None
 
     def detach(self, ifname: str) -> None:
@@ -59,10 +66,10 @@ class PofSwitchMgmt:
         self.mgmt = SwitchMgmt(path, timeout)
         self.args_template = args_template
 
-    def attach(self, ifname: str) -> int | None:
+    def attach(self, ifname: str, port_id: int | None = None) -> int | None:
         V.string(ifname, "ifname", V.IFNAME)
         try:
-            return self.mgmt.port_add(ifname, self.args_template.format(ifname=ifname))
+            return self.mgmt.port_add(ifname, self.args_template.format(ifname=ifname), port_id)
         except SwitchError as e:
             if e.reason != f"port {ifname} exists":
                 raise
@@ -74,6 +81,9 @@ class PofSwitchMgmt:
 
     def detach(self, ifname: str) -> None:
         self.mgmt.port_del(V.string(ifname, "ifname", V.IFNAME))  # False when not attached: quiet
+
+    def port_names(self) -> set[str]:
+        return set(self.mgmt.ports())
 
     def set_port_rate(self, name: str, kbps: int) -> None:
         self.mgmt.port_rate(V.string(name, "port", V.IFNAME), V.integer(kbps, "kbps", 0, 4294967295))

@@ -492,6 +492,31 @@ class VapManager:
         self.update_uplink_rate()
         return changed
 
+    def reattach_lost_ports(self) -> list[str]:
+        """A restarted pof-switch has only its command-line ports: add the vAPs' ports again, each as the number
+        it had (the controller's flows name ports by number), and rate its uplink again. Quiet while the switch is
+        away (the next check retries). Returns the vAPs whose ports were added."""
+        if not self.attacher.present or not self.vaps:
+            return []
+        try:
+            present = self.attacher.port_names()
+        except SwitchError:
+            return []
+        readded = []
+        for vap in sorted(self.vaps.values(), key=lambda v: v.pof_port or 0):
+            if vap.ifname in present or vap.pof_port is None:
+                continue
+            try:
+                self.attacher.attach(vap.ifname, vap.pof_port)
+            except SwitchError as e:
+                log.warning("pof-switch lost the port of vAP %s and refused it again: %s", vap.spec["vap_id"], e)
+                continue
+            readded.append(vap.spec["vap_id"])
+        if readded:
+            self.uplink.rate = None  # the restarted switch forgot it too
+            self.update_uplink_rate()
+        return readded
+
     def update_uplink_rate(self) -> None:
         """The pof-switch's uplink port sends at the sum of the radios' capacities (docs/guaranteed-slices.md)."""
         self.uplink.set(sum(c.kbps for c in self.capacity.values()))

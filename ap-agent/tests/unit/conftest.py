@@ -68,10 +68,13 @@ class FakeSwitch:
         self.port_rates: list[tuple[str, int]] = []
         self.port_rate_error: str | None = None
 
-    def attach(self, ifname: str) -> int:
-        self.ports[ifname] = self.next_port
-        self.next_port += 1
+    def attach(self, ifname: str, port_id: int | None = None) -> int:
+        self.ports[ifname] = port_id or self.next_port
+        self.next_port += port_id is None
         return self.ports[ifname]
+
+    def port_names(self) -> set[str]:
+        return set(self.ports)
 
     def detach(self, ifname: str) -> None:
         self.ports.pop(ifname, None)

@@ -166,6 +166,17 @@ def test_a_creation_cut_short_by_a_crash_is_swept_at_restart(manager, fake_hosta
     again.hostapd.close()
 
 
+def test_ports_a_restarted_switch_lost_come_back_with_their_numbers(manager, switch):
+    manager.create(vap_spec("v1"))
+    manager.create(vap_spec("v2"))
+    numbers = dict(switch.ports)
+    switch.ports.clear()  # the switch restarted with its command-line ports only
+    switch.port_rates.clear()
+    assert manager.reattach_lost_ports() == ["v1", "v2"]
+    assert switch.ports == numbers and switch.port_rates  # the uplink is rated again too
+    assert manager.reattach_lost_ports() == []  # nothing lost: nothing asked of the switch
+
+
 def test_rates_from_sysfs(manager, tmp_path):
     from wislice_ap_agent.stats import RateMeter
 

@@ -28,7 +28,7 @@ def is_healthy(m: VnfManager, rec: VnfRecord, running: dict[str, int], switch_po
 
 
 def reconcile(m: VnfManager) -> dict[str, Any]:
-    report: dict[str, Any] = {"adopted": [], "rebuilt": [], "rolled_back": [], "failed": [],
+    report: dict[str, Any] = {"adopted": [], "readded_ports": [], "rebuilt": [], "rolled_back": [], "failed": [],
                               "removed_containers": [], "removed_links": [], "removed_ports": [], "removed_dirs": []}
     with m.lock:
         running: dict[str, int] = {}
@@ -46,13 +46,35 @@ def reconcile(m: VnfManager) -> dict[str, Any]:
                 report["rolled_back"].append(rec.vnf_id)
                 if errors:
                     report["failed"].append({"vnf_id": rec.vnf_id, "error": "; ".join(errors)})
-            elif is_healthy(m, rec, running, switch_ports):
+            elif is_healthy(m, rec, running, _readd_lost_ports(m, rec, running, switch_ports, report)):
                 report["adopted"].append(rec.vnf_id)
             else:
                 _rebuild(m, rec, report)
         _remove_orphans(m, report)
     log.info("reconcile: %s", {k: v for k, v in report.items() if v})
     return report
+
+
+def _readd_lost_ports(m: VnfManager, rec: VnfRecord, running: dict[str, int], switch_ports: set[str],
+                      report: dict[str, Any]) -> set[str]:
+    """A restarted pof-switch has only its command-line ports: a running vNF's ports are added again, each as the
+    number it had (the controller's flows name ports by number), instead of rebuilding the vNF. Returns the
+    switch's ports now."""
+    if not (m.switch.present and rec.state == "running" and running.get(rec.container_name)):
+        return switch_ports
+    cls = vnf_class(rec.vnf_class)
+    for port in rec.ports:
+        name, number = port.get("name"), port.get("pof_port")
+        if not name or name in switch_ports or number is None:
+            continue
+        try:
+            cls.add_switch_port(m, rec, name, number)
+        except AgentError as exc:
+            log.warning("vNF %d: the switch refused its port %s again: %s", rec.vnf_id, name, exc.message)
+            continue
+        switch_ports = switch_ports | {name}
+        report["readded_ports"].append(name)
+    return switch_ports
 
 
 def _rebuild(m: VnfManager, rec: VnfRecord, report: dict[str, Any]) -> None:

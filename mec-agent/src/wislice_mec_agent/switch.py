@@ -24,8 +24,9 @@ T = TypeVar("T")
 class SwitchAttachment(Protocol):
     present: bool
 
-    def add_veth(self, name: str, ifname: str) -> int | None: ...
-    def add_vhost(self, name: str, socket_path: str) -> int | None: ...
+    # port_id: the number to ask for (a port re-added after the switch restarted keeps the one flows use)
+    def add_veth(self, name: str, ifname: str, port_id: int | None = None) -> int | None: ...
+    def add_vhost(self, name: str, socket_path: str, port_id: int | None = None) -> int | None: ...
     def remove(self, name: str) -> bool: ...
     def ports(self) -> dict[str, SwitchPort]: ...
 
@@ -33,10 +34,10 @@ class SwitchAttachment(Protocol):
 class NoSwitch:
     present = False
 
-    def add_veth(self, name: str, ifname: str) -> int | None:
+    def add_veth(self, name: str, ifname: str, port_id: int | None = None) -> int | None:
         return None
 
-    def add_vhost(self, name: str, socket_path: str) -> int | None:
+    def add_vhost(self, name: str, socket_path: str, port_id: int | None = None) -> int | None:
         raise AgentError("unsupported", "this node has no pof-switch, DPDK vNFs need one for their vhost-user port")
 
     def remove(self, name: str) -> bool:
@@ -62,11 +63,13 @@ class MgmtSwitch:
         except MgmtError as exc:
             raise AgentError("internal", str(exc)) from exc
 
-    def add_veth(self, name: str, ifname: str) -> int | None:
-        return self._call(lambda: self.mgmt.port_add(name, self.veth_args.format(name=name, ifname=ifname)))
+    def add_veth(self, name: str, ifname: str, port_id: int | None = None) -> int | None:
+        return self._call(lambda: self.mgmt.port_add(name, self.veth_args.format(name=name, ifname=ifname),
+                                                     port_id))
 
-    def add_vhost(self, name: str, socket_path: str) -> int | None:
-        return self._call(lambda: self.mgmt.port_add(name, self.vhost_args.format(name=name, socket=socket_path)))
+    def add_vhost(self, name: str, socket_path: str, port_id: int | None = None) -> int | None:
+        return self._call(lambda: self.mgmt.port_add(name, self.vhost_args.format(name=name, socket=socket_path),
+                                                     port_id))
 
     def remove(self, name: str) -> bool:
         """False when the switch has no such port."""

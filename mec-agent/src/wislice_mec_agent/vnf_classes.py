@@ -64,6 +64,10 @@ class VnfClass:
         """After a restart: is the vNF still wired (its switch ports were checked already)?"""
         raise NotImplementedError
 
+    def add_switch_port(self, m: VnfManager, rec: VnfRecord, name: str, port_id: int | None = None) -> int | None:
+        """Adds the vNF's port NAME to the node's switch (as number port_id when given); its pof_port."""
+        raise NotImplementedError
+
     def port_stats(self, m: VnfManager, rec: VnfRecord) -> Ports:
         raise NotImplementedError
 
@@ -92,7 +96,7 @@ class KernelVnf(VnfClass):
             m.wiring.create_veth(ifname, pid, address_of(rec.vnf_id) if k == 0 else "",
                                  mac_of(rec.vnf_id) if k == 0 else "", inside)
             undo.push("veth", _call(m.wiring.delete_link, ifname))
-            pof_port = m.switch.add_veth(ifname, ifname)
+            pof_port = self.add_switch_port(m, rec, ifname)
             if m.switch.present:
                 undo.push("switch port", _call(m.switch.remove, ifname))
             ports.append({"name": ifname, "pof_port": pof_port})
@@ -100,6 +104,9 @@ class KernelVnf(VnfClass):
 
     def healthy(self, m: VnfManager, rec: VnfRecord, pid: int) -> bool:
         return all(m.wiring.exists(ifname) for ifname in m.link_names(rec)) and m.wiring.container_has_link(pid)
+
+    def add_switch_port(self, m: VnfManager, rec: VnfRecord, name: str, port_id: int | None = None) -> int | None:
+        return m.switch.add_veth(name, name, port_id)
 
     def port_stats(self, m: VnfManager, rec: VnfRecord) -> Ports:
         out = []
@@ -124,12 +131,15 @@ class DpdkVnf(VnfClass):
 
     def wire_before_start(self, m: VnfManager, rec: VnfRecord, cdir: Path, undo: Undo) -> Ports:
         name = m.port_name(rec.vnf_id)
-        pof_port = m.switch.add_vhost(name, str(cdir / VHOST_SOCKET))
+        pof_port = self.add_switch_port(m, rec, name)
         undo.push("switch port", _call(m.switch.remove, name))
         return [{"name": name, "pof_port": pof_port}]
 
     def healthy(self, m: VnfManager, rec: VnfRecord, pid: int) -> bool:
         return m.switch.present
+
+    def add_switch_port(self, m: VnfManager, rec: VnfRecord, name: str, port_id: int | None = None) -> int | None:
+        return m.switch.add_vhost(name, str(Path(rec.config_dir) / VHOST_SOCKET), port_id)
 
     def port_stats(self, m: VnfManager, rec: VnfRecord) -> Ports:
         name = m.port_name(rec.vnf_id)

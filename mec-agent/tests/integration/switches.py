@@ -170,7 +170,7 @@ class TestpmdPeer:
         self.log_dir = log_dir
         self.procs: dict[str, tuple[subprocess.Popen[bytes], Path]] = {}
 
-    def add_vhost(self, name: str, socket_path: str) -> int | None:
+    def add_vhost(self, name: str, socket_path: str, port_id: int | None = None) -> int | None:
         log = self.log_dir / f"testpmd-{name}.log"
         with open(log, "wb") as out:
             proc = subprocess.Popen(
@@ -182,7 +182,7 @@ class TestpmdPeer:
         wait_for(Path(socket_path))
         return 1
 
-    def add_veth(self, name: str, ifname: str) -> int | None:
+    def add_veth(self, name: str, ifname: str, port_id: int | None = None) -> int | None:
         raise NotImplementedError
 
     def received(self, name: str) -> int:

@@ -123,18 +123,18 @@ class FakeSwitch(Failing):
         self.table: dict[str, tuple[int, str]] = {}
         self.next_id = itertools.count(1)
 
-    def add_veth(self, name: str, ifname: str) -> int | None:
+    def add_veth(self, name: str, ifname: str, port_id: int | None = None) -> int | None:
         self.maybe_fail("add_veth")
-        return self._add(name, ifname)
+        return self._add(name, ifname, port_id)
 
-    def add_vhost(self, name: str, socket_path: str) -> int | None:
+    def add_vhost(self, name: str, socket_path: str, port_id: int | None = None) -> int | None:
         self.maybe_fail("add_vhost")
-        return self._add(name, socket_path)
+        return self._add(name, socket_path, port_id)
 
-    def _add(self, name: str, args: str) -> int:
+    def _add(self, name: str, args: str, port_id: int | None) -> int:
         if name in self.table:
             raise Boom(f"port {name} exists")
-        pid = next(self.next_id)
+        pid = port_id or next(self.next_id)
         self.table[name] = (pid, args)
         return pid
 

@@ -55,6 +55,20 @@ def test_dockerd_restart_rebuilds_from_records(node: Node) -> None:
     assert len(node.runtime.containers) == 2
 
 
+def test_a_restarted_switch_gets_the_running_vnfs_ports_back_with_their_numbers(node: Node) -> None:
+    node.manager.create(spec())
+    node.manager.create(spec(instance=3, image="dpdk-fwd"))
+    numbers = {name: number for name, (number, _) in node.switch.table.items()}
+    cids = {c.name: c.id for c in node.runtime.containers.values()}
+    node.switch.table.clear()  # the switch restarted: its command-line ports only
+    node.switch.next_id = iter(range(100, 200))  # a port added without its number would get another one
+    report = reconcile(node.manager)
+    assert sorted(report["readded_ports"]) == ["wt00010002", "wt00010003"] and report["rebuilt"] == []
+    assert sorted(report["adopted"]) == [65538, 65539]
+    assert {name: number for name, (number, _) in node.switch.table.items()} == numbers
+    assert {c.name: c.id for c in node.runtime.containers.values()} == cids  # the vNFs kept running
+
+
 def test_orphans_are_removed(node: Node) -> None:
     node.manager.create(spec())
     node.manager.create(spec(instance=3))

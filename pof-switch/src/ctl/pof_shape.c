@@ -163,31 +163,45 @@ int pof_sw_port_rate(struct pof_sw *sw, struct sw_port *p, uint32_t kbps, char *
     return 0;
 }
 
-int sw_split_rate(const char *args, char *dev, size_t devlen, uint32_t *kbps, char *err, size_t errlen)
+/* A decimal item value "<key>=<digits>" of n bytes at item, at most max; -1 if it is not one. */
+static int item_number(const char *item, size_t n, size_t keylen, unsigned long long max, unsigned long long *v)
+{
+    char num[16];
+    size_t dl = n - keylen;
+    if (dl == 0 || dl >= sizeof(num))
+        return -1;
+    for (size_t i = 0; i < dl; i++)
+        if (item[keylen + i] < '0' || item[keylen + i] > '9')
+            return -1;
+    memcpy(num, item + keylen, dl);
+    num[dl] = '\0';
+    *v = strtoull(num, NULL, 10);
+    return *v <= max ? 0 : -1;
+}
+
+int sw_split_port_args(const char *args, char *dev, size_t devlen, uint32_t *kbps, int *port_id, char *err,
+                       size_t errlen)
 {
     *kbps = 0;
+    *port_id = 0;
     dev[0] = '\0';
     size_t at = 0;
     for (const char *item = args; item && *item;) {
         const char *comma = strchr(item, ',');
         size_t n = comma ? (size_t)(comma - item) : strlen(item);
+        unsigned long long v;
         if (n >= 5 && strncmp(item, "rate=", 5) == 0) {
-            char num[16];
-            size_t dl = n - 5;
-            bool digits = dl > 0 && dl < sizeof(num);
-            for (size_t i = 0; digits && i < dl; i++)
-                digits = item[5 + i] >= '0' && item[5 + i] <= '9';
-            unsigned long long v = 0;
-            if (digits) {
-                memcpy(num, item + 5, dl);
-                num[dl] = '\0';
-                v = strtoull(num, NULL, 10);
-            }
-            if (!digits || v > POF_METER_MAX_KBPS) {
+            if (item_number(item, n, 5, POF_METER_MAX_KBPS, &v) < 0) {
                 snprintf(err, errlen, "rate must be 0-%u kbit/s", POF_METER_MAX_KBPS);
                 return -1;
             }
             *kbps = (uint32_t)v;
+        } else if (n >= 3 && strncmp(item, "id=", 3) == 0) {
+            if (item_number(item, n, 3, POF_MAX_PORTS, &v) < 0 || v == 0) {
+                snprintf(err, errlen, "port id must be 1-%d", POF_MAX_PORTS);
+                return -1;
+            }
+            *port_id = (int)v;
         } else if (n) {
             if (at + (at ? 1 : 0) + n >= devlen) {
                 snprintf(err, errlen, "port arguments too long");

@@ -23,9 +23,10 @@ void sw_shape_rated(struct pof_sw *sw, struct sw_port *p, struct pof_io_buf *b, 
 uint32_t sw_shape_release(struct pof_sw *sw, uint64_t now);
 /* Nanoseconds until a held packet may leave, or UINT64_MAX if none is held. */
 uint64_t sw_shape_next_ns(struct pof_sw *sw, uint64_t now);
-/* Splits port arguments into the backend's part (dev, comma-separated items as given) and the item rate=KBPS
- * (0 if absent). Returns 0, or -1 with err. */
-int sw_split_rate(const char *args, char *dev, size_t devlen, uint32_t *kbps, char *err, size_t errlen);
+/* Splits port arguments into the backend's part (dev, comma-separated items as given) and the switch's own items
+ * rate=KBPS (0 if absent) and id=N (the port number asked for, 0 if absent). Returns 0, or -1 with err. */
+int sw_split_port_args(const char *args, char *dev, size_t devlen, uint32_t *kbps, int *port_id, char *err,
+                       size_t errlen);
 /* Port p is going away: frees what its scheduler holds, and what meter queues hold for it when they reach it. */
 void sw_shape_port_gone(struct pof_sw *sw, struct sw_port *p);
 /* Frees every held packet and queue. */

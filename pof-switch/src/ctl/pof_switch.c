@@ -113,17 +113,25 @@ int pof_sw_port_add(struct pof_sw *sw, const char *name, const char *args, char 
         snprintf(err, errlen, "port %s exists", name);
         return -1;
     }
-    int id = 1;
-    while (id <= POF_MAX_PORTS && sw->ports[id].in_use)
-        id++;
-    if (id > POF_MAX_PORTS || id == POF_FLOOD_PORT) {
-        snprintf(err, errlen, "no free port id");
-        return -1;
-    }
     char dev[512];
     uint32_t kbps;
-    if (sw_split_rate(args, dev, sizeof(dev), &kbps, err, errlen) < 0)
+    int id;
+    if (sw_split_port_args(args, dev, sizeof(dev), &kbps, &id, err, errlen) < 0)
         return -1;
+    if (id && sw->ports[id].in_use) {
+        /* An agent re-adding its ports after a switch restart asks for their old numbers: the flows use them. */
+        snprintf(err, errlen, "port id %d in use", id);
+        return -1;
+    }
+    if (!id) {
+        id = 1;
+        while (id <= POF_MAX_PORTS && sw->ports[id].in_use)
+            id++;
+        if (id > POF_MAX_PORTS) {
+            snprintf(err, errlen, "no free port id");
+            return -1;
+        }
+    }
     struct sw_port *p = &sw->ports[id];
     memset(p, 0, sizeof(*p));
     p->io = sw->io->port_open(name, dev, p->mac, err, errlen);

@@ -83,18 +83,28 @@ static void test_port_args_and_mgmt(void)
 {
     char dev[64], err[128];
     uint32_t k;
-    CHECK(sw_split_rate("eth1,rate=20000", dev, sizeof(dev), &k, err, sizeof(err)) == 0 &&
+    int id;
+    CHECK(sw_split_port_args("eth1,rate=20000", dev, sizeof(dev), &k, &id, err, sizeof(err)) == 0 &&
           strcmp(dev, "eth1") == 0 && k == 20000);
-    CHECK(sw_split_rate("net_af_packet0,iface=eth0,rate=7,qpairs=1", dev, sizeof(dev), &k, err, sizeof(err)) == 0 &&
+    CHECK(sw_split_port_args("net_af_packet0,iface=eth0,rate=7,qpairs=1", dev, sizeof(dev), &k, &id, err, sizeof(err)) == 0 &&
           strcmp(dev, "net_af_packet0,iface=eth0,qpairs=1") == 0 && k == 7);
-    CHECK(sw_split_rate("rate=0", dev, sizeof(dev), &k, err, sizeof(err)) == 0 && dev[0] == '\0' && k == 0);
-    CHECK(sw_split_rate("vdev args with spaces", dev, sizeof(dev), &k, err, sizeof(err)) == 0 &&
+    CHECK(sw_split_port_args("rate=0", dev, sizeof(dev), &k, &id, err, sizeof(err)) == 0 && dev[0] == '\0' && k == 0);
+    CHECK(sw_split_port_args("vdev args with spaces", dev, sizeof(dev), &k, &id, err, sizeof(err)) == 0 &&
           strcmp(dev, "vdev args with spaces") == 0 && k == 0);
-    CHECK(sw_split_rate("", dev, sizeof(dev), &k, err, sizeof(err)) == 0 && dev[0] == '\0' && k == 0);
-    CHECK(sw_split_rate("eth1,rate=", dev, sizeof(dev), &k, err, sizeof(err)) < 0);
-    CHECK(sw_split_rate("eth1,rate=12k", dev, sizeof(dev), &k, err, sizeof(err)) < 0);
-    CHECK(sw_split_rate("rate=100000001", dev, sizeof(dev), &k, err, sizeof(err)) < 0);
-    CHECK(sw_split_rate("rate=99999999999999999999999", dev, sizeof(dev), &k, err, sizeof(err)) < 0);
+    CHECK(sw_split_port_args("", dev, sizeof(dev), &k, &id, err, sizeof(err)) == 0 && dev[0] == '\0' && k == 0);
+    CHECK(sw_split_port_args("eth1,rate=", dev, sizeof(dev), &k, &id, err, sizeof(err)) < 0);
+    CHECK(sw_split_port_args("eth1,rate=12k", dev, sizeof(dev), &k, &id, err, sizeof(err)) < 0);
+    CHECK(sw_split_port_args("rate=100000001", dev, sizeof(dev), &k, &id, err, sizeof(err)) < 0);
+    CHECK(sw_split_port_args("rate=99999999999999999999999", dev, sizeof(dev), &k, &id, err, sizeof(err)) < 0);
+    /* id=N: the port number asked for (an agent re-adding its ports after a switch restart) */
+    CHECK(sw_split_port_args("eth1,id=7,rate=5", dev, sizeof(dev), &k, &id, err, sizeof(err)) == 0 &&
+          strcmp(dev, "eth1") == 0 && k == 5 && id == 7);
+    CHECK(sw_split_port_args("eth1", dev, sizeof(dev), &k, &id, err, sizeof(err)) == 0 && id == 0);
+    CHECK(sw_split_port_args("id=0", dev, sizeof(dev), &k, &id, err, sizeof(err)) < 0 &&
+          strcmp(err, "port id must be 1-254") == 0);
+    CHECK(sw_split_port_args("id=255", dev, sizeof(dev), &k, &id, err, sizeof(err)) < 0);
+    CHECK(sw_split_port_args("id=", dev, sizeof(dev), &k, &id, err, sizeof(err)) < 0);
+    CHECK(sw_split_port_args("id=-1", dev, sizeof(dev), &k, &id, err, sizeof(err)) < 0);
 
     struct pof_sw sw;
     setup(&sw, 8000);
@@ -121,6 +131,12 @@ static void test_port_args_and_mgmt(void)
     CHECK(strncmp(out, "ERROR rate must be", 18) == 0);
     cmd(&sw, "port-stats", out, sizeof(out));
     CHECK(strcmp(out, "ERROR usage: port-stats NAME") == 0);
+    cmd(&sw, "port-add f eth9,id=9", out, sizeof(out));
+    CHECK(strcmp(out, "OK 9") == 0 && strcmp(dummy_args("f"), "eth9") == 0);
+    cmd(&sw, "port-add g id=9", out, sizeof(out));
+    CHECK(strcmp(out, "ERROR port id 9 in use") == 0 && pof_sw_port_by_name(&sw, "g") == NULL);
+    cmd(&sw, "port-add g", out, sizeof(out));
+    CHECK(strcmp(out, "OK 5") == 0); /* the lowest free number, not after the one asked for */
     /* `ports` keeps its format: rated or not */
     cmd(&sw, "ports", out, sizeof(out));
     CHECK(strstr(out, " 3:r:1:0:0:0:0") != NULL && strstr(out, " 4:d:1:0:0:0:0") != NULL);
