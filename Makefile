@@ -57,11 +57,11 @@ demo: build
 bench: deps
 	@failed=""; for c in $(COMPONENTS); do echo "== bench $$c"; \
 	  $(MAKE) --no-print-directory -C $$c bench || failed="$$failed $$c"; done; \
-	$(PY) bench/render.py; \
+	$(PY) bench/reliability.py; $(PY) bench/render.py; \
 	if [ -n "$$failed" ]; then echo "bench FAILED in:$$failed"; exit 1; fi
 
 report:
-	@$(PY) bench/render.py
+	@$(PY) bench/reliability.py && $(PY) bench/render.py
 
 clean:
 	@for c in $(COMPONENTS); do $(MAKE) --no-print-directory -C $$c clean; done

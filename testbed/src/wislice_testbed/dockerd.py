@@ -115,6 +115,27 @@ class PrivateDockerd:
                 raise TimeoutError(f"dockerd not ready after {timeout} s:\n" + "\n".join(tail(self.log, 20)))
             time.sleep(0.05)
 
+    def crash(self) -> None:
+        """SIGKILL to dockerd (and the containerd it started, in its process group), as a crash: containers and
+        their shims live on."""
+        assert self.proc is not None
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=10)
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def restart(self, timeout: float = 60.0) -> None:
+        """dockerd started again on the same root, as its supervisor would; returns once it answers."""
+        assert self.proc is not None and self.proc.poll() is not None, "dockerd is still running"
+        exe = have_dockerd()
+        assert exe is not None
+        with open(self.log, "ab") as out:
+            self.proc = subprocess.Popen(dockerd_argv(self.root, self.cgroup_parent, exe), stdout=out,
+                                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+        self._wait_ready(timeout)
+
     def stop(self) -> None:
         """Remove every container, stop dockerd by pid, kill what it left (containerd, shims: ours), unmount what
         is left under the root, remove our cgroups and the state directory. Idempotent."""

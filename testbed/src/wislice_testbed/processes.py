@@ -67,6 +67,7 @@ class ProcessManager:
         self.log_dir = Path(log_dir)
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self._procs: list[tuple[subprocess.Popen[Any], Path, int]] = []
+        self._how: dict[int, dict[str, Any]] = {}  # pid -> how it was started, for restart()
 
     def start(self, argv: Sequence[str], *, netns: Namespace | str | None = None, log_name: str | None = None,
               env: Mapping[str, str] | None = None, cwd: str | Path | None = None, **kw: Any
@@ -84,7 +85,21 @@ class ProcessManager:
                                     stdin=subprocess.DEVNULL, env=full_env, cwd=cwd, start_new_session=True, **kw)
         token = janitor.register(f"process {proc.pid} {argv[0]}", lambda p=proc: stop(p))
         self._procs.append((proc, log, token))
+        self._how[proc.pid] = dict(argv=list(argv), netns=name, log_name=log_name, env=env, cwd=cwd, **kw)
         return proc
+
+    def crash(self, proc: subprocess.Popen[Any]) -> None:
+        """SIGKILL to the process's group, as a crash: no handler of it runs, nothing it started is stopped."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+
+    def restart(self, proc: subprocess.Popen[Any]) -> subprocess.Popen[Any]:
+        """Starts again what ``proc`` ran (same argv, namespace, environment), as a supervisor would after it
+        died; the new process logs to a new file beside the old one."""
+        if proc.poll() is None:
+            raise RuntimeError(f"pid {proc.pid} is still running")
+        return self.start(**self._how[proc.pid])
 
     def log_path(self, proc: subprocess.Popen[Any]) -> Path:
         return next(log for p, log, _ in self._procs if p is proc)

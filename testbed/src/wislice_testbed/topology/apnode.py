@@ -51,6 +51,28 @@ class ApNode:
     switch_pid: int
     wifi: Any = field(repr=False, default=None)
     onos: Any = field(repr=False, default=None)
+    switch_cmd: str = ""
+    capacity_kbps: int = 0
+
+    def crash(self, pid: int) -> None:
+        """kill -9 of a guest process, as a crash."""
+        self.vm.run(f"kill -9 {pid}; while kill -0 {pid} 2>/dev/null; do sleep 0.05; done", check=False)
+
+    def restart_agent(self) -> None:
+        """The ap-agent started again with its config, as procd would after it died."""
+        self.start_agent(self.capacity_kbps)
+
+    def restart_switch(self) -> None:
+        self.switch_pid = self.vm.spawn(self.switch_cmd, log="/tmp/pofswitch.log")
+
+    def hostapd_pid(self) -> int:
+        return int(self.vm.run("cat /run/hostapd.pid").out.split()[0])
+
+    def restart_hostapd(self) -> None:
+        """hostapd started again with its own radio's configuration only, as procd would; the vAPs it lost are
+        the ap-agent's to add again."""
+        self.vm.run("rm -f /run/hostapd.pid", check=False)
+        self.hostapd.start()
 
     @property
     def device_id(self) -> str:
@@ -60,6 +82,7 @@ class ApNode:
         """Starts the ap-agent (capacity_kbps: the radio's usable capacity as the operator sets it in the agent's
         config; 0 = the agent measures it from its stations' PHY rates) and waits until both it and the AP switch
         are connected to their controllers."""
+        self.capacity_kbps = capacity_kbps
         conf = {"agent_id": self.agent_id, "controller": f"10.0.2.2:{self.onos.wifi_port}", "secret": self.onos.secret,
                 "hostapd_global": "/run/hostapd-global", "hostapd_ctrl_dir": "/run/hostapd",
                 "conf_dir": "/run/wislice/agent", "shaping": "tc", "stats_interval_s": 2,
@@ -113,13 +136,14 @@ def ap_node(onos: Onos, tap: str, agent_id: str = "ap-1", stations: int = 2, say
         up = vm.run(f"grep -l {UPLINK_MAC} /sys/class/net/*/address").out.split("/")[4]
         vm.run(f"ip link set {up} mtu {UPLINK_MTU} up && {GRO_OFF}{up}")
         shutil.copy(afp_binary(), vm.share / "pofswitch-afp")
-        switch_pid = vm.spawn(f"/mnt/share/pofswitch-afp --controller 10.0.2.2:{onos.pof_port} "
-                              f"--dev-id {AP_DEV_ID} --mgmt {MGMT} --port up={up}", log="/tmp/pofswitch.log")
+        switch_cmd = (f"/mnt/share/pofswitch-afp --controller 10.0.2.2:{onos.pof_port} --dev-id {AP_DEV_ID} "
+                      f"--mgmt {MGMT} --port up={up}")
+        switch_pid = vm.spawn(switch_cmd, log="/tmp/pofswitch.log")
         vm.wait_for(f"test -S {MGMT}", timeout=20)
         hostapd = wifi.Hostapd(vm, iface="wlan0", channel=1)
         hostapd.start()
         stas = [wifi.Station(vm, f"sta{i}", f"phy{i}").setup() for i in range(1, stations + 1)]
-        node = ApNode(vm, hostapd, stas, agent_id, tap, 0, switch_pid, wifi, onos)
+        node = ApNode(vm, hostapd, stas, agent_id, tap, 0, switch_pid, wifi, onos, switch_cmd)
         node.start_agent(capacity_kbps)
         try:
             yield node
@@ -129,7 +153,7 @@ def ap_node(onos: Onos, tap: str, agent_id: str = "ap-1", stations: int = 2, say
                     sta.disconnect()
             # The agent removes its vAPs on exit (remove_vaps_on_exit); then the switch.
             node.stop_agent()
-            vm.run(f"kill -9 {switch_pid} 2>/dev/null; true", check=False)
+            vm.run(f"kill -9 {node.switch_pid} 2>/dev/null; true", check=False)
             time.sleep(0.1)
     finally:
         vm.stop()

@@ -8,7 +8,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +28,19 @@ class MecNode:
     state_dir: Path
     mgmt: Path
     agent: Any
+    switch: Any
+    processes: Any = field(repr=False, default=None)
 
     @property
     def device_id(self) -> str:
         return device_id(MEC_DEV_ID)
+
+    def restart_agent(self) -> None:
+        """The mec-agent started again with its config and state directory, as its supervisor would."""
+        self.agent = self.processes.restart(self.agent)
+
+    def restart_switch(self) -> None:
+        self.switch = self.processes.restart(self.switch)
 
 
 @contextmanager
@@ -40,11 +49,11 @@ def mec_node(onos: Onos, processes: Any, uplink: str, agent_id: str = "mec-1", s
     """``uplink`` is the host netdev toward the core switch: port 1 of the MEC switch."""
     state_dir = Path(tempfile.mkdtemp(prefix="wislice-demo-mec-"))
     dockerd = PrivateDockerd.start("mec")
-    agent = None
+    agent = node = None
     try:
         say(f"private dockerd up ({dockerd.socket})")
         mgmt = state_dir / "pof-mgmt.sock"
-        start_switch(processes, MEC_DEV_ID, [("core", uplink)], mgmt, f"127.0.0.1:{onos.pof_port}")
+        switch = start_switch(processes, MEC_DEV_ID, [("core", uplink)], mgmt, f"127.0.0.1:{onos.pof_port}")
         wait_for("MEC switch management socket", mgmt.exists, timeout=10)
         (state_dir / "secret").write_text(onos.secret)
         conf = state_dir / "mec-agent.toml"
@@ -56,7 +65,7 @@ def mec_node(onos: Onos, processes: Any, uplink: str, agent_id: str = "mec-1", s
             "stats_interval_s = 2.0", "scheduler_interval_s = 0.0", ""]))
         agent = processes.start([sys.executable, "-m", "wislice_mec_agent", "--config", str(conf)],
                                 log_name="mec-agent")
-        node = MecNode(agent_id, dockerd, state_dir, mgmt, agent)
+        node = MecNode(agent_id, dockerd, state_dir, mgmt, agent, switch, processes)
         wait_for("MEC switch connected to the network controller",
                  lambda: onos.switch_connected(node.device_id), timeout=60, period=0.5)
         wait_for("mec-agent connected to the nfv-controller", lambda: any(
@@ -64,7 +73,9 @@ def mec_node(onos: Onos, processes: Any, uplink: str, agent_id: str = "mec-1", s
             timeout=60, period=0.5)
         yield node
     finally:
-        if agent is not None:
+        if node is not None:
+            processes.stop(node.agent)  # the one running now (a fault test may have restarted it)
+        elif agent is not None:
             processes.stop(agent)
         # vNFs the demo did not remove go with the dockerd (containers removed, their netns and veths with them).
         dockerd.stop()

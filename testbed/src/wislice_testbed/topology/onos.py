@@ -8,6 +8,7 @@ import json
 import os
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -16,7 +17,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,49 @@ class Onos:
     run_dir: Path
     ssh_port: int = 0
     boot_log: str = ""  # what `onos-runtime start` printed (it says how long boot took)
+    runtime_env: dict[str, str] = field(default_factory=dict, repr=False)  # the runtime's ports and credentials
+
+    def runtime(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+        """Runs onos-apps/runtime/onos-runtime on this runtime's directory and ports."""
+        runtime = repo_root() / "onos-apps" / "runtime" / "onos-runtime"
+        return subprocess.run([sys.executable, str(runtime), *args], env=self.runtime_env, capture_output=True,
+                              text=True, timeout=timeout)
+
+    def start(self) -> None:
+        """Boots Karaf (apps installed before come back active) and waits until ONOS's REST answers."""
+        started = self.runtime("start")
+        if started.returncode != 0:
+            raise RuntimeError(f"onos-runtime start failed:\n{started.stdout}\n{started.stderr}")
+        self.boot_log = started.stdout + started.stderr
+
+    def configure_apps(self) -> None:
+        # ONOS's component configuration service re-applies the wifi/nfv defaults when those components register
+        # (at every boot), so their .cfg files only cover the first moments: set the same values through ONOS, as
+        # an operator would. (The network controller keeps its .cfg value; it does not register with it.)
+        for name, port in (("wifi", self.wifi_port), ("nfv", self.nfv_port)):
+            self.configure(COMPONENTS[name], {"agentPort": port, "sharedSecret": self.secret}, timeout=60)
+        wait_for("agent and switch listeners on the private ports", lambda: all(
+            _listening(port) for port in (self.wifi_port, self.nfv_port, self.pof_port)), timeout=60, period=0.5)
+        for name, path in READY_PATHS.items():
+            # An app turns ACTIVE before the web extender mounts its REST resources.
+            try:
+                wait_for(f"{name} controller REST", lambda p=path: self.request("GET", p)[0] == 200, timeout=120,
+                         period=0.5)
+            except TimeoutError as exc:
+                # Seen once (2026-11-25, the pof REST never mounted, passing on a rerun): keep what Karaf said.
+                raise TimeoutError(f"{exc}\nkaraf.log (last 60 lines):\n{self.karaf_log_tail(60)}") from exc
+
+    def crash(self) -> None:
+        """SIGKILL to Karaf's process group, as a crash of the controller host's JVM."""
+        pid = int((self.run_dir / "karaf.pid").read_text().split()[0])
+        with suppress(ProcessLookupError):
+            os.killpg(pid, signal.SIGKILL)
+        wait_for("Karaf gone", lambda: not _group_alive(pid), timeout=20, period=0.1)
+
+    def restart(self) -> None:
+        """Karaf started again on the same directory and ports, as its supervisor would."""
+        self.start()
+        self.configure_apps()
 
     def request(self, method: str, path: str, body: Any = None, timeout: float = 30) -> tuple[int, Any]:
         data = None if body is None else json.dumps(body).encode()
@@ -117,6 +161,14 @@ class Onos:
             return "(no karaf.log)"
 
 
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def _listening(port: int) -> bool:
     with socket.socket() as s:
         s.settimeout(1)
@@ -151,45 +203,21 @@ def onos_runtime(say: Any = print, keep_log_in: Path | None = None, heap: str = 
                ONOS_RMI_REGISTRY_PORT=str(rmi_reg), ONOS_RMI_SERVER_PORT=str(rmi_srv),
                ONOS_CLUSTER_PORT=str(cluster), ONOS_USER="onos", ONOS_PASSWORD=password, ONOS_HEAP=heap)
 
-    def runtime_cmd(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, str(runtime), *args], env=env, capture_output=True, text=True,
-                              timeout=timeout)
-
-    onos = Onos(f"http://127.0.0.1:{http}", "onos", password, wifi, nfv, pof, secret, run_dir, ssh)
+    onos = Onos(f"http://127.0.0.1:{http}", "onos", password, wifi, nfv, pof, secret, run_dir, ssh, runtime_env=env)
     try:
-        started = runtime_cmd("start")
-        if started.returncode != 0:
-            raise RuntimeError(f"onos-runtime start failed:\n{started.stdout}\n{started.stderr}")
-        onos.boot_log = started.stdout + started.stderr
+        onos.start()
         say(f"ONOS core up on {onos.url} (private ports; run dir {run_dir})")
         etc = run_dir / "karaf" / "etc"
         (etc / f"{COMPONENTS['wifi']}.cfg").write_text(f"agentPort={wifi}\nsharedSecret={secret}\n")
         (etc / f"{COMPONENTS['nfv']}.cfg").write_text(f"agentPort={nfv}\nsharedSecret={secret}\n")
         (etc / f"{COMPONENTS['pof']}.cfg").write_text(f"pofPort={pof}\n")
-        installed = runtime_cmd("install-apps", *(str(root / rel) for rel in APPS.values()))
+        installed = onos.runtime("install-apps", *(str(root / rel) for rel in APPS.values()))
         if installed.returncode != 0:
             raise RuntimeError(f"onos-runtime install-apps failed:\n{installed.stdout}\n{installed.stderr}")
-        # ONOS's component configuration service re-applies the wifi/nfv defaults when those components register,
-        # so their .cfg files only cover the first moments: set the same values through ONOS, as an operator would.
-        # (The network controller keeps its .cfg value; it does not register with that service.)
-        for name, props in (("wifi", {"agentPort": wifi, "sharedSecret": secret}),
-                            ("nfv", {"agentPort": nfv, "sharedSecret": secret})):
-            onos.configure(COMPONENTS[name], props, timeout=60)
-        wait_for("agent and switch listeners on the private ports", lambda: all(
-            _listening(port) for port in (wifi, nfv, pof)), timeout=60, period=0.5)
-        for name, path in READY_PATHS.items():
-            # An app turns ACTIVE before the web extender mounts its REST resources.
-            try:
-                wait_for(f"{name} controller REST", lambda p=path: onos.request("GET", p)[0] == 200, timeout=120,
-                         period=0.5)
-            except TimeoutError as exc:
-                # Seen once (2026-11-25, the pof REST never mounted, passing on a rerun): keep what Karaf said.
-                log = run_dir / "karaf" / "data" / "log" / "karaf.log"
-                tail = log.read_text(errors="replace").splitlines()[-60:] if log.exists() else []
-                raise TimeoutError(f"{exc}\nkaraf.log (last 60 lines):\n" + "\n".join(tail)) from exc
+        onos.configure_apps()
         yield onos
     finally:
-        runtime_cmd("stop", timeout=120)
+        onos.runtime("stop", timeout=120)
         if keep_log_in is not None:
             with suppress(OSError):
                 shutil.copy(run_dir / "karaf" / "data" / "log" / "karaf.log", keep_log_in / "karaf.log")

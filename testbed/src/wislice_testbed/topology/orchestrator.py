@@ -12,7 +12,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,24 @@ class Orchestrator:
     url: str
     operator_token: str
     proc: Any
+    processes: Any = field(repr=False, default=None)
+
+    def wait_ready(self, timeout: float = 60) -> None:
+        def answers() -> bool:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"orchestrator exited with {self.proc.returncode}: "
+                                   f"{self.processes.log_path(self.proc)}")
+            return self.call("GET", "/api/v1/me", timeout=5)[0] == 200
+
+        wait_for("orchestrator REST", answers, timeout=timeout, period=0.3)
+
+    def crash(self) -> None:
+        self.processes.crash(self.proc)
+
+    def restart(self) -> None:
+        """Started again on the same database and port, as its supervisor would; returns once it answers."""
+        self.proc = self.processes.restart(self.proc)
+        self.wait_ready()
 
     def call(self, method: str, path: str, token: str | None = None, body: Any = None, expect: tuple[int, ...] = (
             200, 201, 202, 204), timeout: float = 60) -> tuple[int, Any, dict[str, str]]:
@@ -66,17 +84,11 @@ def orchestrator(onos: Onos, processes: Any, say: Any = print) -> Iterator[Orche
            "WISLICE_ONOS_TIMEOUT_S": "60", "WISLICE_BOOTSTRAP_OPERATOR_TOKEN": token}
     proc = processes.start([exe, "serve", "--host", "127.0.0.1", "--port", str(port)], log_name="orchestrator",
                            env=env)
+    orch = Orchestrator(f"http://127.0.0.1:{port}", token, proc, processes)
     try:
-        orch = Orchestrator(f"http://127.0.0.1:{port}", token, proc)
-
-        def answers() -> bool:
-            if proc.poll() is not None:
-                raise RuntimeError(f"orchestrator exited with {proc.returncode}: {processes.log_path(proc)}")
-            return orch.call("GET", "/api/v1/me")[0] == 200
-
-        wait_for("orchestrator REST", answers, timeout=60, period=0.3)
+        orch.wait_ready()
         say(f"orchestrator-api serving on {orch.url} (SQLite in {db_dir}, controllers: ONOS REST)")
         yield orch
     finally:
-        processes.stop(proc)
+        processes.stop(orch.proc)  # the one running now (a fault test may have restarted it)
         shutil.rmtree(db_dir, ignore_errors=True)

@@ -41,6 +41,10 @@ class Testbed:
     server: Namespace
     processes: ProcessManager
     log_dir: Path
+    core_switch: Any = None
+
+    def restart_core_switch(self) -> None:
+        self.core_switch = self.processes.restart(self.core_switch)
 
     def wired_topology(self) -> dict[str, Any]:
         """What the operator declares to the orchestrator: agents behind switches, links with capacities.
@@ -64,8 +68,8 @@ def up(log: StepLog, stations: int = 2, radio_capacity_kbps: int = 0) -> Iterato
             tap = stack.enter_context(tap_device(LINK_MTU))
             link = create_veth(None, None, mtu=LINK_MTU, tag="lk")
             stack.callback(link.delete)
-            start_switch(processes, CORE_DEV_ID, [("ap", tap), ("mec", link.a)], log_dir / "core-mgmt.sock",
-                         f"127.0.0.1:{onos.pof_port}")
+            core_switch = start_switch(processes, CORE_DEV_ID, [("ap", tap), ("mec", link.a)],
+                                       log_dir / "core-mgmt.sock", f"127.0.0.1:{onos.pof_port}")
             server = Namespace.create("srv")
             stack.callback(server.delete)
         with log.step("ap", "AP VM: hostapd, ap-agent, AP pof-switch, stations"):
@@ -75,6 +79,6 @@ def up(log: StepLog, stations: int = 2, radio_capacity_kbps: int = 0) -> Iterato
             mec = stack.enter_context(mec_node(onos, processes, link.b, say=log.say))
         with log.step("orchestrator", "orchestrator-api (SQLite, real ONOS controllers)"):
             orch = stack.enter_context(orchestrator(onos, processes, say=log.say))
-        tb = Testbed(onos, ap, mec, orch, server, processes, log_dir)
+        tb = Testbed(onos, ap, mec, orch, server, processes, log_dir, core_switch)
         log.say("core switch connected: " + str(onos.switch_connected(device_id(CORE_DEV_ID))))
         yield tb
