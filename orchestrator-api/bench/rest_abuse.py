@@ -66,7 +66,9 @@ def main() -> int:
              f"{fuzzed} schemathesis requests ({args.examples} per operation and caller: operator, tenant, "
              f"anonymous), {tally.inputs_tried - fuzzed} hand-written (oversize, unicode, injection into every "
              f"config/shell/URL string, path segments); status codes {{{histogram}}}; accepted inputs served back "
-             f"byte-exact: {tally.served_back}, found byte-exact at the controllers: {tally.reached_controllers}; "
+             f"byte-exact: {tally.served_back} ({len(tally.accepted)} accepted), found byte-exact at the controllers: "
+             f"{tally.reached_controllers}; "
+             f"oversize uploads refused by closing the connection unread: {tally.closed_unread}; "
              f"world re-provisioned {target.reprovisioned} times after a generated request removed it; "
              f"check failures (conformance, problem+json, escaping): {len(tally.failures)}"
              + (f"; first: {tally.failures[0]}" if tally.failures else "") + ("" if alive else "; PROCESS DIED"))

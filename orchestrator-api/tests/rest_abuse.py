@@ -14,6 +14,7 @@ The process runs `wislice serve` (waitress, SQLite) with its real REST client to
 
 from __future__ import annotations
 
+import http.client
 import json
 import secrets
 import socket
@@ -52,6 +53,7 @@ class Tally:
     served_back: int = 0  # accepted inputs read back byte-exact
     reached_controllers: int = 0  # accepted inputs found byte-exact in what the controllers received
     accepted: list[str] = field(default_factory=list)  # which hand-written hostile inputs were legal
+    closed_unread: int = 0  # oversize uploads the server refused by closing before reading them all
 
     def record(self, status: int) -> None:
         self.inputs_tried += 1
@@ -70,6 +72,7 @@ class Target:
     operator: str
     onos: FakeOnos
     tenant: str = ""
+    base_slice: int = 0  # tenant 1's live slice (provision)
     reprovisioned: int = 0
 
     def call(self, method: str, path: str, token: str | None = None, **kw: Any) -> requests.Response:
@@ -142,6 +145,9 @@ def provision(t: Target) -> None:
     t.call("PUT", "/api/v1/topology", t.operator, json=topology())
     if t.call("GET", "/api/v1/tenants/1", t.operator).status_code == 404:
         t.call("POST", "/api/v1/tenants", t.operator, json={"tenant_id": 1, "name": f"alpha{secrets.token_hex(3)}"})
+    # A generated PATCH may have cut the quota to nothing: the hand-written inputs need room for a slice more.
+    t.call("PATCH", "/api/v1/tenants/1", t.operator, json={"quota": {"slices": 10, "vaps": 8, "bandwidth_kbps": 100_000,
+                                                                     "cpu": 4.0, "memory_mib": 4096}})
     if not t.tenant or t.call("GET", "/api/v1/me", t.tenant).status_code != 200:
         t.tenant = t.call("POST", "/api/v1/tenants/1/tokens", t.operator, json={"name": "fuzz"}).json()["token"]
     live = [s for s in t.call("GET", "/api/v1/tenants/1/slices", t.tenant).json().get("slices", [])
@@ -149,7 +155,20 @@ def provision(t: Target) -> None:
     if not live:
         resp = t.call("POST", "/api/v1/tenants/1/slices", t.tenant,
                       json=slice_body("base", f"base-{secrets.token_hex(3)}", agent="ap-2"))
-        t.wait_op(resp, t.tenant)
+        live = [t.call("GET", f"/api/v1/tenants/1/slices/{t.wait_op(resp, t.tenant)['slice_id']}", t.tenant).json()]
+    t.base_slice = live[0]["slice_id"]
+
+
+def restore_base(t: Target) -> None:
+    """Tenant 1's live slice back to its one vAP and one vNF, without policies, after an input added to it."""
+    path = f"/api/v1/tenants/1/slices/{t.base_slice}"
+    base = t.call("GET", path, t.tenant).json()
+    for vap in base.get("vaps", [])[1:]:
+        t.wait_op(t.call("DELETE", f"{path}/vaps/{vap['vap_id']}", t.tenant), t.tenant)
+    for vnf in base.get("vnfs", [])[1:]:
+        t.wait_op(t.call("DELETE", f"{path}/vnfs/{vnf['vnf_id']}", t.tenant), t.tenant)
+    if base.get("policies"):
+        t.call("PUT", f"{path}/policies", t.tenant, json={"policies": []})
 
 
 def tokens_alive(t: Target) -> bool:
@@ -272,6 +291,23 @@ def send_json(t: Target, method: str, path: str, token: str | None, body: Any, *
     return t.call(method, path, token, data=json.dumps(body).encode(), headers=headers, **kw)
 
 
+def raw_request(t: Target, method: str, raw_path: str, token: str | None) -> tuple[int, str]:
+    """A request line sent exactly as given (requests/urllib3 would resolve `..` segments before sending)."""
+    host, port = t.url.removeprefix("http://").split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=60)
+    try:
+        conn.putrequest(method, raw_path, skip_accept_encoding=True)
+        if token:
+            conn.putheader("Authorization", f"Bearer {token}")
+        conn.putheader("Content-Length", "0")
+        conn.endheaders()
+        resp = conn.getresponse()
+        resp.read()
+        return resp.status, resp.getheader("Content-Type", "")
+    finally:
+        conn.close()
+
+
 def oversize(t: Target, tally: Tally) -> None:
     """Just over the 1 MiB limit and 10 MiB, with and without a token: 413 every time, never read into a 5xx.
     Up to twice the limit the app refuses it (problem+json); far above, waitress refuses it unread with its own
@@ -285,17 +321,50 @@ def oversize(t: Target, tally: Tally) -> None:
                     resp = t.call(method, path, token, data=body, headers={"Content-Type": "application/json"})
                 except requests.ConnectionError:
                     tally.record(413)  # waitress may close before reading the whole upload: refused unread
+                    tally.closed_unread += 1
                     continue
                 tally.record(resp.status_code)
                 if resp.status_code != 413:
                     tally.fail(f"{who} {method} {path} {size} bytes: {resp.status_code}, not 413")
                 elif size <= 2 * MIB and not is_problem(resp):
                     tally.fail(f"{who} {method} {path} {size} bytes: 413 without problem+json")
+            # Chunked, without a Content-Length: cut while read, still a 413.
+            chunks = (body[i:i + 65536] for i in range(0, len(body), 65536))
+            try:
+                resp = t.call("POST", "/api/v1/tenants/1/slices", token, data=chunks,
+                              headers={"Content-Type": "application/json"})
+            except requests.ConnectionError:
+                tally.record(413)
+                tally.closed_unread += 1
+                continue
+            tally.record(resp.status_code)
+            if resp.status_code != 413 or (size <= 2 * MIB and not is_problem(resp)):
+                tally.fail(f"{who} chunked {size} bytes: {resp.status_code} {resp.headers.get('Content-Type')}")
 
 
-def body_targets(ssid: str) -> dict[str, tuple[str, str, Any, Any]]:
+def body_targets(t: Target, ssid: str) -> dict[str, tuple[str, str, Any, Any]]:
     """Every string field of a body that reaches a config file, a shell or a controller URL: name -> (method,
-    path, body builder taking the value, reader of the stored value from the created resource or None)."""
+    path, body builder taking the value, reader of the stored value from the created or changed resource, or
+    None when it is not shown, like a passphrase)."""
+    base = f"/api/v1/tenants/1/slices/{t.base_slice}"
+
+    def vap(edit: Any) -> Any:
+        def build(v: str) -> dict[str, Any]:
+            body = slice_body("x", ssid)["vaps"][0]
+            edit(body, v)
+            return body
+        return build
+
+    def vnf(edit: Any) -> Any:
+        def build(v: str) -> dict[str, Any]:
+            body = slice_body("x", ssid)["vnfs"][0]
+            edit(body, v)
+            return body
+        return build
+
+    def policy(params: Any) -> Any:
+        return lambda v: {"policies": [{"type": "transcode_on_overload", "per_client_down_kbps": 1000,
+                                        "transcoder": {"bitrate_kbps": 500, "params": params(v)}}]}
 
     def slice_with(edit: Any) -> Any:
         def build(v: str) -> dict[str, Any]:
@@ -330,6 +399,19 @@ def body_targets(ssid: str) -> dict[str, tuple[str, str, Any, Any]]:
                            slice_with(lambda b, v: b["vnfs"][0].update(params={v: 1})),
                            lambda s: next(iter(s["vnfs"][0]["params"]))),
         "mec_node": ("POST", "/api/v1/tenants/1/slices", slice_with(set_(["mec_node"])), None),
+        "added vAP SSID": ("POST", f"{base}/vaps", vap(set_(["ssid"])), lambda s: s["vaps"][-1]["ssid"]),
+        "added vAP agent_id": ("POST", f"{base}/vaps", vap(set_(["agent_id"])), lambda s: s["vaps"][-1]["agent_id"]),
+        "added vAP radio": ("POST", f"{base}/vaps", vap(set_(["radio"])), lambda s: s["vaps"][-1]["radio"]),
+        "added vAP passphrase": ("POST", f"{base}/vaps", vap(set_(["security", "passphrase"])), None),
+        "added vNF image": ("POST", f"{base}/vnfs", vnf(set_(["image"])), lambda s: s["vnfs"][-1]["image"]),
+        "added vNF param value": ("POST", f"{base}/vnfs", vnf(set_(["params", "p"])),
+                                  lambda s: s["vnfs"][-1]["params"]["p"]),
+        "added vNF param name": ("POST", f"{base}/vnfs", vnf(lambda b, v: b.update(params={v: 1})),
+                                 lambda s: next(iter(s["vnfs"][-1]["params"]))),
+        "transcoder param value": ("PUT", f"{base}/policies", policy(lambda v: {"p": v}),
+                                   lambda s: s["policies"][0]["transcoder"]["params"]["p"]),
+        "transcoder param name": ("PUT", f"{base}/policies", policy(lambda v: {v: 1}),
+                                  lambda s: next(iter(s["policies"][0]["transcoder"]["params"]))),
         "tenant name": ("POST", "/api/v1/tenants", lambda v: {"tenant_id": 40000 + secrets.randbelow(20000),
                                                               "name": v}, lambda x: x["name"]),
         "token name": ("POST", "/api/v1/tenants/1/tokens", lambda v: {"name": v}, lambda x: x["name"]),
@@ -361,9 +443,10 @@ def path_targets(v: str) -> list[tuple[str, str, dict[str, Any] | None]]:
 
 def abuse(t: Target, tally: Tally, payloads: dict[str, str] | None = None) -> None:
     """The hand-written set: oversize bodies, then each payload into every body field and path segment."""
+    provision(t)  # what an earlier fuzzing run changed (quota, topology, the live slice) is put back first
     oversize(t, tally)
     for label, value in (payloads or PAYLOADS).items():
-        for field_name, (method, path, build, read) in body_targets(f"abuse-{secrets.token_hex(4)}").items():
+        for field_name, (method, path, build, read) in body_targets(t, f"abuse-{secrets.token_hex(4)}").items():
             since = len(t.onos.received)
             resp = send_json(t, method, path, t.operator if "topology" in field_name or path == "/api/v1/tenants"
                              else t.tenant, build(value))
@@ -378,9 +461,17 @@ def abuse(t: Target, tally: Tally, payloads: dict[str, str] | None = None) -> No
                 check_refusal_or_success(tally, f"{label} in {method} {path}", resp)
             check_received(tally, t.onos, since)
         # Raw (unquoted) path forms: the server's own path handling must not turn them into another resource.
-        for raw in ("/api/v1/wifi-agents/../tenants", "/api/v1/wifi-agents/%2e%2e/clients",
-                    "/api/v1/wifi-agents/ap-1/clients/%2e%2e", "/api/v1/wifi-agents/ap-1/clients/.."):
-            check_refusal_or_success(tally, f"raw path {raw}", t.call("DELETE", raw, t.operator))
+        for raw in ("/api/v1/wifi-agents/../tenants/1", "/api/v1/wifi-agents/%2e%2e/clients",
+                    "/api/v1/wifi-agents/ap-1/clients/%2e%2e", "/api/v1/wifi-agents/ap-1/clients/..",
+                    "/api/v1/tenants/1/slices/1/clients/%2E%2E%2F%2E%2E"):
+            since = len(t.onos.received)
+            status, ctype = raw_request(t, "DELETE", raw, t.operator)
+            tally.record(status)
+            if status >= 500 or (status >= 400 and not ctype.startswith("application/problem+json")):
+                tally.fail(f"raw path DELETE {raw}: {status} {ctype}")
+            elif status < 400:
+                tally.fail(f"raw path DELETE {raw}: {status}, a dot segment was taken as a step along the path")
+            check_received(tally, t.onos, since)
         header = value if all(0x20 <= ord(c) < 0x7f for c in value) else None
         if header is not None:  # an Idempotency-Key is kept and compared, never sent on
             resp = send_json(t, "POST", "/api/v1/tenants/1/tokens", t.tenant, {"name": "idem"},
@@ -397,14 +488,20 @@ def _accepted(t: Target, tally: Tally, what: str, resp: requests.Response, value
         op = t.wait_op(resp, t.tenant)
         slice_path = f"/api/v1/tenants/1/slices/{op['slice_id']}"
         stored = t.call("GET", slice_path, t.tenant).json()
-        if read is not None:
+        if read is not None and op["status"] == "succeeded":
             _same(tally, what, read(stored), value)
         if op["status"] == "succeeded":
             if reached(t.onos, since, value):
                 tally.reached_controllers += 1
-            elif any(what.endswith(f"into {f}") for f in TO_CONTROLLERS):
+            elif any(what.endswith(f"into {f}") or what.endswith(f"into added {f}") for f in TO_CONTROLLERS):
                 tally.fail(f"{what}: accepted and built, but not found byte-exact in what the controllers got")
+        if op["slice_id"] == t.base_slice:
+            restore_base(t)
+        else:
             t.wait_op(t.call("DELETE", slice_path, t.tenant), t.tenant)
+    elif "/policies" in resp.url:
+        _same(tally, what, read(t.call("GET", f"/api/v1/tenants/1/slices/{t.base_slice}", t.tenant).json()), value)
+        restore_base(t)
     elif read is not None:
         _same(tally, what, read(created), value)
         if "tenant_id" in created and "/tokens" not in resp.url:

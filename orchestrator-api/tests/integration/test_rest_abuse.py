@@ -48,6 +48,9 @@ def test_rest_abuse_short_run(target):
     assert tally.failures == []
     # The run reached what it is about: refusals, successes, and accepted values at the controllers.
     assert tally.statuses[401] > 0 and tally.statuses[422] > 0 and tally.statuses[413] > 0
-    assert tally.served_back > 0 and tally.reached_controllers > 0
+    # Every legal payload went in through each way into a slice: create, added vAP/vNF, transcoder policy.
+    for way in ("into SSID", "into added vAP SSID", "into added vNF param value", "into transcoder param value"):
+        assert f"$(reboot) {way}" in tally.accepted, (way, tally.accepted)
+    assert tally.served_back >= 10 and tally.reached_controllers >= 10
     assert len(target.onos.received) > 50
     assert rest_abuse.tokens_alive(target)
