@@ -1,8 +1,8 @@
 """Protocol abuse against both agent servers (WiFi and NFV) of one real ONOS runtime (issue #13).
 
-Garbage, oversized lines (before and after the hello), a truncated line, messages out of order, a slow sender, a
-flood of pings and a flood of silent connections beyond the bound of 256, while a well-behaved agent stays
-connected and answers a controller call, and a new one is welcomed during the flood. Karaf stays up and its RSS
+Garbage, oversized lines (before and after the hello), a truncated line, messages out of order, a slow sender,
+floods of pings and events, and a flood of silent connections beyond the bound of 256, while a well-behaved agent
+stays connected and answers a controller call, and a new one is welcomed during the flood. Karaf stays up and its RSS
 stays bounded (see RSS_GROWTH_MIB). The anonymous peers' bounds are spec/agent's (64 KiB lines, 10 s, 256
 waiting, the oldest displaced). With WISLICE_RELIABILITY_RESULTS=1 (make -C onos-apps bench) the counts go to
 bench/results/reliability-agent-abuse.json.
@@ -32,6 +32,8 @@ SERVERS = {"ap": ("org.wislice.onos.wifi.impl.WifiManager", "/onos/wifi"),
            "mec": ("org.wislice.onos.nfv.impl.NfvManager", "/onos/nfv")}
 FLOOD = 300          # silent connections per server, beyond the server's 256 waiting for their welcome
 HELLO_DEADLINE_S = 10
+PINGS = 20_000       # per server, from one welcomed agent
+EVENTS = 5_000       # per server, from another
 # The JVM runs with -Xmx768M and had grown its heap already while booting; what the abuse may add on top is what
 # the servers bound: 256 anonymous peers x 64 KiB line buffers per server (32 MiB for both), one 1 MiB line per
 # welcomed connection, and netty's pooled buffers. 256 MiB is that with room for the JIT and GC; a server that
@@ -204,9 +206,13 @@ async def abuse(onos: Onos, role: str, port: int, tally: Tally) -> None:
     # A reply nobody asked for is dropped; the connection stays.
     await attack.welcomed(f"{role}-replies", b'{"type":"reply","id":424242,"ok":true,"result":{}}\n',
                           expect_close=False)
-    # A flood of pings from a welcomed agent (which reads its pongs).
-    await attack.welcomed(f"{role}-pings", b'{"type":"ping","id":3}\n' * 20_000, expect_close=False)
-    tally.inputs += 20_000 - 1
+    # Floods from welcomed agents: pings (it reads its pongs), and events that each cost the app a store access.
+    await attack.welcomed(f"{role}-pings", b'{"type":"ping","id":3}\n' * PINGS, expect_close=False)
+    ghost = {"vap_id": "ghost"} if role == "ap" else {"vnf_id": 99999}
+    event = json.dumps({"type": "event", "event": "vapState" if role == "ap" else "vnfState", "ts": 1,
+                        "data": dict(ghost, state="removed")}).encode() + b"\n"
+    await attack.welcomed(f"{role}-events", event * EVENTS, expect_close=False)
+    tally.inputs += PINGS - 1 + EVENTS - 1
     await check_served(1, "after the hostile messages")
 
     slow: asyncio.Task | None = None
@@ -261,7 +267,7 @@ def test_both_agent_servers_survive_abuse_and_keep_serving(onos: Onos) -> None:
         write_results(tally, before, after, elapsed)
     assert alive
     assert tally.server_errors == 0, tally.notes
-    assert tally.inputs >= 2 * (FLOOD + 20_000)  # every attack ran on both servers
+    assert tally.inputs >= 2 * (FLOOD + PINGS + EVENTS)  # every attack ran on both servers
     assert after - before < RSS_GROWTH_MIB, f"RSS {before:.0f} -> {after:.0f} MiB"
 
 
@@ -275,7 +281,8 @@ def write_results(tally: Tally, rss_before: float, rss_after: float, elapsed: fl
                  {"inputs_tried": "count", "server_errors": "count"},
                  notes=f"onos-apps/tests/integration/test_agent_abuse.py against the WiFi and NFV agent servers of "
                        f"one ONOS runtime, {elapsed:.0f} s, load average {load}; per server: 13 garbage/out-of-order"
-                       f"/oversized lines before the hello, a truncated hello, 5 hostile welcomed agents (1 MiB+ "
-                       f"line, second hello, garbage, reply to nothing, 20000 pings), a hello at 10 bytes/s, "
+                       f"/oversized lines before the hello, a truncated hello, 6 hostile welcomed agents (1 MiB+ "
+                       f"line, second hello, garbage, reply to nothing, {PINGS} pings, {EVENTS} events), a hello at "
+                       f"10 bytes/s, "
                        f"{FLOOD} silent connections; Karaf RSS {rss_before:.0f} -> {rss_after:.0f} MiB; "
                        f"failures: {tally.notes}")
