@@ -62,6 +62,8 @@ def main() -> None:
     units = {"inputs_tried": "inputs", "server_errors": "count"}
     notes = "; ".join(f"{name}: {r['tests']} tests ({r['failures']} failed, {r['errors']} errors, {r['skipped']} "
                       f"skipped), {r['inputs']} hostile inputs" for name, r in results.items())
+    notes += ("; the controller-vs-switch count includes every message of its two floods (1 KiB ECHOs sent as fast "
+              "as TCP takes them), the others count connections, lines and messages")
     notes += (f"; {time.monotonic() - start:.0f} s in all, load average {load_before:.2f} -> "
               f"{os.getloadavg()[0]:.2f} (2 shared cores)")
     write_result("reliability-pof-abuse", metrics, units, notes=notes)

@@ -321,18 +321,33 @@ static void serve_client(struct pof_mgmt *m, struct client *c)
     }
 }
 
+static struct client *free_slot(struct pof_mgmt *m)
+{
+    for (int i = 0; i < MAX_CLIENTS; i++)
+        if (m->clients[i].fd < 0)
+            return &m->clients[i];
+    return NULL;
+}
+
 /* A free slot, or the one of the client that has been quiet longest, which is closed: a new client always gets
  * in, so connections that are opened and held (or fed a byte now and then) cannot lock the agents out. */
 static struct client *take_slot(struct pof_mgmt *m)
 {
-    struct client *quietest = NULL;
-    for (int i = 0; i < MAX_CLIENTS; i++) {
-        struct client *c = &m->clients[i];
-        if (c->fd < 0)
-            return c;
-        if (!quietest || c->active < quietest->active)
-            quietest = c;
-    }
+    struct client *c = free_slot(m);
+    if (c)
+        return c;
+    /* A client that has closed is noticed only when served: one that reconnects at once (an agent's next command)
+     * would otherwise be accepted again before its last connection is seen to end, and evict the others. */
+    for (int i = 0; i < MAX_CLIENTS; i++)
+        if (m->clients[i].fd >= 0)
+            serve_client(m, &m->clients[i]);
+    c = free_slot(m);
+    if (c)
+        return c;
+    struct client *quietest = &m->clients[0];
+    for (int i = 1; i < MAX_CLIENTS; i++)
+        if (m->clients[i].active < quietest->active)
+            quietest = &m->clients[i];
     send(quietest->fd, "ERROR too many clients\n", 23, MSG_NOSIGNAL | MSG_DONTWAIT);
     drop_client(quietest);
     return quietest;

@@ -29,7 +29,8 @@ pytestmark = pytest.mark.integration
 
 TIMEOUT_S = 2  # --controller-timeout
 # What the switch may grow by: its controller buffers (128 KiB in, 4 MiB out) and the management socket's eight
-# client slots (~400 KiB) are the only buffers a peer can fill; the rest is allocator slack.
+# client slots (~400 KiB) are the only buffers a peer can fill; the rest is allocator slack. (Measured: 19.5 MiB
+# at start, 23.7 MiB after a controller that never reads filled the output buffer.)
 RSS_SLACK_KIB = 8 * 1024
 
 
@@ -89,7 +90,8 @@ class Bench:
         pid = self.sw.proc.pid
         if not sanitized(pid):
             rss = rss_kib(pid)
-            assert rss < 2 * self.rss0 + RSS_SLACK_KIB, f"RSS {rss} KiB after starting at {self.rss0} KiB"
+            print(f"switch RSS {rss} KiB (started at {self.rss0} KiB)")
+            assert rss < self.rss0 + RSS_SLACK_KIB, f"RSS {rss} KiB after starting at {self.rss0} KiB"
 
 
 @pytest.fixture

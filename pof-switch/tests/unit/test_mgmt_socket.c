@@ -9,12 +9,16 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "dummy_io.h"
 #include "pof_mgmt.h"
 #include "pof_switch.h"
 #include "unit.h"
+
+/* Clients in the middle of a line while an agent comes and goes: all slots but one. */
+#define SLOTS_IN_USE 7
 
 static struct pof_sw sw;
 static char path[108];
@@ -99,6 +103,43 @@ static void test_held_connections_do_not_lock_out_a_client(void)
     close(fd);
 }
 
+/* An agent's commands one after another, as fast as it can (another process): each connection is closed before
+ * the next opens, so they never need more than one slot, and clients in the middle of a line keep theirs. */
+static void test_fast_reconnecting_client_evicts_nobody(void)
+{
+    int held[SLOTS_IN_USE];
+    for (int i = 0; i < SLOTS_IN_USE; i++) {
+        CHECK((held[i] = client()) >= 0);
+        CHECK(send(held[i], "sta", 3, MSG_NOSIGNAL) == 3);
+    }
+    pid_t agent = fork();
+    if (agent == 0) {
+        int ok = 0;
+        for (int i = 0; i < 200; i++) {
+            struct sockaddr_un a = {.sun_family = AF_UNIX};
+            snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+            int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+            char buf[256];
+            ssize_t n = -1;
+            if (connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0 && send(fd, "stats\n", 6, MSG_NOSIGNAL) == 6)
+                n = recv(fd, buf, sizeof(buf) - 1, 0); /* the reply is one short send */
+            ok += n > 13 && strncmp(buf, "OK processed=", 13) == 0;
+            close(fd);
+        }
+        _exit(ok == 200 ? 0 : 1);
+    }
+    int status = -1;
+    while (waitpid(agent, &status, WNOHANG) == 0)
+        pof_mgmt_service(sw.mgmt);
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the agent missed replies");
+    for (int i = 0; i < SLOTS_IN_USE; i++) {
+        char reply[256];
+        ask(held[i], "ts\n", reply, sizeof(reply));
+        CHECK_MSG(strncmp(reply, "OK processed=", 13) == 0, reply);
+        close(held[i]);
+    }
+}
+
 static void test_nul_byte_is_answered(void)
 {
     int fd = client();
@@ -181,6 +222,7 @@ int main(void)
     CHECK(pof_sw_init(&sw, &cfg, &dummy_io_ops) == 0);
     CHECK(sw.mgmt != NULL);
     RUN(test_held_connections_do_not_lock_out_a_client);
+    RUN(test_fast_reconnecting_client_evicts_nobody);
     RUN(test_nul_byte_is_answered);
     RUN(test_client_that_does_not_read_gets_whole_replies);
     RUN(test_line_over_the_limit_closes);
