@@ -349,10 +349,10 @@ class VapManager:
             conf_path = self._paths(vap.ifname)[0]
             try:
                 self._hostapd_add(radio, vap.ifname, str(conf_path))
-                # a new netdev: its filters went with the old one
+                # a new netdev: its filters went with the old one, and the switch's port is bound to the old one
                 self.shaper.remove(radio.name, vap.ifname, vap.slot)
                 self.shaper.apply(radio.name, vap.ifname, vap.slot, vap.spec["rate_limit"])
-                vap.pof_port = self._reattach(vap.ifname)
+                self._rebind_port(vap)
                 state = self._bss_state(vap.ifname)
             except (CtrlError, ShapingError) as e:
                 log.warning("could not restore vAP %s: %s", vap_id, e)
@@ -370,6 +370,14 @@ class VapManager:
             self.shaper.apply(vap.spec["radio"], vap.ifname, vap.slot, vap.spec["rate_limit"])
         except ShapingError as e:
             log.warning("vAP %s: rates not re-applied: %s", vap.spec["vap_id"], e)
+
+    def _rebind_port(self, vap: Vap) -> None:
+        """The vAP's switch port again, on its new netdev, with the number the controller's flows use."""
+        try:
+            self.attacher.detach(vap.ifname)
+            vap.pof_port = self.attacher.attach(vap.ifname, vap.pof_port)
+        except SwitchError as e:
+            log.warning("pof-switch port for %s: %s", vap.ifname, e)
 
     def _reattach(self, ifname: str) -> int | None:
         try:

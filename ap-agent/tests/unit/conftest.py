@@ -67,8 +67,10 @@ class FakeSwitch:
         self.next_port = 3
         self.port_rates: list[tuple[str, int]] = []
         self.port_rate_error: str | None = None
+        self.attached: list[tuple[str, int | None]] = []  # every attach call: (ifname, the number asked for)
 
     def attach(self, ifname: str, port_id: int | None = None) -> int:
+        self.attached.append((ifname, port_id))
         self.ports[ifname] = port_id or self.next_port
         self.next_port += port_id is None
         return self.ports[ifname]

@@ -111,17 +111,20 @@ def test_reconnect_keeps_matching_vaps_untouched(run_agent, controller, fake_hos
     assert s2.request("getVaps")["result"]["vaps"][0]["clients"] == 1
 
 
-def test_hostapd_restart_restores_vaps(run_agent, controller, fake_hostapd, monkeypatch):
+def test_hostapd_restart_restores_vaps(run_agent, controller, fake_hostapd, switch, monkeypatch):
     monkeypatch.setattr(agent_mod, "HOSTAPD_CHECK_S", 0.2)
     run_agent(controller)
     s = controller.next_session()
     assert s.request("createVap", {"vap": vap_spec("v1", rate_limit={"down_kbps": 100, "up_kbps": 0})})["ok"]
+    number = switch.ports["wlan0_1"]
     fake_hostapd.close()  # hostapd crashes and is restarted with only its primary BSS
     reborn = FakeHostapd(fake_hostapd.path)
     try:
         assert wait_until(lambda: "wlan0_1" in reborn.bss, 10)
         assert reborn.commands_named("ADD")[0].startswith("ADD bss_config=phy0:")
         assert s.request("getVaps")["result"]["vaps"][0]["state"] == "up"
+        # a new netdev: the switch port is made again on it, with the number the flows use
+        assert wait_until(lambda: switch.attached[1:] == [("wlan0_1", number)], 5), switch.attached
         reborn.associate("wlan0_1", "02:00:00:00:05:00")  # events flow again on the new socket
         s.wait_event("clientAssociated", mac="02:00:00:00:05:00")
     finally:
