@@ -22,7 +22,7 @@ from typing import Any
 from . import janitor
 from .mounts import umount_all_under
 from .names import unique_name
-from .processes import stop_pid, tail
+from .processes import gone, stop_pid, tail
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 CGROUP_BASE = "wislice"
@@ -129,6 +129,12 @@ class PrivateDockerd:
     def restart(self, timeout: float = 60.0) -> None:
         """dockerd started again on the same root, as its supervisor would; returns once it answers."""
         assert self.proc is not None and self.proc.poll() is not None, "dockerd is still running"
+        # Its containerd died with it but may linger as a zombie (this machine's init reaps late): dockerd would
+        # take its pid file for a running containerd and wait for it forever.
+        pidfile = self.root / "exec" / "containerd" / "containerd.pid"
+        with contextlib.suppress(OSError, ValueError):
+            if gone(int(pidfile.read_text().split()[0])):
+                pidfile.unlink()
         exe = have_dockerd()
         assert exe is not None
         with open(self.log, "ab") as out:

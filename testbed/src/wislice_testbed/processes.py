@@ -29,6 +29,11 @@ def stop_pid(pid: int, timeout: float = 5.0, *, group: bool = False) -> None:
             time.sleep(0.02)
 
 
+def gone(pid: int) -> bool:
+    """The process has exited (reaped here if it was our child; a zombie counts as gone)."""
+    return _reap_or_gone(pid)
+
+
 def _reap_or_gone(pid: int) -> bool:
     try:
         done, _ = os.waitpid(pid, os.WNOHANG)
