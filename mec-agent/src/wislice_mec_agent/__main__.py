@@ -41,6 +41,13 @@ log = logging.getLogger("wislice_mec_agent")
 def build(config: AgentConfig) -> VnfManager:
     catalog = Catalog.load()
     runtime = DockerRuntime(config.docker_url)
+    try:
+        if not runtime.client.info().get("LiveRestoreEnabled"):
+            # Without it a restart (or crash) of the engine stops every vNF: the slices lose their traffic until
+            # reconcile rebuilds them (docs: mec-agent README, "The node's Docker Engine").
+            log.warning("the Docker Engine runs without live-restore: its restart stops every vNF")
+    except Exception as exc:  # the engine's answer is advice here; reconcile reports an engine that is down
+        log.warning("could not ask the Docker Engine about live-restore: %s", exc)
     switch: Any = (MgmtSwitch(config.switch_mgmt, config.switch_veth_args, config.switch_vhost_args)
                    if config.switch_mgmt else NoSwitch())
     pool = WarmPool(config, catalog, runtime) if config.warm_pool else None

@@ -36,11 +36,12 @@ def run_base() -> Path:
     return Path(os.environ.get("WISLICE_RUN", f"/tmp/wislice-run-{os.getuid()}"))
 
 
-def dockerd_argv(root: Path, cgroup_parent: str, dockerd: str = "dockerd") -> list[str]:
+def dockerd_argv(root: Path, cgroup_parent: str, dockerd: str = "dockerd", live_restore: bool = False) -> list[str]:
+    """live_restore: containers outlive the daemon's stop, crash and restart (as a MEC node's engine should run)."""
     return [dockerd, "--data-root", str(root / "data"), "--exec-root", str(root / "exec"),
             "-H", f"unix://{root / 'docker.sock'}", "--pidfile", str(root / "docker.pid"),
             "--iptables=false", "--ip-forward=false", "--bridge=none", "--cgroup-parent", cgroup_parent,
-            "--shutdown-timeout", "2"]
+            "--shutdown-timeout", "2", *(["--live-restore"] if live_restore else [])]
 
 
 def have_dockerd() -> str | None:
@@ -52,6 +53,7 @@ def have_dockerd() -> str | None:
 class PrivateDockerd:
     root: Path
     cgroup_parent: str
+    live_restore: bool = False
     proc: subprocess.Popen[bytes] | None = None
     _client: Any = field(default=None, repr=False)
     _token: int | None = field(default=None, repr=False)
@@ -78,18 +80,16 @@ class PrivateDockerd:
         return self._client
 
     @classmethod
-    def start(cls, tag: str = "dk", *, timeout: float = 30.0) -> PrivateDockerd:
+    def start(cls, tag: str = "dk", *, timeout: float = 30.0, live_restore: bool = False) -> PrivateDockerd:
         exe = have_dockerd()
         if exe is None:
             raise FileNotFoundError("dockerd is not installed (Debian package docker.io)")
         name = unique_name(tag)
         root = run_base() / name
         root.mkdir(parents=True, mode=0o700)
-        d = cls(root=root, cgroup_parent=f"{CGROUP_BASE}/{name}")
+        d = cls(root=root, cgroup_parent=f"{CGROUP_BASE}/{name}", live_restore=live_restore)
         d._token = janitor.register(f"dockerd {root}", d.stop)
-        with open(d.log, "wb") as out:
-            d.proc = subprocess.Popen(dockerd_argv(root, d.cgroup_parent, exe), stdout=out, stderr=subprocess.STDOUT,
-                                      stdin=subprocess.DEVNULL, start_new_session=True)
+        d._launch(exe)
         try:
             d._wait_ready(timeout)
         except BaseException:
@@ -137,10 +137,14 @@ class PrivateDockerd:
                 pidfile.unlink()
         exe = have_dockerd()
         assert exe is not None
-        with open(self.log, "ab") as out:
-            self.proc = subprocess.Popen(dockerd_argv(self.root, self.cgroup_parent, exe), stdout=out,
-                                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+        self._launch(exe)
         self._wait_ready(timeout)
+
+    def _launch(self, exe: str) -> None:
+        with open(self.log, "ab") as out:  # a restart's lines follow the first run's
+            self.proc = subprocess.Popen(dockerd_argv(self.root, self.cgroup_parent, exe, self.live_restore),
+                                         stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                         start_new_session=True)
 
     def stop(self) -> None:
         """Remove every container, stop dockerd by pid, kill what it left (containerd, shims: ours), unmount what

@@ -48,7 +48,7 @@ def mec_node(onos: Onos, processes: Any, uplink: str, agent_id: str = "mec-1", s
              ) -> Iterator[MecNode]:
     """``uplink`` is the host netdev toward the core switch: port 1 of the MEC switch."""
     state_dir = Path(tempfile.mkdtemp(prefix="wislice-demo-mec-"))
-    dockerd = PrivateDockerd.start("mec")
+    dockerd = PrivateDockerd.start("mec", live_restore=True)  # as a MEC node's engine runs (mec-agent README)
     agent = node = None
     try:
         say(f"private dockerd up ({dockerd.socket})")
