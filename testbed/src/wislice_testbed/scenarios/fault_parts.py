@@ -43,6 +43,6 @@ FAULTS: dict[str, Fault] = {f.kind: f for f in (
     Fault("mec-switch", lambda tb: tb.processes.crash(tb.mec.switch), lambda tb: tb.mec.restart_switch(), True),
     Fault("hostapd", _crash_hostapd, lambda tb: tb.ap.restart_hostapd(), True),
     Fault("dockerd", lambda tb: tb.mec.dockerd.crash(), lambda tb: tb.mec.dockerd.restart()),
-    Fault("onos", lambda tb: tb.onos.crash(), lambda tb: tb.onos.restart()),
     Fault("ap-control-cut", _cut_ap, _heal_ap, hold_s=CUT_S),
+    Fault("onos", lambda tb: tb.onos.crash(), lambda tb: tb.onos.restart()),
 )}

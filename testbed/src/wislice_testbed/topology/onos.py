@@ -122,8 +122,16 @@ class Onos:
         """Sets component properties, as an operator would (onos:cfg); right after an app activates ONOS may not
         list its component yet (HTTP 207), so this retries until 200."""
         body = {k: str(v) for k, v in props.items()}
-        wait_for(f"configuration of {component}", lambda: self.request(
-            "POST", f"/onos/v1/configuration/{component}", body)[0] == 200, timeout=timeout, period=0.5)
+        answer: list[Any] = []
+
+        def accepted() -> bool:
+            answer[:] = self.request("POST", f"/onos/v1/configuration/{component}", body)
+            return answer[0] == 200
+
+        try:
+            wait_for(f"configuration of {component}", accepted, timeout=timeout, period=0.5)
+        except TimeoutError as exc:
+            raise TimeoutError(f"{exc}; ONOS answered {answer}\n{self.karaf_log_tail(20)}") from exc
 
     def cli(self, *commands: str, timeout: float = 60) -> str:
         """Runs ONOS CLI commands through Karaf's client (batch mode); returns stdout and stderr."""
