@@ -86,9 +86,9 @@ public class PofFlowRuleProvider extends AbstractProvider implements FlowRulePro
         }
         int period = Math.max(1, statsPollSeconds);
         providerService = providerRegistry.register(this);
+        poller = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "pof-flow-stats"));
         controller.addListener(listener);
         controller.switches().forEach(listener::switchAdded);
-        poller = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "pof-flow-stats"));
         poller.scheduleWithFixedDelay(this::pollAll, period, period, TimeUnit.SECONDS);
         log.info("Started POF flow rule provider (stats every {} s)", period);
     }
@@ -271,6 +271,9 @@ public class PofFlowRuleProvider extends AbstractProvider implements FlowRulePro
             int counters = session.resources() == null ? 512 : (int) Math.min(session.resources().counterNum, 512);
             devices.put(id, new DeviceFlows(counters,
                     Map.of(PofTableLayout.SLICE_TABLE, PofTableLayout.SLICE_TABLE_SIZE)));
+            // Tell ONOS now that the switch holds none of its flows (its table was just recreated): ONOS re-adds
+            // the missing ones at once instead of at the next statistics poll, seconds of a slice without flows.
+            poller.execute(() -> pushEntries(id));
         }
 
         @Override

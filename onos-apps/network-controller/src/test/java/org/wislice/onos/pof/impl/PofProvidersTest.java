@@ -157,6 +157,17 @@ public class PofProvidersTest {
     }
 
     @Test
+    public void aConnectingSwitchIsReportedEmptyAtOnceSoOnosReaddsItsFlows() throws Exception {
+        // The statistics poll runs every 5 s here; the report that makes ONOS re-add a reconnected switch's
+        // flows must not wait for it.
+        long until = System.currentTimeMillis() + 2000;
+        while (!flows.pushed.containsKey(DEV) && System.currentTimeMillis() < until) {
+            Thread.sleep(10);
+        }
+        assertEquals("an empty report right after the handshake", List.of(), flows.pushed.get(DEV));
+    }
+
+    @Test
     public void portStatisticsArePolledEveryPeriodAndPushed() throws Exception {
         switchReportsPortStats();
         deviceProvider.modified(portStatsEvery(1));
