@@ -42,10 +42,11 @@ class State:
     containers: Counter[str] = field(default_factory=Counter)  # running vNF containers by vnf_id label
     paths: Counter[str] = field(default_factory=Counter)       # slice paths in the network controller
     flows: Counter[str] = field(default_factory=Counter)       # flow entries per switch (its own count)
+    sessions: Counter[str] = field(default_factory=Counter)    # agents and switches connected to ONOS
 
     def differences(self, expected: State) -> list[str]:
         out = []
-        for name in ("slices", "vaps", "ssids", "vnfs", "containers", "paths", "flows"):
+        for name in ("sessions", "slices", "vaps", "ssids", "vnfs", "containers", "paths", "flows"):
             have, want = getattr(self, name), getattr(expected, name)
             if have != want:
                 extra, missing = have - want, want - have
@@ -68,6 +69,9 @@ def observe(tb: Any, tokens: dict[int, str]) -> State:
     st.containers.update(c.labels.get("wislice.vnf_id", "?") for c in tb.mec.dockerd.client.containers.list(
         filters={"label": "wislice.vnf_id"}))
     st.paths.update(str(p["slice_id"]) for p in tb.onos.get("/onos/pof/slices")["slices"])
+    st.sessions.update(a["agent_id"] for a in tb.onos.get("/onos/wifi/agents")["agents"] if a.get("connected"))
+    st.sessions.update(n["agent_id"] for n in tb.onos.get("/onos/nfv/nodes")["nodes"] if n.get("connected"))
+    st.sessions.update(s["device_id"] for s in tb.onos.get("/onos/pof/switches")["switches"] if s.get("connected"))
     for name, flows in switch_flows(tb).items():
         st.flows[name] = flows
     return st
