@@ -29,6 +29,7 @@ def test_parts_killed_during_creation_and_traffic_converge() -> None:
     assert [(o.kind, o.phase) for o in outcomes] == [(k, p) for k in KINDS for p in ("create", "traffic")]
     failed = {f"{o.kind}/{o.phase}": o.to_json() for o in outcomes if not o.survived()}
     assert not failed, failed
-    # The data path's part was really gone for a while, and came back: its pings stopped, then answered again.
+    # The data path's part was really gone for a while, and came back: some pings were lost, the rest answered.
     switch = next(o for o in outcomes if o.kind == "core-switch" and o.phase == "traffic")
-    assert switch.outage_s >= 0.4 and switch.pings[1] > 0, switch.to_json()
+    sent, answered = switch.pings
+    assert 0 < answered < sent and switch.outage_s > 0, switch.to_json()
