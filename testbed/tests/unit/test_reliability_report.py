@@ -43,3 +43,16 @@ def test_ping_summary_finds_the_longest_silence_in_busybox_and_iputils_output() 
                         + ["5 packets transmitted, 3 received, 40% packet loss, time 800ms"])
     assert ping_summary(iputils) == (5, 3, 0.4)  # the last two lost
     assert ping_summary("ping: sendto: Network unreachable") == (0, 0, 0.0)
+
+
+def test_soak_growth_compares_late_cycles_with_early_ones_after_the_warm_up() -> None:
+    from wislice_testbed.scenarios.soak import Sample, growth_pct, summary
+
+    flat_after_warmup = [50.0] * 5 + [100.0] * 95  # the first cycles fill caches: not a leak
+    assert growth_pct(flat_after_warmup) == 0.0
+    leaking = [100.0 + n for n in range(100)]  # one unit per cycle
+    assert growth_pct(leaking) > 50
+    samples = [Sample(n, {"a": 1000, "b": 1000 + 10 * n}, {"a": 9, "b": 9 + (n > 50)}, 4096) for n in range(101)]
+    s = summary(samples)
+    assert s["soak_cycles"] == 100 and s["worst"] == "b" and s["rss_growth"]["a"] == 0.0
+    assert s["soak_rss_growth_pct"] > 40 and s["fd_growth"] == {"a": 0, "b": 1} and s["soak_db_growth_pct"] == 0.0

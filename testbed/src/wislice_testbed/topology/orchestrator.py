@@ -32,6 +32,7 @@ class Orchestrator:
     operator_token: str
     proc: Any
     processes: Any = field(repr=False, default=None)
+    db_path: Path | None = None  # its SQLite file
 
     def wait_ready(self, timeout: float = 60) -> None:
         def answers() -> bool:
@@ -84,7 +85,7 @@ def orchestrator(onos: Onos, processes: Any, say: Any = print) -> Iterator[Orche
            "WISLICE_ONOS_TIMEOUT_S": "60", "WISLICE_BOOTSTRAP_OPERATOR_TOKEN": token}
     proc = processes.start([exe, "serve", "--host", "127.0.0.1", "--port", str(port)], log_name="orchestrator",
                            env=env)
-    orch = Orchestrator(f"http://127.0.0.1:{port}", token, proc, processes)
+    orch = Orchestrator(f"http://127.0.0.1:{port}", token, proc, processes, db_dir / "orchestrator.db")
     try:
         orch.wait_ready()
         say(f"orchestrator-api serving on {orch.url} (SQLite in {db_dir}, controllers: ONOS REST)")
