@@ -7,6 +7,7 @@ import org.onosproject.net.Device;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.PortNumber;
 import org.onosproject.net.device.DeviceService;
+import org.onosproject.net.flow.FlowId;
 import org.onosproject.net.flow.FlowRule;
 import org.onosproject.net.flow.FlowRuleOperation;
 import org.onosproject.net.flow.FlowRuleOperations;
@@ -42,6 +43,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
@@ -60,6 +63,8 @@ import static org.slf4j.LoggerFactory.getLogger;
 public class PofSliceManager implements PofSliceService {
     public static final String APP_NAME = "org.wislice.pof";
     static final long INSTALL_TIMEOUT_MS = 15_000;
+    /** Seconds between checks that every stored slice path still has its flows and meters in ONOS. */
+    static final long REPAIR_PERIOD_S = 3;
     private final Logger log = getLogger(getClass());
     private final ObjectMapper mapper = new ObjectMapper();
 
@@ -83,6 +88,7 @@ public class PofSliceManager implements PofSliceService {
 
     private ApplicationId appId;
     private ConsistentMap<String, String> slices;
+    private ScheduledExecutorService repairer;
 
     @Activate
     protected void activate() {
@@ -91,12 +97,82 @@ public class PofSliceManager implements PofSliceService {
                 .withName("wislice-pof-slices")
                 .withSerializer(Serializer.using(KryoNamespaces.API))
                 .build();
+        repairer = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "pof-slice-repair"));
+        repairer.scheduleWithFixedDelay(this::repairAll, REPAIR_PERIOD_S, REPAIR_PERIOD_S, TimeUnit.SECONDS);
         log.info("Started POF slice manager ({} slices stored)", slices.size());
     }
 
     @Deactivate
     protected void deactivate() {
+        repairer.shutdownNow();
         log.info("Stopped POF slice manager");
+    }
+
+    /** Every stored path that lacks flows or meters in ONOS gets them again (see repair). */
+    void repairAll() {
+        for (SlicePath path : slices()) {
+            try {
+                repair(path.sliceId);
+            } catch (RuntimeException e) {
+                log.warn("slice {}: repair failed (tried again in {} s): {}", path.sliceId, REPAIR_PERIOD_S,
+                        e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * The slice paths are kept in a ConsistentMap, ONOS's flow and meter stores by the runtime (in memory on the
+     * single-node runtime): after ONOS restarts, a path is stored but its flows and meters are not, and nothing
+     * would install them again. Once every switch of the path is connected, its lost meters are submitted again
+     * and its flows added again (their ids follow from tag, direction and hop, so present ones are the same).
+     *
+     * @return true when something was installed again
+     */
+    synchronized boolean repair(String sliceId) {
+        SlicePath path = slice(sliceId).orElse(null);
+        if (path == null) {
+            return false;
+        }
+        Map<String, List<SlicePath.Hop>> directions = SliceFlows.directions(path);
+        if (!directions.values().stream().flatMap(List::stream)
+                .allMatch(h -> deviceService.isAvailable(DeviceId.deviceId(h.deviceId)))) {
+            return false;
+        }
+        List<SlicePath.MeterRef> kept = new ArrayList<>();
+        Set<String> lost = new HashSet<>();
+        for (SlicePath.MeterRef m : path.meters) {
+            boolean known = meterService.getMeter(DeviceId.deviceId(m.deviceId), MeterId.meterId(m.meterId)) != null;
+            if (known) {
+                kept.add(m);
+            } else {
+                lost.add(m.direction);
+            }
+        }
+        kept.removeIf(m -> lost.contains(m.direction));
+        Map<String, MeterId> ids = meterIds(kept, directions);
+        List<FlowRule> rules = SliceFlows.build(path, appId, ids);
+        if (lost.isEmpty() && flowsPresent(rules)) {
+            return false;
+        }
+        List<SlicePath.MeterRef> added = new ArrayList<>();
+        for (String d : lost) {
+            submitMeters(d, directions.get(d), path.rates(d), ids, added);
+        }
+        awaitMeters(added);
+        applyFlows(SliceFlows.build(path, appId, ids), FlowRuleOperation.Type.ADD);
+        List<SlicePath.MeterRef> refs = new ArrayList<>(kept);
+        refs.addAll(added);
+        slices.put(sliceId, path.withMeters(refs).toJson(mapper).toString());
+        log.warn("slice {}: installed again ({} meters, {} flows): ONOS had lost them", sliceId, added.size(),
+                rules.size());
+        return true;
+    }
+
+    private boolean flowsPresent(List<FlowRule> rules) {
+        Set<FlowId> present = new HashSet<>();
+        rules.stream().map(FlowRule::deviceId).distinct().forEach(d ->
+                flowRuleService.getFlowEntries(d).forEach(e -> present.add(e.id())));
+        return rules.stream().allMatch(r -> present.contains(r.id()));
     }
 
     @Override

@@ -10,6 +10,10 @@ import org.onosproject.net.DeviceId;
 import org.onosproject.net.Port;
 import org.onosproject.net.PortNumber;
 import org.onosproject.net.device.DeviceServiceAdapter;
+import org.onosproject.net.flow.DefaultFlowEntry;
+import org.onosproject.net.flow.FlowEntry;
+import org.onosproject.net.flow.FlowId;
+import org.onosproject.net.flow.FlowRule;
 import org.onosproject.net.flow.FlowRuleOperation;
 import org.onosproject.net.flow.FlowRuleOperations;
 import org.onosproject.net.flow.FlowRuleServiceAdapter;
@@ -25,6 +29,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 
 /**
  * The slice manager on ONOS service adapters, the real meter capability manager and the real distributed-map code
@@ -38,6 +44,8 @@ final class SliceManagerHarness {
     static final String REF = "pof:00000004";
 
     final List<FlowRuleOperation> flowOps = new ArrayList<>();
+    /** What ONOS's flow store holds, by flow id (added and not removed again). */
+    final Map<FlowId, FlowRule> installed = new ConcurrentHashMap<>();
     final Map<String, Meter> meters = new HashMap<>();
     final List<MeterId> withdrawn = new ArrayList<>();
     boolean refuseFlows;
@@ -58,9 +66,23 @@ final class SliceManagerHarness {
                 ops.stages().forEach(flowOps::addAll);
                 if (refuseFlows) {
                     ops.callback().onError(ops);
-                } else {
-                    ops.callback().onSuccess(ops);
+                    return;
                 }
+                ops.stages().forEach(stage -> stage.forEach(o -> {
+                    if (o.type() == FlowRuleOperation.Type.REMOVE) {
+                        installed.remove(o.rule().id());
+                    } else {
+                        installed.put(o.rule().id(), o.rule());
+                    }
+                }));
+                ops.callback().onSuccess(ops);
+            }
+
+            @Override
+            public Iterable<FlowEntry> getFlowEntries(DeviceId deviceId) {
+                return installed.values().stream().filter(r -> r.deviceId().equals(deviceId))
+                        .map(r -> (FlowEntry) new DefaultFlowEntry(r, FlowEntry.FlowEntryState.ADDED))
+                        .collect(Collectors.toList());
             }
         };
         manager.meterService = new MeterServiceAdapter() {
