@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from orch_helpers import make_world, slice_body
 
+from wislice_orchestrator import saga as saga_mod
 from wislice_orchestrator.models import Operation, Slice
 
 EMPTY = {"vaps": [], "vnfs": [], "paths": []}
@@ -97,6 +98,27 @@ def test_failed_undo_is_reported(world):
     assert op["status"] == "failed" and "rollback incomplete" in op["error"]
     events = world.call("GET", "/api/v1/events", world.operator).get_json()["events"]
     assert any(e["level"] == "error" for e in events)
+
+
+def test_an_undo_waits_for_a_controller_that_does_not_answer(world, monkeypatch):
+    # A creation failed, and the nfv controller is restarting while its vNFs are undone: the undo is tried again
+    # until it answers, not given up (which left the vNF behind on the controller that came back).
+    monkeypatch.setattr(saga_mod, "UNDO_RETRY_S", 5.0)
+    world.fake.fail_on("create_path", 1)
+    world.fake.fail_on("delete_vnf", 1, status=502, code="unreachable")
+    world.fake.fail_on("delete_vnf", 2, status=503, code="app_unavailable")
+    op = create(world)
+    assert op["status"] == "failed" and "rollback incomplete" not in op["error"], op["error"]
+    assert world.fake.resources() == EMPTY
+
+
+def test_an_undo_gives_up_on_a_controller_that_stays_away(world, monkeypatch):
+    monkeypatch.setattr(saga_mod, "UNDO_RETRY_S", 1.0)
+    world.fake.fail_on("create_path", 1)
+    for n in range(1, 10):
+        world.fake.fail_on("delete_vnf", n, status=502, code="unreachable")
+    op = create(world)
+    assert op["status"] == "failed" and "rollback incomplete" in op["error"]
 
 
 def test_idempotency_key_returns_same_operation(world):

@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from .controllers import Controllers
+from .controllers import ControllerError, Controllers
 from .models import Event, Operation, utcnow
 from .steps import CONCURRENT, DO, UNDO, step_label
 
@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 
 # Operation kinds whose interruption is finished rather than undone.
 ROLL_FORWARD = {"delete_slice", "remove_vap", "remove_vnf"}
+UNDO_RETRY_S = 120.0  # how long an undo waits for a controller that does not answer (an ONOS restart: ~30 s)
 ACTIVE_STATES = ("pending", "running", "rolling_back")
 
 Hook = Callable[[Session, Operation], None]
@@ -225,7 +226,7 @@ class SagaRunner:
             if step["state"] not in ("started", "done", "failed"):
                 continue
             try:
-                UNDO[step["kind"]](self.controllers, db, step["ref"])
+                _until_answered(lambda step=step: UNDO[step["kind"]](self.controllers, db, step["ref"]))
                 step["state"] = "undone"
             except Exception as exc:  # keep undoing the rest; report what could not be undone
                 db.rollback()
@@ -241,6 +242,21 @@ class SagaRunner:
         op.finished_at = dt.datetime.now(dt.UTC).replace(tzinfo=None)
         (self.on_success if status == "succeeded" else self.on_failure)(db, op)
         db.commit()
+
+
+def _until_answered(call: Callable[[], Any]) -> Any:
+    """Runs an undo, again while the controller does not answer (restarting) for up to UNDO_RETRY_S: given up at
+    once, it would leave the step's vAP, vNF or path behind on a controller that is back seconds later."""
+    deadline = time.monotonic() + UNDO_RETRY_S
+    delay = 0.5
+    while True:
+        try:
+            return call()
+        except ControllerError as exc:
+            if not exc.unanswered or time.monotonic() + delay > deadline:
+                raise
+        time.sleep(delay)
+        delay = min(delay * 2, 5.0)
 
 
 def _timed(call: Callable[[], Any]) -> tuple[Any, float, Exception | None]:

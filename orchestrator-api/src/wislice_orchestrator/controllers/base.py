@@ -22,6 +22,11 @@ class ControllerError(Exception):
     def not_found(self) -> bool:
         return self.status == 404 or self.code == "not_found"
 
+    @property
+    def unanswered(self) -> bool:
+        """The controller itself did not answer (down, restarting, its app not serving yet): worth trying again."""
+        return self.code in ("unreachable", "timeout", "app_unavailable")
+
 
 class Controllers(ABC):
     # --- wifi ---------------------------------------------------------------------------------------------

@@ -43,9 +43,10 @@ class RestControllers(Controllers):
                 code = err.get("code") if isinstance(err.get("code"), str) else fallback
                 message = str(err.get("message", ""))
             except (ValueError, AttributeError):
-                # Not the contract's JSON error: Jetty's HTML page, e.g. a path no installed ONOS app serves.
-                code = fallback
-                message = f"HTTP {resp.status_code} without a JSON error (is the ONOS app installed?)"
+                # Not the contract's JSON error: Jetty's HTML page, a path no ONOS app serves (not installed, or
+                # not mounted yet while ONOS starts). Not "not found": an undo must not count it as done.
+                raise ControllerError(503, "app_unavailable", f"{method} {path}: HTTP {resp.status_code} without a "
+                                      "JSON error (is the ONOS app installed and started?)") from None
             raise ControllerError(resp.status_code, code, f"{method} {path}: {message}")
         if resp.status_code == 204 or not resp.content:
             return None
