@@ -101,7 +101,8 @@ class SteeredPofSwitch:
         try:
             argv = [str(POFSWITCH), "-l", str(SWITCH_CPU), "--in-memory", "--huge-dir", hugepages_dir, "--no-pci",
                     "--file-prefix", self.prefix, "--no-telemetry", "--log-level=lib.eal:error", "--",
-                    "--controller", f"127.0.0.1:{self.ctl.port}", "--mgmt", str(self.mgmt), "--enable-ports"]
+                    "--controller", f"127.0.0.1:{self.ctl.port}", "--mgmt", str(self.mgmt), "--enable-ports",
+                    *pofctl.SCRIPTED_CONTROLLER_ARGS]
             for name, devargs in ports:
                 argv += ["--port", f"{name}={devargs}"]
             self.proc = self.procs.start(argv, netns=ns, log_name="pofswitch")

@@ -21,7 +21,7 @@ COMPONENT = HERE.parent
 ROOT = COMPONENT.parent
 sys.path[:0] = [str(COMPONENT / "tests" / "integration"), str(ROOT / "bench"), str(ROOT / "testbed" / "src")]
 
-from pofctl import Controller, mgmt_command, mx, output, parse_ports  # noqa: E402
+from pofctl import SCRIPTED_CONTROLLER_ARGS, Controller, mgmt_command, mx, output, parse_ports  # noqa: E402
 from wislice_testbed.hugepages import Hugepages  # noqa: E402
 
 BUILD = Path(os.environ.get("POFSWITCH_BUILD", COMPONENT / "build"))
@@ -93,7 +93,7 @@ class Bench:
         ctl = Controller()
         mgmt = self.dir / f"mgmt{self.n}.sock"
         argv = [str(POFSWITCH), *self.eal(cpus, f"pof{os.getpid()}_{self.n}"), "--",
-                "--controller", f"127.0.0.1:{ctl.port}", "--mgmt", str(mgmt)]
+                "--controller", f"127.0.0.1:{ctl.port}", "--mgmt", str(mgmt), *SCRIPTED_CONTROLLER_ARGS]
         for name, devargs in ports:
             argv += ["--port", f"{name}={devargs}"]
         proc = self.start(argv + (extra or []), "pofswitch")

@@ -80,7 +80,8 @@ class SteeredSwitch:
             processes.start([str(POFSWITCH), "-l", "1", "--in-memory", "--huge-dir", self.hugepages_dir,
                              "--no-pci", "--file-prefix", f"{tag}{os.getpid()}", "--no-telemetry", "--",
                              "--controller", f"127.0.0.1:{self.ctl.port}", "--mgmt", str(self.mgmt),
-                             "--enable-ports", "--port", f"c1=net_af_packet1,iface={pair.b}"],
+                             *self.pofctl.SCRIPTED_CONTROLLER_ARGS, "--enable-ports",
+                             "--port", f"c1=net_af_packet1,iface={pair.b}"],
                             netns=self.node_ns, log_name="pofswitch")
             self.ctl.accept(timeout=20)
             ports = self.ctl.handshake()

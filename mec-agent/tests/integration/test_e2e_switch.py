@@ -53,7 +53,7 @@ def test_traffic_to_each_vnf_id_through_the_pof_switch(private_dockerd: Any, net
         mgmt = tmp_path / "pof.sock"
         processes.start([str(POFSWITCH), "-l", "1", "--in-memory", "--huge-dir", str(hugepages.mount), "--no-pci",
                          "--file-prefix", f"mece{os.getpid()}", "--no-telemetry", "--",
-                         "--controller", f"127.0.0.1:{ctl.port}", "--mgmt", str(mgmt),
+                         "--controller", f"127.0.0.1:{ctl.port}", "--mgmt", str(mgmt), *pofctl.SCRIPTED_CONTROLLER_ARGS,
                          "--port", f"c1=net_af_packet1,iface={pair.b}"], netns=node_ns, log_name="pofswitch")
         ctl.accept(timeout=20)
         ports = ctl.handshake()

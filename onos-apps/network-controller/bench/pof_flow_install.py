@@ -23,7 +23,7 @@ ROOT = HERE.parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "pof-switch" / "tests" / "integration"))
 from benchlib import write_result  # noqa: E402
-from pofctl import Controller, output  # noqa: E402
+from pofctl import SCRIPTED_CONTROLLER_ARGS, Controller, output  # noqa: E402
 from wislice_testbed.processes import ProcessManager  # noqa: E402
 from wislice_testbed.topology.onos import Onos, onos_runtime  # noqa: E402
 from wislice_testbed.veth import create_veth  # noqa: E402
@@ -109,7 +109,7 @@ def main() -> int:
                 d["id"] == DEV and d["available"] for d in onos.get("/onos/v1/devices")["devices"]))
             install, remove, single = onos_runs(onos)
         ref = [str(POFSWITCH), "--controller", f"127.0.0.1:{ctl.port}", "--dev-id", "178",
-               "--mgmt", str(logs / "m2.sock"), "--port", f"s1={pairs[0].b}", "--port", f"s2={pairs[1].b}"]
+               "--mgmt", str(logs / "m2.sock"), *SCRIPTED_CONTROLLER_ARGS, "--port", f"s1={pairs[0].b}", "--port", f"s2={pairs[1].b}"]
         procs.start(ref, log_name="pofswitch-direct")
         ctl.accept()
         for p in ctl.handshake().values():

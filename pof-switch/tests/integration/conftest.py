@@ -14,7 +14,7 @@ from typing import Any, Iterator
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from pofctl import Controller, mgmt_command  # noqa: E402
+from pofctl import SCRIPTED_CONTROLLER_ARGS, Controller, mgmt_command  # noqa: E402
 
 pytest_plugins = ["wislice_testbed.pytest_plugin"]
 
@@ -91,7 +91,8 @@ def start_switch(processes: Any, controller: Controller, hosts: list[Host], tmp_
     """port_extra: more items for a port's ARGS by port name, e.g. {"s3": ",rate=20000"}; extra_args: more
     options (e.g. "--reset-on-connect"); of10_config: the handshake's SET_CONFIG in OpenFlow 1.0's form."""
     mgmt = tmp_path / "mgmt.sock"
-    argv = [str(binary), "--controller", f"127.0.0.1:{controller.port}", "--mgmt", str(mgmt), *extra_args]
+    argv = [str(binary), "--controller", f"127.0.0.1:{controller.port}", "--mgmt", str(mgmt),
+            *SCRIPTED_CONTROLLER_ARGS, *extra_args]
     for i, h in enumerate(hosts, 1):
         argv += ["--port", f"s{i}={h.switch_if}{(port_extra or {}).get(f's{i}', '')}"]
     proc = processes.start(argv, log_name=log_name, env={**os.environ, "ASAN_OPTIONS": "detect_leaks=1"})

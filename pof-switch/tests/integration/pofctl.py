@@ -21,6 +21,12 @@ ETH_DST = {"field_id": 0, "offset": 0, "length": 48}
 ETH_TYPE = {"field_id": 2, "offset": 96, "length": 16}
 IP_DST = {"field_id": 5, "offset": 240, "length": 32}
 
+# A scripted controller reads only while it awaits an answer, so the switch's ECHO_REQUEST to a quiet session goes
+# unanswered and the switch drops it after --controller-timeout (15 s): a test step longer than that (a dockerd
+# restart, a traffic run) would lose its controller. Switches driven by this controller get an hour; the liveness
+# tests (test_abuse_channel.py) set their own short timeout after these.
+SCRIPTED_CONTROLLER_ARGS = ("--controller-timeout", "3600")
+
 
 def mgmt_command(path: Path | str, line: str) -> str:
     """One command on a switch's management socket (spec/switch-mgmt: a line in, a line out), its reply stripped;

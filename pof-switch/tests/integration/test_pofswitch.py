@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from conftest import ASAN_BUILD, Host, Switch, pofswitch_afp, start_switch
-from pofctl import ETH_TYPE, IP_DST, Controller, mx, output
+from pofctl import ETH_TYPE, IP_DST, SCRIPTED_CONTROLLER_ARGS, Controller, mx, output
 
 pytestmark = pytest.mark.integration
 
@@ -223,7 +223,7 @@ def test_dpdk_backend_forwards_on_veths(request: Any, processes: Any, controller
     request.addfinalizer(lambda: shutil.rmtree(Path("/var/run/dpdk") / prefix, ignore_errors=True))
     argv = [str(binary), "-l", "1", "--in-memory", "--huge-dir", str(hugepages.mount), "--no-pci",
             "--file-prefix", prefix, "--no-telemetry", "--",
-            "--controller", f"127.0.0.1:{controller.port}", "--mgmt", str(mgmt)]
+            "--controller", f"127.0.0.1:{controller.port}", "--mgmt", str(mgmt), *SCRIPTED_CONTROLLER_ARGS]
     for i, h in enumerate(hosts[:2], 1):
         argv += ["--port", f"s{i}=net_af_packet{i},iface={h.switch_if}"]
     proc = processes.start(argv, log_name="pofswitch-dpdk")

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from conftest import BUILD, Host, Switch, pofswitch_afp, start_switch
-from pofctl import ETH_TYPE, Controller, mx, output
+from pofctl import ETH_TYPE, SCRIPTED_CONTROLLER_ARGS, Controller, mx, output
 
 pytestmark = pytest.mark.integration
 
@@ -192,7 +192,7 @@ def test_guarantees_hold_on_a_rated_dpdk_port(request: Any, processes: Any, cont
     request.addfinalizer(lambda: shutil.rmtree(Path("/var/run/dpdk") / prefix, ignore_errors=True))
     argv = [str(binary), "-l", "1", "--in-memory", "--huge-dir", str(hugepages.mount), "--no-pci",
             "--file-prefix", prefix, "--no-telemetry", "--",
-            "--controller", f"127.0.0.1:{controller.port}", "--mgmt", str(mgmt)]
+            "--controller", f"127.0.0.1:{controller.port}", "--mgmt", str(mgmt), *SCRIPTED_CONTROLLER_ARGS]
     for i, h in enumerate(hosts, 1):
         rate = f",rate={PORT_KBPS}" if i == 3 else ""
         argv += ["--port", f"s{i}=net_af_packet{i},iface={h.switch_if}{rate}"]
