@@ -51,6 +51,7 @@ def slice_body(name: str = "video", agent: str = "ap-1", vnfs: int = 1, **extra:
 
 
 _template: list[Path] = []
+UNIT_INSTANCE = "unit-a"
 
 
 def _migrated_template() -> Path:
@@ -81,8 +82,10 @@ def make_world(tmp_path: Any, **config: Any) -> World:
         shutil.copy(_migrated_template(), Path(tmp_path) / "test.db")
         # The template recorded its passphrase key's id: the copy goes with that key (at_rest.key_path).
         shutil.copy(f"{_migrated_template()}.key", Path(tmp_path) / "test.db.key")
+    # A fixed instance id: a test's "restarted process" (test_saga.make_world_again) is the same instance, which
+    # takes its interrupted operations back at once, not after their lease expires.
     settings = {"DATABASE_URL": f"sqlite:///{tmp_path}/test.db", "START_WORKER": False, "TELEMETRY": False,
-                "TESTING": True}
+                "TESTING": True, "INSTANCE_ID": UNIT_INSTANCE}
     settings.update(config)
     app = create_app(settings, controllers=fake)
     seed_topology(app, fake)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from orch_helpers import make_world, slice_body
+from orch_helpers import UNIT_INSTANCE, make_world, slice_body
 
 from wislice_orchestrator import saga as saga_mod
 from wislice_orchestrator.models import Operation, Slice
@@ -164,8 +164,8 @@ def test_restart_rolls_back_interrupted_create(tmp_path, crash_at):
 def make_world_again(tmp_path, fake):
     from wislice_orchestrator.app import create_app
 
-    app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path}/test.db", "START_WORKER": False, "TELEMETRY": False},
-                     controllers=fake)
+    app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path}/test.db", "START_WORKER": False, "TELEMETRY": False,
+                      "INSTANCE_ID": UNIT_INSTANCE}, controllers=fake)
     app.extensions["wislice"].runner.recover()
     return type("W", (), {"service": app.extensions["wislice"]})
 

@@ -30,6 +30,14 @@ DEFAULTS: dict[str, Any] = {
     "TOKEN_MAX_TTL_S": 30 * 24 * 3600,
     # Start the saga worker and recover interrupted operations at app creation (off for some unit tests).
     "START_WORKER": True,
+    # Several instances may share one PostgreSQL database (lease.py). Each needs its own id; empty: generated at
+    # start (host name and random digits). A stable id lets a restarted instance take its own interrupted
+    # operations back at once instead of after their lease expires. Operations run under a lease of LEASE_S
+    # seconds, renewed every LEASE_RENEW_S (LEASE_S at least twice that): an instance that dies has its operations
+    # taken over by another within about LEASE_S + LEASE_RENEW_S.
+    "INSTANCE_ID": "",
+    "LEASE_S": 30.0,
+    "LEASE_RENEW_S": 10.0,
     # Telemetry collector (a thread polling the controllers into in-memory series): started at app creation when
     # on; the unit tests turn it off and poll by hand. Series keep TELEMETRY_WINDOW_S of history (at most 3600
     # polls); at most TELEMETRY_MAX_SLICES slice and TELEMETRY_MAX_CLIENTS client series are kept (memory bound:
@@ -48,7 +56,7 @@ DEFAULTS: dict[str, Any] = {
 
 INT_KEYS = {"AP_BUDGET_KBPS", "TELEMETRY_MAX_SLICES", "TELEMETRY_MAX_CLIENTS", "MAX_CONTENT_LENGTH", "TOKEN_TTL_S",
             "OPERATOR_TOKEN_TTL_S", "TOKEN_MAX_TTL_S"}
-FLOAT_KEYS = {"ONOS_TIMEOUT_S", "TELEMETRY_INTERVAL_S", "TELEMETRY_WINDOW_S"}
+FLOAT_KEYS = {"ONOS_TIMEOUT_S", "TELEMETRY_INTERVAL_S", "TELEMETRY_WINDOW_S", "LEASE_S", "LEASE_RENEW_S"}
 BOOL_KEYS = {"START_WORKER", "TELEMETRY", "METRICS_PUBLIC"}
 
 

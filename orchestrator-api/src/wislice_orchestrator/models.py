@@ -179,6 +179,10 @@ class SliceVnf(Base):
         return ".".join(str(self.vnf_id >> shift & 0xFF) for shift in (24, 16, 8, 0))
 
 
+# Operation states in which a runner still has work to do.
+ACTIVE_STATES = ("pending", "running", "rolling_back")
+
+
 class Operation(Base):
     """One saga run and its journal: each step is recorded before and after it talks to a controller."""
 
@@ -198,6 +202,10 @@ class Operation(Base):
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     finished_at: Mapped[dt.datetime | None] = mapped_column(nullable=True)
+    # The orchestrator instance running the operation, until when (naive UTC; lease.py): one runner across
+    # instances, and an expired lease is one whose runner died, so another instance takes the operation over.
+    lease_owner: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    lease_expires_at: Mapped[dt.datetime | None] = mapped_column(nullable=True)
 
     @property
     def progress(self) -> float:
@@ -221,6 +229,13 @@ class Event(Base):
 def event(db: Session, kind: str, message: str, tenant_id: int | None = None, level: str = "info") -> None:
     """Add one line to the event log (operators see it; a message is cut at 1000 characters)."""
     db.add(Event(kind=kind, message=message[:1000], tenant_id=tenant_id, level=level))
+
+
+class Lock(Base):
+    """Rows that instances sharing the database lock (SELECT ... FOR UPDATE) to run one at a time, e.g. admission."""
+
+    __tablename__ = "locks"
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
 
 
 class Setting(Base):

@@ -5,6 +5,10 @@ orchestrator knows exactly what may exist. A run of create_vap/create_vnf steps 
 (on pool threads that touch no database); everything else goes one step at a time. Create-type operations roll
 back on failure or restart; delete-type operations roll forward (their steps are idempotent: "not found" counts
 as done).
+
+Several instances may share the database (lease.py): an operation runs only under its lease, which the keeper
+thread renews and every journal write checks. The same keeper takes over operations whose lease expired (their
+instance died) through `recover`, the one recovery path, which also serves a start.
 """
 
 from __future__ import annotations
@@ -21,8 +25,10 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from . import lease
 from .controllers import ControllerError, Controllers
-from .models import Event, Operation, utcnow
+from .lease import LeaseLost, LeaseTerms
+from .models import ACTIVE_STATES, Event, Operation, utcnow
 from .steps import CONCURRENT, DO, UNDO, step_label
 
 log = logging.getLogger(__name__)
@@ -30,7 +36,7 @@ log = logging.getLogger(__name__)
 # Operation kinds whose interruption is finished rather than undone.
 ROLL_FORWARD = {"delete_slice", "remove_vap", "remove_vnf"}
 UNDO_RETRY_S = 120.0  # how long an undo waits for a controller that does not answer (an ONOS restart: ~30 s)
-ACTIVE_STATES = ("pending", "running", "rolling_back")
+__all__ = ["ACTIVE_STATES", "ROLL_FORWARD", "SagaRunner"]
 
 Hook = Callable[[Session, Operation], None]
 
@@ -38,7 +44,8 @@ Hook = Callable[[Session, Operation], None]
 class SagaRunner:
     def __init__(self, session_factory: sessionmaker[Session], controllers: Controllers,
                  on_success: Hook, on_failure: Hook, observe: Callable[[Operation, float], None] | None = None,
-                 step_hook: Callable[[Operation, dict[str, Any]], None] | None = None) -> None:
+                 step_hook: Callable[[Operation, dict[str, Any]], None] | None = None,
+                 terms: LeaseTerms | None = None) -> None:
         self.session_factory = session_factory
         self.controllers = controllers
         self.on_success = on_success
@@ -50,20 +57,45 @@ class SagaRunner:
         self.thread: threading.Thread | None = None
         self.idle = threading.Event()
         self.idle.set()
+        self.terms = terms or LeaseTerms(lease.generated_instance_id())
+        self.clock: Callable[[], dt.datetime] = utcnow  # tests move it instead of waiting for a lease to expire
+        # Operations queued or running here: the keeper renews their leases and never takes them over again.
+        self.mine: set[int] = set()
+        self.mine_lock = threading.Lock()
+        self.keeper: threading.Thread | None = None
+        self.keeper_stop = threading.Event()
 
     # --- worker -------------------------------------------------------------------------------------------
     def start(self) -> None:
         if self.thread is None:
             self.thread = threading.Thread(target=self._work, name="wislice-saga", daemon=True)
             self.thread.start()
+        if self.keeper is None:
+            self.keeper_stop.clear()
+            self.keeper = threading.Thread(target=self._keep, name="wislice-lease", daemon=True)
+            self.keeper.start()
 
     def stop(self) -> None:
+        self.stop_keeper()
         if self.thread is not None:
             self.queue.put(None)
             self.thread.join(timeout=10)
             self.thread = None
 
+    def stop_keeper(self) -> None:
+        """No more renewing or taking over (the worker keeps running: tests stop only this to stand for a crash)."""
+        if self.keeper is not None:
+            self.keeper_stop.set()
+            self.keeper.join(timeout=10)
+            self.keeper = None
+
+    def claim(self, op: Operation) -> None:
+        """Lease a new operation to this instance (before it is committed; it is submitted here after)."""
+        lease.claim(op, self.terms, self.clock())
+
     def submit(self, op_id: int) -> None:
+        with self.mine_lock:
+            self.mine.add(op_id)
         self.idle.clear()
         self.queue.put(op_id)
         if self.thread is None:  # no worker (some unit tests): run now, in the caller's thread
@@ -91,21 +123,59 @@ class SagaRunner:
             if self.queue.empty():
                 self.idle.set()
 
-    # --- recovery -----------------------------------------------------------------------------------------
-    def recover(self) -> list[int]:
-        """Queue every operation a previous process left unfinished; running create-type ones roll back."""
+    # --- leases and recovery -------------------------------------------------------------------------------
+    def _keep(self) -> None:
+        """Every renew interval: renew the leases of this instance's operations, take over expired ones."""
+        while not self.keeper_stop.wait(self.terms.renew_s):
+            try:
+                self.renew()
+                self.recover(own=False)
+            except Exception:  # a database hiccup: the next round tries again, well within the lease
+                log.exception("lease keeper round failed")
+
+    def renew(self) -> list[int]:
+        """Renew the lease of every operation queued or running here; returns those another instance took."""
+        with self.mine_lock:
+            ids = sorted(self.mine)
+        lost = []
         with self.session_factory() as db:
-            ops = db.scalars(select(Operation).where(Operation.status.in_(ACTIVE_STATES)).order_by(Operation.id))
-            ids = []
-            for op in ops:
+            for op_id in ids:
+                if not lease.renew(db, self.terms, op_id, self.clock()):
+                    lost.append(op_id)
+            db.commit()
+        for op_id in lost:
+            log.warning("operation %s: its lease is held by another instance now; this one leaves it", op_id)
+        return lost
+
+    def recover(self, own: bool = True) -> list[int]:
+        """Take over and queue every active operation nobody runs: at a start (`own`), those this instance id
+        held before too; afterwards, those whose lease expired. Running create-type ones roll back."""
+        now = self.clock()
+        ids = []
+        with self.session_factory() as db:
+            found = db.execute(select(Operation.id, Operation.lease_owner)
+                               .where(Operation.status.in_(ACTIVE_STATES), lease.takeable(self.terms, now, own))
+                               .order_by(Operation.id)).all()
+            for op_id, owner in found:
+                with self.mine_lock:
+                    if op_id in self.mine:
+                        continue
+                if not lease.take(db, self.terms, op_id, now, own):
+                    db.rollback()
+                    continue  # another instance was faster
+                op = db.get(Operation, op_id, populate_existing=True)
+                assert op is not None
+                why = ("an orchestrator restart" if owner in (None, self.terms.owner)
+                       else f"orchestrator instance {owner} (its lease expired: it crashed or lost the database)")
                 if op.status == "running" and op.kind not in ROLL_FORWARD:
                     op.status = "rolling_back"
-                    op.error = op.error or "interrupted by an orchestrator restart; rolling back"
+                    op.error = op.error or f"interrupted by {why}; rolling back"
+                doing = "rolling back" if op.status == "rolling_back" else "finishing"
                 db.add(Event(kind="recovery", tenant_id=op.tenant_id, level="warn",
-                             message=f"operation {op.id} ({op.kind}) was interrupted; "
-                                     f"{'rolling back' if op.status == 'rolling_back' else 'finishing'}"))
+                             message=f"operation {op.id} ({op.kind}) was interrupted by {why}; instance "
+                                     f"{self.terms.owner} is {doing} it"))
+                db.commit()
                 ids.append(op.id)
-            db.commit()
         for op_id in ids:
             self.submit(op_id)
         return ids
@@ -113,21 +183,39 @@ class SagaRunner:
     # --- one operation ------------------------------------------------------------------------------------
     def run(self, op_id: int) -> None:
         started = time.monotonic()
-        with self.session_factory() as db:
-            op = db.get(Operation, op_id)
-            if op is None or op.status not in ACTIVE_STATES:
-                return
-            if op.status == "rolling_back":
-                self._rollback(db, op)
-            else:
-                self._forward(db, op)
-            if self.observe:
-                self.observe(op, time.monotonic() - started)
+        try:
+            with self.session_factory() as db:
+                # Queued here, but another instance may have taken it over meanwhile (this one stalled).
+                if not lease.take(db, self.terms, op_id, self.clock()):
+                    return
+                db.commit()
+                op = db.get(Operation, op_id, populate_existing=True)
+                if op is None or op.status not in ACTIVE_STATES:
+                    return
+                if op.status == "rolling_back":
+                    self._rollback(db, op)
+                else:
+                    self._forward(db, op)
+                if self.observe:
+                    self.observe(op, time.monotonic() - started)
+        except LeaseLost:
+            log.warning("operation %s: taken over by another instance; this one stops running it", op_id)
+        finally:
+            with self.mine_lock:
+                self.mine.discard(op_id)
+
+    def _hold(self, db: Session, op: Operation) -> None:
+        """Renew the lease in the transaction about to be committed, or give the operation up: the journal is
+        written only while this instance holds the lease."""
+        if not lease.renew(db, self.terms, op.id, self.clock()):
+            db.rollback()
+            raise LeaseLost(op.id)
+        db.commit()
 
     def _save(self, db: Session, op: Operation, steps: list[dict[str, Any]]) -> None:
         op.steps = [dict(s) for s in steps]  # a new list, so SQLAlchemy sees the JSON change
         op.updated_at = utcnow()
-        db.commit()
+        self._hold(db, op)
 
     def _forward(self, db: Session, op: Operation) -> None:
         op.status = "running"
@@ -145,6 +233,7 @@ class SagaRunner:
                 self._save(db, op, steps)
                 if self.step_hook:
                     self.step_hook(op, step)
+            self._hold(db, op)  # still this instance's, right before the controller calls
             failed = self._do(db, run)
             if failed is not None:
                 step, exc = failed
@@ -241,7 +330,7 @@ class SagaRunner:
         op.status = status
         op.finished_at = dt.datetime.now(dt.UTC).replace(tzinfo=None)
         (self.on_success if status == "succeeded" else self.on_failure)(db, op)
-        db.commit()
+        self._hold(db, op)
 
 
 def _until_answered(call: Callable[[], Any]) -> Any:

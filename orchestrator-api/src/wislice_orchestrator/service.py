@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import func, select
@@ -14,7 +15,8 @@ from .admission import AdmissionError, Snapshot, TenantUsage, admit, check_chang
 from .at_rest import PassphraseBox, seal_passphrase, session_box
 from .bandwidth import Bandwidth
 from .controllers import Controllers
-from .models import Operation, Slice, SliceVap, SliceVnf, Tenant, event
+from .lease import LeaseTerms
+from .models import Lock, Operation, Slice, SliceVap, SliceVnf, Tenant, event
 from .outcomes import describe, on_failure, on_success
 from .policy_state import initial_state
 from .saga import ACTIVE_STATES, SagaRunner
@@ -50,7 +52,7 @@ def request_hash(box: PassphraseBox, kind: str, body: Any) -> str:
 
 class SliceService:
     def __init__(self, session_factory: sessionmaker[Session], controllers: Controllers, ap_budget_kbps: int,
-                 metrics: Any = None) -> None:
+                 metrics: Any = None, terms: LeaseTerms | None = None) -> None:
         self.session_factory = session_factory
         self.controllers = controllers
         self.ap_budget_kbps = ap_budget_kbps
@@ -58,7 +60,21 @@ class SliceService:
         # Admission reads reservations and writes new ones: one request at a time, so two cannot both fit.
         self.admission_lock = threading.Lock()
         self.runner = SagaRunner(session_factory, controllers, on_success, on_failure,
-                                 observe=self._observe)
+                                 observe=self._observe, terms=terms)
+
+    @contextmanager
+    def admitting(self, db: Session) -> Iterator[None]:
+        """One admission (or other change of what slices hold) at a time, across every orchestrator instance on the
+        database: this process's lock, then the 'admission' row locked in `db`'s transaction until it commits or
+        rolls back (SELECT ... FOR UPDATE; SQLite, which serves one instance, leaves FOR UPDATE out and has the
+        process lock). Objects `db` loaded before are read again: another instance may have changed them. A refusal
+        leaves the transaction to its caller (who may still record something), which ends it soon: a request's at
+        its end, the policy engine's after its round."""
+        with self.admission_lock:
+            if db.scalar(select(Lock.name).where(Lock.name == "admission").with_for_update()) is None:
+                raise RuntimeError("the database lacks its 'admission' lock row (migration 0007)")
+            db.expire_all()
+            yield
 
     # --- snapshot of what is used ---------------------------------------------------------------------------
     def snapshot(self, db: Session, exclude_slice: int | None = None) -> Snapshot:
@@ -137,7 +153,7 @@ class SliceService:
         the rows (raising Conflict or Rejected), and its steps are journalled as an operation in the same
         transaction and queued. Returns (operation, newly created)."""
         digest = request_hash(session_box(db), digest_key, body)
-        with self.admission_lock:
+        with self.admitting(db):
             # The tenant was looked up before the lock; its removal (which takes the lock) may have come between.
             if db.scalar(select(Tenant.id).where(Tenant.id == tenant_id)) is None:
                 raise Missing(f"tenant {tenant_id} not found")
@@ -147,6 +163,7 @@ class SliceService:
             slice_id, steps = record()
             op = Operation(kind=kind, tenant_id=tenant_id, slice_id=slice_id, steps=steps,
                            idempotency_key=idempotency_key, request_hash=digest)
+            self.runner.claim(op)
             db.add(op)
             db.commit()
         self.runner.submit(op.id)
@@ -303,7 +320,7 @@ class SliceService:
         """Re-admit an active slice with new guarantees/caps and/or latency class (its own reservation left out,
         only what grows checked) and queue the update_slice operation that applies the rates on the controllers.
         The slice keeps its values until the operation succeeds; meanwhile admission counts the larger of both."""
-        with self.admission_lock:
+        with self.admitting(db):
             if slice_.status != "active":
                 raise Conflict(f"slice is {slice_.status}; only an active slice can be changed")
             self._busy(db, slice_.id)
@@ -337,6 +354,7 @@ class SliceService:
             slice_.pending_change = {"bandwidth": bandwidth.to_dict(), "latency_class": latency_class or
                                      slice_.latency_class}
             op = Operation(kind="update_slice", tenant_id=slice_.tenant_id, slice_id=slice_.id, steps=steps)
+            self.runner.claim(op)
             db.add(op)
             event(db, "slice", f"slice {slice_.id} {slice_.name!r} change admitted: {describe(slice_.pending_change)}"
                                f"; applying", slice_.tenant_id)
@@ -348,7 +366,7 @@ class SliceService:
         """Replace a slice's policies. A policy whose vNF is deployed keeps it (and its state) when the same policy
         stays at the same place; anything else starts idle, and a vNF a dropped policy deployed stays in the chain
         until the tenant removes it (an event says so)."""
-        with self.admission_lock:
+        with self.admitting(db):
             if slice_.status != "active":
                 raise Conflict(f"slice is {slice_.status}; only an active slice's policies can be changed")
             old, states = list(slice_.policies or []), list(slice_.policy_state or [])
@@ -366,7 +384,7 @@ class SliceService:
     def delete_slice(self, db: Session, slice_: Slice) -> Operation:
         """Tear a slice down. A failed slice, too: its rollback may have left something on the controllers
         (rollback incomplete), which the deletion's steps remove ("not found" counts as done)."""
-        with self.admission_lock:
+        with self.admitting(db):
             if slice_.status == "deleted":
                 raise Conflict("slice is already deleted")
             self._busy(db, slice_.id)
@@ -375,13 +393,14 @@ class SliceService:
             steps += [new_step("delete_vap", vap_id=v.vap_id, agent_id=v.agent_id) for v in slice_.vaps]
             slice_.status = "deleting"
             op = Operation(kind="delete_slice", tenant_id=slice_.tenant_id, slice_id=slice_.id, steps=steps)
+            self.runner.claim(op)
             db.add(op)
             db.commit()
         self.runner.submit(op.id)
         return op
 
     def remove_vap(self, db: Session, slice_: Slice, vap: SliceVap) -> Operation:
-        with self.admission_lock:
+        with self.admitting(db):
             if slice_.status != "active":
                 raise Conflict(f"slice is {slice_.status}")
             self._busy(db, slice_.id)
@@ -389,13 +408,14 @@ class SliceService:
             steps.append(new_step("delete_vap", vap_id=vap.vap_id, agent_id=vap.agent_id))
             vap.state = "removing"
             op = Operation(kind="remove_vap", tenant_id=slice_.tenant_id, slice_id=slice_.id, steps=steps)
+            self.runner.claim(op)
             db.add(op)
             db.commit()
         self.runner.submit(op.id)
         return op
 
     def remove_vnf(self, db: Session, slice_: Slice, vnf: SliceVnf) -> Operation:
-        with self.admission_lock:
+        with self.admitting(db):
             if slice_.status != "active":
                 raise Conflict(f"slice is {slice_.status}")
             self._busy(db, slice_.id)
@@ -408,6 +428,7 @@ class SliceService:
                 steps = [new_step("delete_path", path_id=path_id(slice_, v)) for v in slice_.vaps]
             steps.append(new_step("delete_vnf", vnf_id=vnf.vnf_id, row=vnf.id))
             op = Operation(kind="remove_vnf", tenant_id=slice_.tenant_id, slice_id=slice_.id, steps=steps)
+            self.runner.claim(op)
             db.add(op)
             db.commit()
         self.runner.submit(op.id)

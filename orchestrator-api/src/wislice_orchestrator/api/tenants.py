@@ -94,7 +94,7 @@ def remove_tenant(tenant_id: int) -> None:
     # refuses the removal) or admitted after it (and finds the tenant gone, 404). Refusing rather than tearing
     # the slices down here: removing a tenant must never take a working service down as a side effect, nor
     # leave on the controllers what a failed slice's incomplete rollback left (deleting that slice cleans it up).
-    with service().admission_lock:
+    with service().admitting(session):
         tenant = get_tenant(tenant_id)
         kept = session.execute(select(Slice.id, Slice.status).where(Slice.tenant_id == tenant_id,
                                                                      Slice.status != "deleted")).first()
