@@ -104,6 +104,32 @@ def test_expired_lease_is_taken_over_and_rolled_back(tmp_path):
         assert db.get(Slice, op.slice_id).status == "failed"
         assert any("instance unit-b is rolling back" in e.message for e in db.query(Event).filter_by(kind="recovery"))
     assert w.fake.resources() == EMPTY
+    # Had the first instance still held the operation in its queue, its keeper would find the lease gone.
+    w.service.runner.mine.add(op_id)
+    assert w.service.runner.renew() == [op_id]
+
+
+def test_expired_delete_is_taken_over_and_finished(tmp_path):
+    w = make_world(tmp_path)
+    created = w.call("POST", "/api/v1/tenants/1/slices", w.tenant_a, json=slice_body()).get_json()
+    assert w.fake.resources()["paths"]
+    seen = []
+
+    def crash(op, step):
+        seen.append(step)
+        if len(seen) == 2:  # the path is gone, the vNF deletion started
+            raise Crash()
+
+    w.service.runner.step_hook = crash
+    with pytest.raises(Crash):
+        w.call("DELETE", f"/api/v1/tenants/1/slices/{created['slice_id']}", w.tenant_a)
+    b = second_instance(tmp_path, w.fake)
+    b.clock = lambda: utcnow() + 31 * S
+    [op_id] = b.recover(own=False)
+    with b.session_factory() as db:
+        assert db.get(Operation, op_id).status == "succeeded"
+        assert db.get(Slice, created["slice_id"]).status == "deleted"
+    assert w.fake.resources() == EMPTY
 
 
 def test_stalled_runner_loses_its_operation_and_stops(tmp_path):
