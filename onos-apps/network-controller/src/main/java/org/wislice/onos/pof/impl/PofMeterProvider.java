@@ -43,7 +43,9 @@ import static org.slf4j.LoggerFactory.getLogger;
  * switch holds is pushed to ONOS as ADDED. Rates are ONOS KB_PER_SEC: a single band is a single-rate meter (rate =
  * its rate, committed_rate 0); a DROP band plus a MARK_YELLOW (or REMARK) band is a two-rate meter (rate = the
  * DROP band's peak, committed_rate = the other band's rate), see {@link SliceMeters}. Meter features (ids
- * 1..meter_num-1) come from the switch's RESOURCE_REPORT.
+ * 1..meter_num-1) come from the switch's RESOURCE_REPORT. A switch that kept its meters across the controller's
+ * restart (ours does unless --reset-on-connect) answers ONOS's fresh ADD of a reused id with METER_EXISTS: that
+ * meter is a previous session's, ONOS owns the id now, so the ADD is sent again as MODIFY.
  */
 @Component(immediate = true)
 public class PofMeterProvider extends AbstractProvider implements MeterProvider {
@@ -62,6 +64,8 @@ public class PofMeterProvider extends AbstractProvider implements MeterProvider 
     /** METER_MOD xids until their barrier, and those the switch answered with ERROR (keyed "device/xid"). */
     private final Map<String, MeterOperation> inflight = new ConcurrentHashMap<>();
     private final Set<String> refused = ConcurrentHashMap.newKeySet();
+    /** METER_MOD ADDs (keyed "device/xid") the switch refused with METER_EXISTS: a previous session's meter. */
+    private final Set<String> stale = ConcurrentHashMap.newKeySet();
     /** Meters ("device/id") an ADD was sent for and not deleted since. */
     private final Set<String> sent = ConcurrentHashMap.newKeySet();
 
@@ -119,6 +123,13 @@ public class PofMeterProvider extends AbstractProvider implements MeterProvider 
             providerService.meterOperationFailed(op, MeterFailReason.BAD_BAND);
             return;
         }
+        send(deviceId, session, op, mod, meters);
+    }
+
+    /** One METER_MOD and its barrier; the outcome is reported to ONOS (or the ADD sent again as MODIFY). */
+    private void send(DeviceId deviceId, PofSession session, MeterOperation op, PofBody.MeterMod mod,
+                      Map<MeterId, Meter> meters) {
+        Meter meter = op.meter();
         long xid = session.nextXid();
         String key = deviceId + "/" + xid;
         inflight.put(key, op);
@@ -133,6 +144,12 @@ public class PofMeterProvider extends AbstractProvider implements MeterProvider 
         }
         session.barrier().orTimeout(BARRIER_TIMEOUT_S, TimeUnit.SECONDS).whenComplete((reply, err) -> {
             inflight.remove(key);
+            if (stale.remove(key)) {
+                log.info("{}: meter {} was left from an earlier session: replacing it", deviceId, meter.id());
+                send(deviceId, session, op, new PofBody.MeterMod(PofBody.MeterMod.MODIFY, mod.meterId, mod.rate,
+                        mod.committedRate), meters);
+                return;
+            }
             if (refused.remove(key)) {
                 providerService.meterOperationFailed(op, MeterFailReason.INVALID_METER);
                 return;
@@ -200,7 +217,7 @@ public class PofMeterProvider extends AbstractProvider implements MeterProvider 
         providerService.pushMeterMetrics(deviceId, entries);
     }
 
-    /** Meter features on connect; the switch's meters start empty with the connection. */
+    /** Meter features on connect; ONOS's view of the switch's meters starts empty with the connection. */
     private final class Switches implements PofSwitchListener {
         @Override
         public void switchAdded(DeviceId id, PofSession session) {
@@ -229,10 +246,18 @@ public class PofMeterProvider extends AbstractProvider implements MeterProvider 
         @Override
         public void message(DeviceId id, PofMessage message) {
             String key = id + "/" + message.xid();
-            if (message.type() == PofType.ERROR && inflight.containsKey(key)) {
-                log.warn("{}: switch refused meter operation: {}", id, message.body(PofBody.Error.class).string);
-                refused.add(key);
+            MeterOperation op = inflight.get(key);
+            if (message.type() != PofType.ERROR || op == null) {
+                return;
             }
+            PofBody.Error error = message.body(PofBody.Error.class);
+            if (op.type() == MeterOperation.Type.ADD && error.type == PofBody.MeterMod.METER_MOD_FAILED
+                    && error.code == PofBody.MeterMod.METER_EXISTS) {
+                stale.add(key);
+                return;
+            }
+            log.warn("{}: switch refused meter operation: {}", id, error.string);
+            refused.add(key);
         }
     }
 

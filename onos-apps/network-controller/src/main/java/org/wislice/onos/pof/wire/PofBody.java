@@ -151,6 +151,8 @@ public abstract class PofBody {
         /** METER_MOD_FAILED / BAD_RATE: committed_rate above rate. */
         public static final int METER_MOD_FAILED = 12;
         public static final int BAD_RATE = 6;
+        /** METER_MOD_FAILED / METER_EXISTS: an ADD for an id the switch holds. */
+        public static final int METER_EXISTS = 1;
         public int command;
         public int slotId;
         public long meterId;

@@ -381,6 +381,34 @@ public class PofProvidersTest {
         assertNotNull("packet-rate meters are refused", meters.failures.poll(5, TimeUnit.SECONDS));
     }
 
+    @Test
+    public void meterLeftOnTheSwitchByAnEarlierSessionIsReplaced() throws Exception {
+        // After ONOS restarts it allocates meter ids afresh; the switch still holds its meters, refuses the ADD.
+        sw.respondWith(m -> {
+            if (m.type() != PofType.METER_MOD || m.body(PofBody.MeterMod.class).command != PofBody.MeterMod.ADD) {
+                return null;
+            }
+            PofBody.Error e = new PofBody.Error();
+            e.type = PofBody.MeterMod.METER_MOD_FAILED;
+            e.code = PofBody.MeterMod.METER_EXISTS;
+            e.string = "meter exists";
+            return new PofMessage(PofType.ERROR, m.xid(), e);
+        });
+        meterProvider.performMeterOperation(DEV, new MeterOperation(meter(9, band(Band.Type.DROP, 3000)),
+                MeterOperation.Type.ADD));
+        assertEquals(PofBody.MeterMod.ADD, sw.next(PofType.METER_MOD, 5000).body(PofBody.MeterMod.class).command);
+        PofBody.MeterMod again = sw.next(PofType.METER_MOD, 5000).body(PofBody.MeterMod.class);
+        assertEquals(PofBody.MeterMod.MODIFY, again.command);
+        assertEquals(9, again.meterId);
+        assertEquals(3000, again.rate);
+        long deadline = System.currentTimeMillis() + 5000;
+        while (meters.pushed.getOrDefault(DEV, List.of()).isEmpty() && System.currentTimeMillis() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(MeterId.meterId(9), meters.pushed.get(DEV).iterator().next().id());
+        assertTrue("no failure reported", meters.failures.isEmpty());
+    }
+
     private static Meter meter(long id, Band... bands) {
         return DefaultMeter.builder().forDevice(DEV).withId(MeterId.meterId(id))
                 .fromApp(TestApplicationId.create("t")).withUnit(Meter.Unit.KB_PER_SEC).withBands(List.of(bands))
