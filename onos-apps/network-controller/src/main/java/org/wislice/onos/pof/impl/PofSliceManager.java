@@ -6,6 +6,8 @@ import org.onosproject.core.CoreService;
 import org.onosproject.net.Device;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.PortNumber;
+import org.onosproject.net.device.DeviceEvent;
+import org.onosproject.net.device.DeviceListener;
 import org.onosproject.net.device.DeviceService;
 import org.onosproject.net.flow.FlowId;
 import org.onosproject.net.flow.FlowRule;
@@ -65,6 +67,7 @@ public class PofSliceManager implements PofSliceService {
     static final long INSTALL_TIMEOUT_MS = 15_000;
     /** Seconds between checks that every stored slice path still has its flows and meters in ONOS. */
     static final long REPAIR_PERIOD_S = 3;
+    static final long RECONNECT_DELAY_MS = 200;
     private final Logger log = getLogger(getClass());
     private final ObjectMapper mapper = new ObjectMapper();
 
@@ -89,6 +92,7 @@ public class PofSliceManager implements PofSliceService {
     private ApplicationId appId;
     private ConsistentMap<String, String> slices;
     private ScheduledExecutorService repairer;
+    private final DeviceListener reconnects = new Reconnects();
 
     @Activate
     protected void activate() {
@@ -99,11 +103,13 @@ public class PofSliceManager implements PofSliceService {
                 .build();
         repairer = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "pof-slice-repair"));
         repairer.scheduleWithFixedDelay(this::repairAll, REPAIR_PERIOD_S, REPAIR_PERIOD_S, TimeUnit.SECONDS);
+        deviceService.addListener(reconnects);
         log.info("Started POF slice manager ({} slices stored)", slices.size());
     }
 
     @Deactivate
     protected void deactivate() {
+        deviceService.removeListener(reconnects);
         repairer.shutdownNow();
         log.info("Stopped POF slice manager");
     }
@@ -123,8 +129,9 @@ public class PofSliceManager implements PofSliceService {
     /**
      * The slice paths are kept in a ConsistentMap, ONOS's flow and meter stores by the runtime (in memory on the
      * single-node runtime): after ONOS restarts, a path is stored but its flows and meters are not, and nothing
-     * would install them again. Once every switch of the path is connected, its lost meters are submitted again
-     * and its flows added again (their ids follow from tag, direction and hop, so present ones are the same).
+     * would install them again. Each connected switch gets its lost meters (new ids: the switch's old ones are a
+     * previous session's) and its missing flows at once, without waiting for the path's other switches: the
+     * controller recreated its slice table when it connected, so until then it carries none of the slice.
      *
      * @return true when something was installed again
      */
@@ -133,46 +140,54 @@ public class PofSliceManager implements PofSliceService {
         if (path == null) {
             return false;
         }
-        Map<String, List<SlicePath.Hop>> directions = SliceFlows.directions(path);
-        if (!directions.values().stream().flatMap(List::stream)
-                .allMatch(h -> deviceService.isAvailable(DeviceId.deviceId(h.deviceId)))) {
-            return false;
-        }
-        List<SlicePath.MeterRef> kept = new ArrayList<>();
-        Set<String> lost = new HashSet<>();
-        for (SlicePath.MeterRef m : path.meters) {
-            boolean known = meterService.getMeter(DeviceId.deviceId(m.deviceId), MeterId.meterId(m.meterId)) != null;
-            if (known) {
-                kept.add(m);
-            } else {
-                lost.add(m.direction);
-            }
-        }
-        kept.removeIf(m -> lost.contains(m.direction));
-        Map<String, MeterId> ids = meterIds(kept, directions);
-        List<FlowRule> rules = SliceFlows.build(path, appId, ids);
-        if (lost.isEmpty() && flowsPresent(rules)) {
-            return false;
-        }
+        List<SlicePath.MeterRef> refs = new ArrayList<>();
         List<SlicePath.MeterRef> added = new ArrayList<>();
-        for (String d : lost) {
-            submitMeters(d, directions.get(d), path.rates(d), ids, added);
+        for (SlicePath.MeterRef m : path.meters) {
+            DeviceId device = DeviceId.deviceId(m.deviceId);
+            if (meterService.getMeter(device, MeterId.meterId(m.meterId)) != null
+                    || !deviceService.isAvailable(device)) {
+                refs.add(m); // known, or its switch is away (repaired when it is back)
+                continue;
+            }
+            Meter again = meterService.submit(SliceMeters.request(appId, m.deviceId, path.rates(m.direction)).add());
+            SlicePath.MeterRef ref = new SlicePath.MeterRef(m.deviceId, m.direction, m.hop, again.id().id());
+            refs.add(ref);
+            added.add(ref);
         }
-        awaitMeters(added);
-        applyFlows(SliceFlows.build(path, appId, ids), FlowRuleOperation.Type.ADD);
-        List<SlicePath.MeterRef> refs = new ArrayList<>(kept);
-        refs.addAll(added);
+        Set<String> renamed = added.stream().map(m -> m.deviceId).collect(Collectors.toSet());
+        List<FlowRule> rules = SliceFlows.build(path, appId, meterIds(refs, SliceFlows.directions(path))).stream()
+                .filter(r -> deviceService.isAvailable(r.deviceId()))
+                .collect(Collectors.toCollection(ArrayList::new));
+        Set<FlowId> present = new HashSet<>();
+        rules.stream().map(FlowRule::deviceId).distinct().forEach(d ->
+                flowRuleService.getFlowEntries(d).forEach(e -> present.add(e.id())));
+        // A switch with a new meter needs its flows again, present or not: they name the lost meter's id.
+        rules.removeIf(r -> present.contains(r.id()) && !renamed.contains(r.deviceId().toString()));
+        if (added.isEmpty() && rules.isEmpty()) {
+            return false;
+        }
+        // Stored first: a repair interrupted after this finds the new meters and does not submit more.
         slices.put(sliceId, path.withMeters(refs).toJson(mapper).toString());
+        awaitMeters(added);
+        if (!rules.isEmpty()) {
+            applyFlows(rules, FlowRuleOperation.Type.ADD);
+        }
         log.warn("slice {}: installed again ({} meters, {} flows): ONOS had lost them", sliceId, added.size(),
                 rules.size());
         return true;
     }
 
-    private boolean flowsPresent(List<FlowRule> rules) {
-        Set<FlowId> present = new HashSet<>();
-        rules.stream().map(FlowRule::deviceId).distinct().forEach(d ->
-                flowRuleService.getFlowEntries(d).forEach(e -> present.add(e.id())));
-        return rules.stream().allMatch(r -> present.contains(r.id()));
+    /** A switch that (re)connects is repaired at once, not at the next round (its slice table was recreated). */
+    private final class Reconnects implements DeviceListener {
+        @Override
+        public void event(DeviceEvent event) {
+            boolean up = event.type() == DeviceEvent.Type.DEVICE_ADDED
+                    || event.type() == DeviceEvent.Type.DEVICE_AVAILABILITY_CHANGED;
+            if (up && deviceService.isAvailable(event.subject().id())) {
+                // A moment later: the meter provider reports the switch's meter features on the same connect.
+                repairer.schedule(PofSliceManager.this::repairAll, RECONNECT_DELAY_MS, TimeUnit.MILLISECONDS);
+            }
+        }
     }
 
     @Override
@@ -193,8 +208,8 @@ public class PofSliceManager implements PofSliceService {
         List<SlicePath> existing = slices();
         checkHops(request);
         List<String> unenforced = checkEnforcement(request);
-        SlicePath path = request.withTag(pickTag(request.tag, existing)).withUnenforcedDevices(unenforced);
-        checkEdges(path, existing);
+        SlicePath path = request.withTag(SliceEdges.pickTag(request.tag, existing)).withUnenforcedDevices(unenforced);
+        SliceEdges.checkEdges(path, existing);
 
         Map<String, MeterId> meterIds = new HashMap<>();
         List<SlicePath.MeterRef> refs = new ArrayList<>();
@@ -368,52 +383,6 @@ public class PofSliceManager implements PofSliceService {
             throw SliceException.metersNotEnforced(unenforced);
         }
         return unenforced;
-    }
-
-    /** The requested tag if free, else (when 0) the lowest free one. */
-    private static int pickTag(int wanted, List<SlicePath> existing) {
-        Set<Integer> used = existing.stream().map(s -> s.tag).collect(Collectors.toSet());
-        if (wanted != 0) {
-            if (used.contains(wanted)) {
-                throw SliceException.conflict("tag " + wanted + " is used by another slice");
-            }
-            return wanted;
-        }
-        for (int t = 1; t <= 0xffff; t++) {
-            if (!used.contains(t)) {
-                return t;
-            }
-        }
-        throw new SliceException("capacity", 409, "all 65535 slice tags are in use");
-    }
-
-    /**
-     * An edge port (a host's: vAP, vNF, egress) classifies traffic into exactly one slice: no two slices may enter
-     * on the same one.
-     */
-    private static void checkEdges(SlicePath path, List<SlicePath> existing) {
-        Set<String> taken = new HashSet<>();
-        for (SlicePath s : existing) {
-            taken.addAll(edges(s));
-        }
-        for (String edge : edges(path)) {
-            if (taken.contains(edge)) {
-                throw SliceException.conflict("port " + edge + " already classifies another slice");
-            }
-        }
-    }
-
-    /** "device/in_port" of every hop of the path (both directions) that enters from a host port. */
-    private static Set<String> edges(SlicePath path) {
-        Set<String> edges = new HashSet<>();
-        for (List<SlicePath.Hop> hops : SliceFlows.directions(path).values()) {
-            for (int i = 0; i < hops.size(); i++) {
-                if (!SliceFlows.fromLink(hops, i)) {
-                    edges.add(hops.get(i).deviceId + "/" + hops.get(i).inPort);
-                }
-            }
-        }
-        return edges;
     }
 
     /** Waits until every meter is ADDED (the switch confirmed it). */

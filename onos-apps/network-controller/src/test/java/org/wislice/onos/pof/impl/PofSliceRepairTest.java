@@ -37,6 +37,10 @@ public class PofSliceRepairTest {
                 List.of()));
     }
 
+    private static List<Long> onD1(SlicePath p) {
+        return p.meters.stream().filter(m -> m.deviceId.equals(D1)).map(m -> m.meterId).collect(Collectors.toList());
+    }
+
     private static List<Long> ids(SlicePath p) {
         return p.meters.stream().map(m -> m.meterId).collect(Collectors.toList());
     }
@@ -68,6 +72,30 @@ public class PofSliceRepairTest {
         assertTrue(h.manager.repair("r"));
         assertEquals(flows, h.installed.size());
         assertEquals("the meters were kept", ids(s), ids(h.manager.slice("r").get()));
+    }
+
+    @Test
+    public void eachConnectedSwitchIsRepairedWithoutWaitingForTheOthers() {
+        SlicePath s = metered();
+        int flows = h.installed.size();
+        h.installed.clear();
+        h.meters.clear();
+        h.away.add(D1); // ONOS restarted and D1 has not connected yet
+        assertTrue(h.manager.repair("r"));
+        assertTrue("D2 and D3 carry the slice again", h.installed.values().stream()
+                .noneMatch(r -> r.deviceId().toString().equals(D1)) && h.installed.size() > 0);
+        SlicePath partly = h.manager.slice("r").get();
+        assertEquals(s.meters.size(), partly.meters.size());
+        assertEquals("D1's meters keep their old ids until it is back", onD1(s), onD1(partly));
+        assertFalse("D1 has meters on this path", onD1(s).isEmpty());
+        assertFalse("nothing more while D1 is away", h.manager.repair("r"));
+
+        h.away.clear();
+        assertTrue(h.manager.repair("r"));
+        assertEquals(flows, h.installed.size());
+        assertTrue("every meter the path names is known again", h.manager.slice("r").get().meters.stream()
+                .allMatch(m -> h.meters.containsKey(m.deviceId + "/" + m.meterId)));
+        assertFalse(h.manager.repair("r"));
     }
 
     @Test

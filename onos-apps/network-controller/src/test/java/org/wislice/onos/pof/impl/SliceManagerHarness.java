@@ -49,6 +49,8 @@ final class SliceManagerHarness {
     final Map<String, Meter> meters = new HashMap<>();
     final List<MeterId> withdrawn = new ArrayList<>();
     boolean refuseFlows;
+    /** Switches that are not connected at the moment (the others of D1-D3 and REF are). */
+    final java.util.Set<String> away = ConcurrentHashMap.newKeySet();
     final PofSliceManager manager = new PofSliceManager();
     final PofMeterCapabilityManager capabilities = new PofMeterCapabilityManager();
 
@@ -59,7 +61,7 @@ final class SliceManagerHarness {
                 return TestApplicationId.create(name);
             }
         };
-        manager.deviceService = new Devices();
+        manager.deviceService = new Devices(away);
         manager.flowRuleService = new FlowRuleServiceAdapter() {
             @Override
             public void apply(FlowRuleOperations ops) {
@@ -124,6 +126,12 @@ final class SliceManagerHarness {
 
     /** The connected switches. */
     private static final class Devices extends DeviceServiceAdapter {
+        private final java.util.Set<String> away;
+
+        Devices(java.util.Set<String> away) {
+            this.away = away;
+        }
+
         @Override
         public Device getDevice(DeviceId id) {
             if (id.toString().equals(REF)) {
@@ -135,7 +143,7 @@ final class SliceManagerHarness {
 
         @Override
         public boolean isAvailable(DeviceId id) {
-            return getDevice(id) != null;
+            return getDevice(id) != null && !away.contains(id.toString());
         }
 
         @Override
