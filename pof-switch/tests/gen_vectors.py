@@ -41,7 +41,7 @@ VALID = {
     "echo_request": {"type": "ECHO_REQUEST", "xid": 9, "body": {"data": "cafe"}},
     "features_request": {"type": "FEATURES_REQUEST", "xid": 2, "body": {}},
     "features_reply": {"type": "FEATURES_REPLY", "xid": 2, "body": {
-        "dev_id": 1, "slot_id": 0, "port_num": 2, "table_num": 45, "capabilities": 0,
+        "dev_id": 1, "slot_id": 0, "port_num": 2, "table_num": 45, "capabilities": 0x80000000,
         "vendor_id": "WiSlice", "dev_fw_id": "pofswitch 0.1", "dev_lkup_id": "wislice-core"}},
     "set_config": {"type": "SET_CONFIG", "xid": 3, "body": {"dev_id": 1, "flags": 0, "miss_send_len": 128}},
     "get_config_reply": {"type": "GET_CONFIG_REPLY", "xid": 4,
@@ -103,6 +103,9 @@ VALID = {
     "meter_mod_two_rate": {"type": "METER_MOD", "xid": 22,
                            "body": {"command": 0, "slot_id": 0, "meter_id": 2, "rate": 20000,
                                     "committed_rate": 8000}},
+    # A latency-class slice (WiSlice flags byte, LATENCY 1): a cap of 2 Mbit/s, served before every other class.
+    "meter_mod_latency": {"type": "METER_MOD", "xid": 28,
+                          "body": {"command": 0, "flags": 1, "slot_id": 0, "meter_id": 5, "rate": 2000}},
     # A guarantee without a cap: the peak is the largest rate (100 Gbit/s); MODIFY of a live meter.
     "meter_mod_guarantee_uncapped": {"type": "METER_MOD", "xid": 23,
                                      "body": {"command": 1, "slot_id": 0, "meter_id": 3, "rate": 100000000,
@@ -150,6 +153,12 @@ REFUSED = {
     # rate 0 is no "uncapped" peak: a meter needs a peak rate, so a guarantee alone is refused as well.
     "meter_mod_committed_without_rate": ({"type": "METER_MOD", "xid": 25, "body": {
         "command": 0, "slot_id": 0, "meter_id": 4, "rate": 0, "committed_rate": 1000}}, (12, 6)),
+    # Strict priority without a cap would starve every other slice: a latency meter needs a peak below 100 Gbit/s.
+    "meter_mod_latency_uncapped": ({"type": "METER_MOD", "xid": 29, "body": {
+        "command": 0, "flags": 1, "slot_id": 0, "meter_id": 4, "rate": 100000000}}, (12, 6)),
+    # A flag this switch does not know is refused (METER_MOD_FAILED/BAD_FLAGS), never silently ignored.
+    "meter_mod_unknown_flags": ({"type": "METER_MOD", "xid": 30, "body": {
+        "command": 0, "flags": 2, "slot_id": 0, "meter_id": 4, "rate": 2000}}, (12, 5)),
 }
 
 # Forms the switch accepts though WiSlice's own senders never use them (spec/pof "Liberal acceptance"): the switch

@@ -340,8 +340,10 @@ def _enc_body(t: str, m: dict) -> bytes:
                 + b"".join(enc_match_x(x) for x in ms).ljust(MAX_MATCH * MATCH_X_SIZE, b"\0")
                 + b"".join(enc_instruction(x) for x in ins).ljust(MAX_INS * INSTRUCTION_SIZE, b"\0"))
     if t == "METER_MOD":
-        # committed_rate (WiSlice) sits in the reference's 4 pad bytes; absent = 0, a single-rate meter
-        return struct.pack(">BxHIII", m["command"], m["slot_id"], m["meter_id"], m["rate"], m.get("committed_rate", 0))
+        # WiSlice fields in the reference's pad bytes: flags (byte 1; LATENCY 1) and committed_rate (bytes 12-15);
+        # absent = 0: a single-rate meter of no class
+        return struct.pack(">BBHIII", m["command"], m.get("flags", 0), m["slot_id"], m["meter_id"], m["rate"],
+                           m.get("committed_rate", 0))
     if t in ("COUNTER_MOD", "COUNTER_REQUEST", "COUNTER_REPLY"):
         return struct.pack(">BxHIQQ", m["command"], m["slot_id"], m["counter_id"], m["packets"], m["bytes"])
     if t == "PACKET_OUT":
@@ -426,8 +428,9 @@ def _dec_body(t: str, b: bytes) -> dict:
                 "instructions": [dec_instruction(b[360 + INSTRUCTION_SIZE * k:]) for k in range(ni)]}
     if t == "METER_MOD":
         need(16)
-        cmd, slot, mid, rate, committed = struct.unpack_from(">BxHIII", b)
-        return {"command": cmd, "slot_id": slot, "meter_id": mid, "rate": rate, "committed_rate": committed}
+        cmd, flags, slot, mid, rate, committed = struct.unpack_from(">BBHIII", b)
+        return {"command": cmd, "flags": flags, "slot_id": slot, "meter_id": mid, "rate": rate,
+                "committed_rate": committed}
     if t in ("COUNTER_MOD", "COUNTER_REQUEST", "COUNTER_REPLY"):
         need(24)
         cmd, slot, cid, pk, by = struct.unpack_from(">BxHIQQ", b)

@@ -148,6 +148,7 @@ int pof_decode(const uint8_t *buf, size_t len, struct pof_msg *msg, struct pof_s
         return codec_dec_flow_mod(b, &msg->u.flow_mod, err);
     case POFT_METER_MOD:
         msg->u.meter_mod.command = b[0];
+        msg->u.meter_mod.flags = b[1];
         msg->u.meter_mod.slot_id = get16(b + 2);
         msg->u.meter_mod.meter_id = get32(b + 4);
         msg->u.meter_mod.rate = get32(b + 8);
@@ -305,6 +306,7 @@ int pof_encode(const struct pof_msg *msg, uint8_t *out, size_t cap)
     case POFT_FLOW_MOD: codec_enc_flow_mod(b, &msg->u.flow_mod); break;
     case POFT_METER_MOD:
         b[0] = msg->u.meter_mod.command;
+        b[1] = msg->u.meter_mod.flags;
         put16(b + 2, msg->u.meter_mod.slot_id);
         put32(b + 4, msg->u.meter_mod.meter_id);
         put32(b + 8, msg->u.meter_mod.rate);

@@ -353,7 +353,8 @@ void pof_dp_dump(const struct pof_dp *dp, const struct pof_dp_dump_ops *ops, voi
     for (uint32_t m = 1; m < POF_METERS; m++)
         if (dp->meters[m].in_use) {
             struct pof_meter_mod mm = {.command = 0, .meter_id = m, .rate = dp->meters[m].rate_kbps,
-                                       .committed_rate = dp->meters[m].committed_kbps};
+                                       .committed_rate = dp->meters[m].committed_kbps,
+                                       .flags = dp->meters[m].latency ? POF_METER_LATENCY : 0};
             ops->meter(arg, &mm);
         }
 }

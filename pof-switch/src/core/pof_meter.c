@@ -62,8 +62,14 @@ int pof_meter_mod(struct pof_meter *meters, uint32_t n, const struct pof_meter_m
             return fail(err, POFMMFC_BAD_RATE, "rate must be 1 kbps-100 Gbps");
         if (mm->committed_rate > mm->rate)
             return fail(err, POFMMFC_BAD_RATE, "committed_rate above rate");
+        if (mm->flags & ~POF_METER_FLAGS_KNOWN)
+            return fail(err, POFMMFC_BAD_FLAGS, "unknown meter flags");
+        /* Strict priority without a cap would let one slice starve every other one on the port. */
+        if ((mm->flags & POF_METER_LATENCY) && mm->rate == POF_METER_MAX_KBPS)
+            return fail(err, POFMMFC_BAD_RATE, "a latency meter needs a cap below 100 Gbps");
         memset(m, 0, sizeof(*m));
         m->in_use = true;
+        m->latency = (mm->flags & POF_METER_LATENCY) != 0;
         m->rate_kbps = mm->rate;
         m->committed_kbps = mm->committed_rate;
         pof_bucket_init(&m->peak, mm->rate, meter_burst(mm->rate));

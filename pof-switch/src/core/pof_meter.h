@@ -9,8 +9,9 @@
 #include "pof_wire.h"
 
 /* A packet's colour on its way to the output port. YELLOW is 0: unmetered traffic is best effort.
- * RED = beyond the peak rate: no tokens were taken, the packet waits in its meter's shaping queue. */
-enum pof_color { POF_COLOR_YELLOW = 0, POF_COLOR_GREEN = 1, POF_COLOR_RED = 2 };
+ * RED = beyond the peak rate: no tokens were taken, the packet waits in its meter's shaping queue.
+ * LATENCY = within the peak of a latency-class meter: served before green, sent at once (pof_sched.h). */
+enum pof_color { POF_COLOR_YELLOW = 0, POF_COLOR_GREEN = 1, POF_COLOR_RED = 2, POF_COLOR_LATENCY = 3 };
 
 #define POF_METER_MAX_KBPS 100000000u /* 100 Gbit/s */
 
@@ -36,6 +37,7 @@ uint64_t pof_bucket_wait_ns(struct pof_bucket *b, uint32_t bytes, uint64_t now_n
  * its rate (at least two full frames). */
 struct pof_meter {
     bool in_use;
+    bool latency; /* POF_METER_LATENCY: within the peak, everything is LATENCY */
     uint32_t rate_kbps, committed_kbps;
     struct pof_bucket peak, committed;
 };
@@ -44,7 +46,8 @@ struct pof_meter {
 int pof_meter_mod(struct pof_meter *meters, uint32_t n, const struct pof_meter_mod *mm, struct pof_status *err);
 
 /* Colours a packet of `bytes` at now_ns and takes its tokens: GREEN if it fits the committed bucket (it takes
- * from both), YELLOW if it fits the peak bucket only, RED if it does not fit the peak bucket (nothing taken).
+ * from both), YELLOW if it fits the peak bucket only, RED if it does not fit the peak bucket (nothing taken);
+ * a latency meter colours LATENCY whatever fits its peak bucket (its committed rate, if any, is not used).
  * A single-rate meter (committed 0) never colours GREEN. A meter not in use colours YELLOW. */
 static inline enum pof_color pof_meter_color(struct pof_meter *m, uint32_t bytes, uint64_t now_ns);
 /* Nanoseconds until a packet of bytes fits the peak bucket (0 = now, or the meter is not in use). */
@@ -92,6 +95,8 @@ static inline enum pof_color pof_meter_color(struct pof_meter *m, uint32_t bytes
         return POF_COLOR_YELLOW; /* a deleted meter no longer limits */
     if (!pof_bucket_take(&m->peak, bytes, now_ns))
         return POF_COLOR_RED;
+    if (m->latency)
+        return POF_COLOR_LATENCY; /* the cap is the only limit: strict priority needs no committed colour */
     if (m->committed_kbps && pof_bucket_take(&m->committed, bytes, now_ns))
         return POF_COLOR_GREEN;
     return POF_COLOR_YELLOW;

@@ -1,7 +1,11 @@
-/* Rated output ports: strict priority of green over best effort, a token bucket at the port's rate. */
+/* Rated output ports: strict priority of latency over green over best effort, a token bucket at the port's
+ * rate. */
 #include "pof_sched.h"
 
 #include <stdlib.h>
+
+/* Service order: strict priority, highest first. */
+static const int order[POF_SCHED_QUEUES] = {POF_SCHED_LATENCY, POF_SCHED_GREEN, POF_SCHED_BE};
 
 static uint64_t port_burst(uint32_t kbps)
 {
@@ -19,7 +23,9 @@ struct pof_sched *pof_sched_create(uint32_t rate_kbps)
     /* Best effort has room for the green queue's share too: green packets that keep their flow's order. */
     s->q[POF_SCHED_BE] = (struct pof_sched_queue){.slots = POF_SCHED_BE_SLOTS + POF_SCHED_GREEN_SLOTS,
                                                   .limit_bytes = POF_SCHED_BE_BYTES};
-    for (int i = 0; i < 2; i++) {
+    s->q[POF_SCHED_LATENCY] = (struct pof_sched_queue){.slots = POF_SCHED_LATENCY_SLOTS,
+                                                       .limit_bytes = POF_SCHED_LATENCY_BYTES};
+    for (int i = 0; i < POF_SCHED_QUEUES; i++) {
         s->q[i].slot = calloc(s->q[i].slots, sizeof(struct pof_sched_item));
         if (!s->q[i].slot) {
             pof_sched_destroy(s);
@@ -35,8 +41,8 @@ void pof_sched_destroy(struct pof_sched *s)
 {
     if (!s)
         return;
-    free(s->q[0].slot);
-    free(s->q[1].slot);
+    for (int i = 0; i < POF_SCHED_QUEUES; i++)
+        free(s->q[i].slot);
     free(s);
 }
 
@@ -55,12 +61,20 @@ enum pof_sched_result pof_sched_offer(struct pof_sched *s, void *pkt, uint32_t l
                                       uint64_t now_ns)
 {
     flow = tracked(flow);
-    bool green = c == POF_COLOR_GREEN;
-    int k = green && !(flow && s->be_waiting[flow]) ? POF_SCHED_GREEN : POF_SCHED_BE;
+    /* green: a colour above best effort (green or latency), whose flow may wait in best effort */
+    bool green = c == POF_COLOR_GREEN || c == POF_COLOR_LATENCY;
+    int k = !green || (flow && s->be_waiting[flow]) ? POF_SCHED_BE
+            : c == POF_COLOR_LATENCY               ? POF_SCHED_LATENCY
+                                                   : POF_SCHED_GREEN;
     struct pof_sched_queue *q = &s->q[k];
     /* Nothing of its class or above waits: it may go at once if the tokens are there (FIFO within a class,
-     * and a best-effort packet never overtakes a waiting green one). */
-    bool ahead = q->n || (k == POF_SCHED_BE && s->q[POF_SCHED_GREEN].n);
+     * and no packet overtakes a waiting one of a higher class). */
+    bool ahead = false;
+    for (int i = 0; i < POF_SCHED_QUEUES && !ahead; i++) {
+        ahead = s->q[order[i]].n != 0;
+        if (order[i] == k)
+            break;
+    }
     if (!ahead && pof_bucket_take(&s->bucket, len, now_ns)) {
         q->sent_pkts++;
         q->sent_bytes += len;
@@ -96,14 +110,25 @@ static void *pop(struct pof_sched *s, int k, uint32_t *len)
     return it.pkt;
 }
 
-void *pof_sched_next(struct pof_sched *s, uint64_t now_ns, uint32_t *len)
+/* The highest non-empty queue (best effort if all are empty). */
+static int head_queue(const struct pof_sched *s)
 {
-    /* Strict priority: while green waits, best effort does not go, even if a smaller packet would fit. */
-    int k = s->q[POF_SCHED_GREEN].n ? POF_SCHED_GREEN : POF_SCHED_BE;
+    for (int i = 0; i < POF_SCHED_QUEUES - 1; i++)
+        if (s->q[order[i]].n)
+            return order[i];
+    return POF_SCHED_BE;
+}
+
+void *pof_sched_next(struct pof_sched *s, uint64_t now_ns, uint32_t *len, int *kp)
+{
+    /* Strict priority: while a higher class waits, a lower one does not go, even if a smaller packet would fit. */
+    int k = head_queue(s);
     struct pof_sched_queue *q = &s->q[k];
     if (!q->n || !pof_bucket_take(&s->bucket, q->slot[q->head].len, now_ns))
         return NULL;
     void *pkt = pop(s, k, len);
+    if (kp)
+        *kp = k;
     q->sent_pkts++;
     q->sent_bytes += *len;
     return pkt;
@@ -111,7 +136,7 @@ void *pof_sched_next(struct pof_sched *s, uint64_t now_ns, uint32_t *len)
 
 uint64_t pof_sched_wait_ns(struct pof_sched *s, uint64_t now_ns)
 {
-    struct pof_sched_queue *q = s->q[POF_SCHED_GREEN].n ? &s->q[POF_SCHED_GREEN] : &s->q[POF_SCHED_BE];
+    struct pof_sched_queue *q = &s->q[head_queue(s)];
     if (!q->n)
         return UINT64_MAX;
     return pof_bucket_wait_ns(&s->bucket, q->slot[q->head].len, now_ns);
@@ -119,15 +144,15 @@ uint64_t pof_sched_wait_ns(struct pof_sched *s, uint64_t now_ns)
 
 void pof_sched_drain(struct pof_sched *s, void (*fn)(void *arg, void *pkt, uint32_t len), void *arg)
 {
-    for (int k = 0; k < 2; k++)
-        while (s->q[k].n) {
+    for (int i = 0; i < POF_SCHED_QUEUES; i++)
+        while (s->q[order[i]].n) {
             uint32_t len;
-            void *pkt = pop(s, k, &len);
+            void *pkt = pop(s, order[i], &len);
             fn(arg, pkt, len);
         }
 }
 
 uint32_t pof_sched_queued(const struct pof_sched *s)
 {
-    return s->q[0].n + s->q[1].n;
+    return s->q[0].n + s->q[1].n + s->q[2].n;
 }

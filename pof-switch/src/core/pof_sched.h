@@ -1,6 +1,7 @@
 /* A rated output port's scheduler: a token bucket at the port's rate decides when the next packet may leave,
- * and two bounded FIFOs hold what waits: green packets (within a meter's committed rate) in the priority queue,
- * served strictly first, yellow and unmetered ones in the best-effort queue.
+ * and three bounded FIFOs hold what waits, served in strict priority: latency packets (within a latency-class
+ * meter's cap), then green packets (within a meter's committed rate), then yellow and unmetered ones (best
+ * effort). A latency slice cannot starve the others: its meter holds it to its cap before it gets here.
  *
  * A flow (a meter: one slice's path in one direction) keeps its order. While packets of a flow wait in best
  * effort, its green packets join them there instead of overtaking them; they may use the green queue's room on
@@ -27,6 +28,14 @@
  * without the queue turning into seconds of delay. Packet counts bound both too (1024 / 2048 slots), so a flood
  * of small frames holds at most 3072 buffers of the backend's pool (AF_PACKET 8192, DPDK 16383). */
 #define POF_SCHED_GREEN_BYTES (64u * 1024u)
+/* The latency queue is small on purpose. What waits in it waits at least bytes / rate (8 KiB: 0.66 ms at
+ * 100 Mbit/s, 3.3 ms at 20 Mbit/s), so a longer queue would only turn a burst above what the port can carry
+ * within a latency budget (sub-millisecond to a few ms) into late packets for every packet behind it; a late
+ * control or AR packet is as useless as a lost one, and a dropped one does not delay the next. It normally
+ * holds nothing or one frame: the one that arrived while the port's bucket was paying for the frame before.
+ * 32 slots bound a flood of small frames as well. */
+#define POF_SCHED_LATENCY_BYTES (8u * 1024u)
+#define POF_SCHED_LATENCY_SLOTS 32u
 #define POF_SCHED_BE_BYTES (192u * 1024u)
 #define POF_SCHED_GREEN_SLOTS 1024u
 #define POF_SCHED_BE_SLOTS 2048u
@@ -34,7 +43,8 @@
  * frames back to back, and a late loop round loses no rate). */
 #define POF_SCHED_BURST_MIN (4u * 1514u)
 
-enum { POF_SCHED_GREEN = 0, POF_SCHED_BE = 1 }; /* queue index */
+/* queue index; the service order is LATENCY, GREEN, BE (indices kept: GREEN and BE predate LATENCY) */
+enum { POF_SCHED_GREEN = 0, POF_SCHED_BE = 1, POF_SCHED_LATENCY = 2, POF_SCHED_QUEUES = 3 };
 
 /* Flows whose order is kept: ids 1 .. POF_SCHED_FLOWS - 1 (0 = none, as an unmetered packet's). */
 #define POF_SCHED_FLOWS 256u
@@ -53,7 +63,7 @@ struct pof_sched_queue {
 struct pof_sched {
     uint32_t rate_kbps;
     struct pof_bucket bucket;
-    struct pof_sched_queue q[2];
+    struct pof_sched_queue q[POF_SCHED_QUEUES];
     uint16_t be_waiting[POF_SCHED_FLOWS]; /* packets of each flow in the best-effort queue */
 };
 
@@ -66,18 +76,20 @@ void pof_sched_destroy(struct pof_sched *s);
 /* Changes the rate (1 .. POF_METER_MAX_KBPS); queued packets stay. */
 void pof_sched_set_rate(struct pof_sched *s, uint32_t rate_kbps);
 
-/* Offers a packet of colour c from flow (a meter id, 0 = none): GREEN -> priority queue, unless packets of its
- * flow wait in best effort; anything else -> best effort. SEND: it may leave now (tokens taken, nothing of its
- * class or above waits); QUEUED: the scheduler holds it; DROP: its queue is full (counted), the caller frees it. */
+/* Offers a packet of colour c from flow (a meter id, 0 = none): LATENCY -> latency queue, GREEN -> green queue,
+ * unless packets of its flow wait in best effort (then it joins them, as above); anything else -> best effort.
+ * SEND: it may leave now (tokens taken, nothing of its class or above waits); QUEUED: the scheduler holds it;
+ * DROP: its queue is full (counted), the caller frees it. */
 enum pof_sched_result pof_sched_offer(struct pof_sched *s, void *pkt, uint32_t len, enum pof_color c, uint32_t flow,
                                       uint64_t now_ns);
-/* The next packet that may leave now, green first (tokens taken), or NULL. *len gets its length. */
-void *pof_sched_next(struct pof_sched *s, uint64_t now_ns, uint32_t *len);
+/* The next packet that may leave now, latency first, then green (tokens taken), or NULL. *len gets its length,
+ * *k (unless NULL) the queue it left (POF_SCHED_LATENCY: the caller sends it at once). */
+void *pof_sched_next(struct pof_sched *s, uint64_t now_ns, uint32_t *len, int *k);
 /* Nanoseconds until the next queued packet may leave: 0 = now, UINT64_MAX = nothing queued. */
 uint64_t pof_sched_wait_ns(struct pof_sched *s, uint64_t now_ns);
-/* Hands every queued packet, green first, to fn and empties the queues (not counted as sent or dropped). */
+/* Hands every queued packet, in service order, to fn and empties the queues (not counted as sent or dropped). */
 void pof_sched_drain(struct pof_sched *s, void (*fn)(void *arg, void *pkt, uint32_t len), void *arg);
-/* Packets queued in both queues. */
+/* Packets queued in all queues. */
 uint32_t pof_sched_queued(const struct pof_sched *s);
 
 #endif

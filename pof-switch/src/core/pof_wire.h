@@ -76,7 +76,7 @@ enum { POFFMFC_UNKNOWN = 0, POFFMFC_TABLE_FULL = 1, POFFMFC_BAD_TABLE_ID = 2, PO
 enum { POFTMFC_BAD_COMMAND = 1, POFTMFC_BAD_TABLE_TYPE = 2, POFTMFC_BAD_TABLE_ID = 3, POFTMFC_TABLE_EXIST = 4,
        POFTMFC_TABLE_UNEXIST = 5, POFTMFC_BAD_TABLE_SIZE = 6, POFTMFC_BAD_KEY_LEN = 7 };
 enum { POFMMFC_METER_EXISTS = 1, POFMMFC_INVALID_METER = 2, POFMMFC_UNKNOWN_METER = 3, POFMMFC_BAD_COMMAND = 4,
-       POFMMFC_BAD_RATE = 6 };
+       POFMMFC_BAD_FLAGS = 5, POFMMFC_BAD_RATE = 6 };
 enum { POFGMFC_INVALID_GROUP = 1, POFGMFC_BAD_COMMAND = 11 };
 enum { POFPMFC_BAD_PORT_ID = 1 };
 enum { POFCMFC_BAD_COUNTER_ID = 1, POFCMFC_BAD_COMMAND = 2 };
@@ -179,8 +179,16 @@ struct pof_resource_report {
     struct pof_table_resource tables[POF_TABLE_TYPES];
 };
 struct pof_error { uint16_t type, code; uint32_t dev_id; uint16_t slot_id; char string[POF_ERR_STR_LEN]; };
-/* rate = the peak rate (kbit/s). committed_rate (WiSlice, in the reference's pad bytes): 0 = single-rate. */
-struct pof_meter_mod { uint8_t command; uint16_t slot_id; uint32_t meter_id, rate, committed_rate; };
+/* rate = the peak rate (kbit/s). committed_rate (WiSlice, in the reference's pad bytes 12-15): 0 = single-rate.
+ * flags (WiSlice, in the reference's pad byte 1; a reference controller sends 0): POF_METER_LATENCY. */
+struct pof_meter_mod { uint8_t command, flags; uint16_t slot_id; uint32_t meter_id, rate, committed_rate; };
+/* A latency-class meter: within its peak its packets go out strictly before every other class (spec/pof
+ * "Meters"). Other flag bits are refused (BAD_FLAGS), so a future flag is never silently ignored. */
+#define POF_METER_LATENCY 0x01u
+#define POF_METER_FLAGS_KNOWN POF_METER_LATENCY
+/* FEATURES_REPLY capabilities bit a WiSlice switch sets when it applies POF_METER_LATENCY (spec/pof,
+ * "Capabilities the controller reads"): above every OpenFlow statistics flag the reference may set. */
+#define POF_CAP_LATENCY_METERS 0x80000000u
 /* GROUP_MOD. pof-switch has no groups and answers every one with an ERROR (spec/pof, "Groups"), so it is decoded
  * only that far: its actions are neither decoded nor checked, they stay on the wire and re-encode unchanged. */
 struct pof_group_mod {

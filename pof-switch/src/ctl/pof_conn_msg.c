@@ -116,6 +116,7 @@ void conn_on_features_request(struct pof_conn *c, const struct pof_msg *m)
     uint16_t ids[POF_MAX_PORTS];
     r.u.features.port_num = port_ids(c, ids);
     r.u.features.table_num = POF_TABLES_TOTAL;
+    r.u.features.capabilities = POF_CAP_LATENCY_METERS; /* meters with the latency flag are applied */
     snprintf(r.u.features.vendor_id, POF_NAME_LEN, "WiSlice");
     snprintf(r.u.features.dev_fw_id, POF_NAME_LEN, "pofswitch 0.1.0 (%s)", c->sw->backend);
     snprintf(r.u.features.dev_lkup_id, POF_NAME_LEN, "wislice-core");

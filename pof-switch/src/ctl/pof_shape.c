@@ -62,7 +62,10 @@ void sw_shape_rated(struct pof_sw *sw, struct sw_port *p, struct pof_io_buf *b, 
 {
     switch (pof_sched_offer(p->sched, b, len, c, meter_id, now)) {
     case POF_SCHED_SEND:
-        sw_push_tx(sw, p, b, len);
+        if (c == POF_COLOR_LATENCY)
+            sw_send_now(sw, p, b, len);
+        else
+            sw_push_tx(sw, p, b, len);
         break;
     case POF_SCHED_DROP:
         p->tx_dropped++; /* the port's transmit queue refused it, as a full backend queue would */
@@ -79,9 +82,13 @@ static uint32_t release_ports(struct pof_sw *sw, uint64_t now)
     for (int k = 0; k < sw->n_rated; k++) {
         struct sw_port *p = &sw->ports[sw->rated[k]];
         uint32_t len;
+        int q;
         void *b;
-        while ((b = pof_sched_next(p->sched, now, &len)) != NULL) {
-            sw_push_tx(sw, p, b, len);
+        while ((b = pof_sched_next(p->sched, now, &len, &q)) != NULL) {
+            if (q == POF_SCHED_LATENCY)
+                sw_send_now(sw, p, b, len);
+            else
+                sw_push_tx(sw, p, b, len);
             sent++;
         }
     }

@@ -8,6 +8,8 @@
 
 /* pof_switch.c: hands b to port p's next tx burst (freed if p is disabled); no rate applies. */
 void sw_push_tx(struct pof_sw *sw, struct sw_port *p, struct pof_io_buf *b, uint32_t len);
+/* pof_switch.c: sends b out of p at once, alone (a latency packet; freed if p is disabled). */
+void sw_send_now(struct pof_sw *sw, struct sw_port *p, struct pof_io_buf *b, uint32_t len);
 /* pof_switch.c: sends b out of port id `port` with colour c from meter meter_id (0 = none), through the port's
  * scheduler if it is rated. */
 void sw_enqueue_tx(struct pof_sw *sw, uint16_t port, struct pof_io_buf *b, uint32_t len, enum pof_color c,

@@ -186,6 +186,23 @@ void sw_push_tx(struct pof_sw *sw, struct sw_port *p, struct pof_io_buf *b, uint
         sw->io->free(b);
 }
 
+/* A latency packet is not held for the round's flush (burst 1 for its class): it goes to the backend alone, now,
+ * ahead of what the port holds for that flush. What the backend already has (a NIC ring, a qdisc) it cannot
+ * overtake; on a port without a rate that is all the priority there is, as the port sends at line rate. */
+void sw_send_now(struct pof_sw *sw, struct sw_port *p, struct pof_io_buf *b, uint32_t len)
+{
+    if (!p->in_use || !p->enabled) {
+        sw->io->free(b);
+        return;
+    }
+    if (sw->io->tx(p->io, &b, 1) == 1) {
+        p->tx_packets++;
+        p->tx_bytes += len;
+    } else {
+        p->tx_dropped++;
+    }
+}
+
 /* Queues b (len bytes, known to every caller) for the port's next tx burst, or its scheduler if rated. */
 static inline void enqueue_tx(struct pof_sw *sw, uint16_t port, struct pof_io_buf *b, uint32_t len,
                               enum pof_color c, uint32_t meter_id, uint64_t now)
@@ -195,6 +212,8 @@ static inline void enqueue_tx(struct pof_sw *sw, uint16_t port, struct pof_io_bu
         sw->io->free(b);
     else if (p->sched)
         sw_shape_rated(sw, p, b, len, c, meter_id, now);
+    else if (c == POF_COLOR_LATENCY)
+        sw_send_now(sw, p, b, len);
     else
         push_tx(sw, p, b, len);
 }

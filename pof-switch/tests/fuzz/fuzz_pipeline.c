@@ -75,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 uint32_t out_len;
                 static char token; /* the scheduler holds pointers it never dereferences */
                 pof_sched_offer(port, &token, p.len, c, v.meter_id, now);
-                while (pof_sched_next(port, now, &out_len))
+                while (pof_sched_next(port, now, &out_len, NULL))
                     ;
             }
             free(pkt);

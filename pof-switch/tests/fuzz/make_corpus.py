@@ -76,6 +76,11 @@ def main() -> None:
     script2 = script.replace(b"M" + raw["meter_mod_add"][8:], b"M" + two_rate)
     pkt = b"P" + bytes([0]) + len(frame).to_bytes(2, "big") + frame
     (pipe / "two_rate_meter").write_bytes(script2 + pkt * 8)
+    # The same through a latency-class meter (meter 1, cap 2 Mbit/s): latency colour, then red beyond the cap.
+    latency = raw["meter_mod_latency"][8:]
+    latency = latency[:4] + (1).to_bytes(4, "big") + latency[8:]
+    script3 = script.replace(b"M" + raw["meter_mod_add"][8:], b"M" + latency)
+    (pipe / "latency_meter").write_bytes(script3 + pkt * 80)
     pkts = b""
     for dst in ("10.0.0.2", "10.0.0.1", "10.0.1.1", "10.1.2.3", "11.0.0.1"):
         f = frame[:30] + socket.inet_aton(dst) + frame[34:]
@@ -83,7 +88,7 @@ def main() -> None:
     (pipe / "lpm_routes").write_bytes(lpm_script() + pkts + b"P\0\0\x21" + frame[:33])
     # A controller session resetting the core (--reset-on-connect) between two runs of the same program.
     (pipe / "reset_between_sessions").write_bytes(script + pkt + b"R" + pkt + script + pkt)
-    print(f"wrote {len(raw)} decode seeds and 5 pipeline seeds")
+    print(f"wrote {len(raw)} decode seeds and 6 pipeline seeds")
 
 
 if __name__ == "__main__":

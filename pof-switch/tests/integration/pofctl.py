@@ -160,10 +160,13 @@ class Controller:
             "table_type": table_type, "idle_timeout": 0, "hard_timeout": 0, "priority": priority, "index": index,
             "slot_id": 0, "matches": matches, "instructions": instructions}})
 
-    def meter(self, meter_id: int, rate_kbps: int, committed_kbps: int = 0, command: int = 0) -> int:
-        """METER_MOD: rate = the peak (kbit/s); committed_kbps > 0 makes it a two-rate meter (green within it)."""
-        return self.send({"type": "METER_MOD", "body": {"command": command, "slot_id": 0, "meter_id": meter_id,
-                                                        "rate": rate_kbps, "committed_rate": committed_kbps}})
+    def meter(self, meter_id: int, rate_kbps: int, committed_kbps: int = 0, command: int = 0,
+              flags: int = 0) -> int:
+        """METER_MOD: rate = the peak (kbit/s); committed_kbps > 0 makes it a two-rate meter (green within it);
+        flags 1 (LATENCY) a latency-class meter."""
+        return self.send({"type": "METER_MOD", "body": {"command": command, "flags": flags, "slot_id": 0,
+                                                        "meter_id": meter_id, "rate": rate_kbps,
+                                                        "committed_rate": committed_kbps}})
 
     def port_stats(self, port_no: int = pofwire.PORT_ALL) -> tuple[int, list[dict]]:
         """MULTIPART PORT_STATS for one port (or all): the request's xid and the entries of all its replies."""

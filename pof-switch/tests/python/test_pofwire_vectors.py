@@ -53,7 +53,9 @@ def test_refused_vectors_are_well_formed(path: Path) -> None:
     doc = json.loads(path.read_text())
     assert pofwire.decode(bytes.fromhex(doc["hex"])) == doc["message"]
     assert pofwire.encode(doc["message"]).hex() == doc["hex"]
-    assert doc["error"]["type"] == 12 and doc["error"]["code"] == 6  # METER_MOD_FAILED / BAD_RATE
+    assert doc["error"]["type"] == 12  # METER_MOD_FAILED
+    # BAD_FLAGS for a flag the switch does not know, else BAD_RATE
+    assert doc["error"]["code"] == (5 if doc["message"]["body"]["flags"] & ~1 else 6)
 
 
 def test_meter_mod_committed_rate_is_in_the_pad_bytes() -> None:
@@ -63,6 +65,16 @@ def test_meter_mod_committed_rate_is_in_the_pad_bytes() -> None:
     assert int.from_bytes(body[8:12], "big") == 20000 and int.from_bytes(body[12:16], "big") == 8000
     legacy = {"type": "METER_MOD", "body": {"command": 0, "slot_id": 0, "meter_id": 1, "rate": 10000}}
     assert pofwire.decode(pofwire.encode(legacy))["body"]["committed_rate"] == 0
+
+
+def test_meter_mod_latency_flag_is_pad_byte_1() -> None:
+    """The latency flag is body byte 1 (the reference's pad after command); no flags field at all is 0."""
+    doc = json.loads((VECTORS / "meter_mod_latency.json").read_text())
+    body = bytes.fromhex(doc["hex"])[8:]
+    assert body[1] == 1 and doc["message"]["body"]["flags"] == 1
+    assert int.from_bytes(body[8:12], "big") == doc["message"]["body"]["rate"] == 2000
+    legacy = {"type": "METER_MOD", "body": {"command": 0, "slot_id": 0, "meter_id": 1, "rate": 10000}}
+    assert pofwire.decode(pofwire.encode(legacy))["body"]["flags"] == 0
 
 
 @pytest.mark.parametrize("path", VALID, ids=lambda p: p.stem)
@@ -80,7 +92,7 @@ def test_encode_gives_the_listed_bytes(path: Path) -> None:
 def test_fixed_sizes_match_the_reference() -> None:
     sizes = {"flow_mod_goto": 8 + 2184, "table_mod_mm": 8 + 144, "port_status_add": 8 + 128,
              "features_reply": 8 + 208, "resource_report": 8 + 80, "error_bad_type": 8 + 272,
-             "meter_mod_add": 8 + 16, "meter_mod_two_rate": 8 + 16, "counter_reply": 8 + 24, "hello": 8,
+             "meter_mod_add": 8 + 16, "meter_mod_two_rate": 8 + 16, "meter_mod_latency": 8 + 16, "counter_reply": 8 + 24, "hello": 8,
              "multipart_request_port_stats": 8 + 16, "multipart_reply_port_stats": 8 + 8 + 2 * 112}
     for name, size in sizes.items():
         assert len(json.loads((VECTORS / f"{name}.json").read_text())["hex"]) // 2 == size, name

@@ -217,7 +217,8 @@ static int check_fields(json_t *b, const struct pof_msg *m)
                streq(b, "string", m->u.error.string);
     case POFT_METER_MOD:
         return ival(b, "command") == m->u.meter_mod.command && ival(b, "meter_id") == m->u.meter_mod.meter_id &&
-               ival(b, "rate") == m->u.meter_mod.rate && ival(b, "committed_rate") == m->u.meter_mod.committed_rate;
+               ival(b, "rate") == m->u.meter_mod.rate && ival(b, "committed_rate") == m->u.meter_mod.committed_rate &&
+               ival(b, "flags") == m->u.meter_mod.flags;
     case POFT_COUNTER_MOD: case POFT_COUNTER_REQUEST: case POFT_COUNTER_REPLY:
         return ival(b, "counter_id") == m->u.counter.counter_id && ival(b, "packets") == (json_int_t)m->u.counter.packets &&
                ival(b, "bytes") == (json_int_t)m->u.counter.bytes;
@@ -482,6 +483,21 @@ static void test_meter_mod_committed_rate_offset(void)
     CHECK(pof_decode(out, 24, &back, &st) == 0 && back.u.meter_mod.committed_rate == 0);
 }
 
+/* The latency flag is body byte 1, the reference's pad byte after command: a reference controller's zero there
+ * is a meter of no class; the flag round-trips, and QUERYALL replays it. */
+static void test_meter_mod_latency_flag(void)
+{
+    static struct pof_msg msg, back;
+    uint8_t out[64];
+    struct pof_status st;
+    msg.hdr.type = POFT_METER_MOD;
+    msg.u.meter_mod = (struct pof_meter_mod){.command = 0, .flags = POF_METER_LATENCY, .meter_id = 9, .rate = 3000};
+    CHECK(pof_encode(&msg, out, sizeof(out)) == 24 && out[8] == 0 && out[9] == 1);
+    CHECK(pof_decode(out, 24, &back, &st) == 0 && back.u.meter_mod.flags == POF_METER_LATENCY);
+    out[9] = 0;
+    CHECK(pof_decode(out, 24, &back, &st) == 0 && back.u.meter_mod.flags == 0);
+}
+
 int main(int argc, char **argv)
 {
     vector_dir = argc > 1 ? argv[1] : "../../spec/pof/vectors";
@@ -492,5 +508,6 @@ int main(int argc, char **argv)
     RUN(test_port_stats_vectors_and_host_encode);
     RUN(test_port_stats_bounds);
     RUN(test_meter_mod_committed_rate_offset);
+    RUN(test_meter_mod_latency_flag);
     return unit_summary();
 }

@@ -129,7 +129,7 @@ static void test_sched_green_served_before_yellow(void)
     uint32_t len;
     for (uint64_t t = T0 + MS; t <= T0 + 40 * MS && n < 64; t += 100000) {
         void *p;
-        while ((p = pof_sched_next(s, t, &len)) != NULL && n < 64)
+        while ((p = pof_sched_next(s, t, &len, NULL)) != NULL && n < 64)
             order[n++] = p;
     }
     CHECK(n == 31 && pof_sched_queued(s) == 0);
@@ -165,7 +165,7 @@ static void test_sched_long_run_rate(void)
                 measured += 1500;
             k++;
         }
-        while (pof_sched_next(s, t, &len) != NULL)
+        while (pof_sched_next(s, t, &len, NULL) != NULL)
             measured += t >= T0 + 500 * MS ? len : 0;
     }
     /* 1.5 s at 2.5 MB/s */
@@ -227,7 +227,7 @@ static void test_sched_flow_keeps_its_order(void)
     uint32_t len;
     int n = 0;
     for (uint64_t t = T0 + MS; n < 4 && t < T0 + 100 * MS; t += MS)
-        for (char *p; n < 4 && (p = pof_sched_next(s, t, &len)) != NULL;)
+        for (char *p; n < 4 && (p = pof_sched_next(s, t, &len, NULL)) != NULL;)
             order[n++] = p;
     CHECK(n == 4 && order[0] == &pkts[3] && order[1] == &pkts[0] && order[2] == &pkts[1] && order[3] == &pkts[2]);
     CHECK(s->be_waiting[5] == 0);
@@ -263,7 +263,7 @@ static void test_sched_rate_change_and_wait(void)
     w = pof_sched_wait_ns(s, T0 + 1);
     CHECK(w > 0 && w <= 120000 + 1);
     uint32_t len = 0;
-    CHECK(pof_sched_next(s, T0 + 1 + w, &len) == &pkts[0] && len == 1500);
+    CHECK(pof_sched_next(s, T0 + 1 + w, &len, NULL) == &pkts[0] && len == 1500);
     pof_sched_destroy(s);
 }
 
