@@ -133,8 +133,8 @@ public class PofMeterProvider extends AbstractProvider implements MeterProvider 
         long xid = session.nextXid();
         String key = deviceId + "/" + xid;
         inflight.put(key, op);
-        log.debug("{}: METER_MOD command {} meter {} rate {} kbps committed {} kbps", deviceId, mod.command,
-                mod.meterId, mod.rate, mod.committedRate);
+        log.debug("{}: METER_MOD command {} meter {} rate {} kbps committed {} kbps flags {}", deviceId,
+                mod.command, mod.meterId, mod.rate, mod.committedRate, mod.flags);
         try {
             session.send(new PofMessage(PofType.METER_MOD, xid, mod));
         } catch (IOException e) {
@@ -146,8 +146,10 @@ public class PofMeterProvider extends AbstractProvider implements MeterProvider 
             inflight.remove(key);
             if (stale.remove(key)) {
                 log.info("{}: meter {} was left from an earlier session: replacing it", deviceId, meter.id());
-                send(deviceId, session, op, new PofBody.MeterMod(PofBody.MeterMod.MODIFY, mod.meterId, mod.rate,
-                        mod.committedRate), meters);
+                PofBody.MeterMod modify = new PofBody.MeterMod(PofBody.MeterMod.MODIFY, mod.meterId, mod.rate,
+                        mod.committedRate);
+                modify.flags = mod.flags;
+                send(deviceId, session, op, modify, meters);
                 return;
             }
             if (refused.remove(key)) {
@@ -192,6 +194,9 @@ public class PofMeterProvider extends AbstractProvider implements MeterProvider 
             rates = SliceMeters.pofRates(meter.bands());
         }
         PofBody.MeterMod mod = new PofBody.MeterMod(command, meter.id().id(), rates[0], rates[1]);
+        if (command != PofBody.MeterMod.DELETE) {
+            mod.flags = SliceMeters.pofFlags(meter);
+        }
         try {
             mod.check();
         } catch (PofCodecException e) {

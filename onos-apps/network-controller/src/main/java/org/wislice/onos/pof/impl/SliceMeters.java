@@ -8,6 +8,7 @@ import org.onosproject.net.meter.DefaultMeterRequest;
 import org.onosproject.net.meter.Meter;
 import org.onosproject.net.meter.MeterRequest;
 import org.wislice.onos.pof.api.SliceRates;
+import org.wislice.onos.pof.wire.PofBody;
 
 import java.util.Collection;
 import java.util.List;
@@ -26,6 +27,13 @@ import java.util.Set;
 final class SliceMeters {
     /** Band types that carry a two-rate meter's committed rate. */
     static final Set<Band.Type> COMMITTED_BANDS = Set.of(Band.Type.MARK_YELLOW, Band.Type.REMARK);
+    /**
+     * The meter annotation that gives a slice direction its class: {@link #CLASS_LATENCY} makes the POF meter a
+     * latency-class meter (METER_MOD flag LATENCY). ONOS bands have no notion of a priority class, and ONOS copies
+     * a meter request's annotations onto the meter the provider gets.
+     */
+    static final String CLASS_ANNOTATION = "wislice.class";
+    static final String CLASS_LATENCY = "latency";
 
     private SliceMeters() {
     }
@@ -73,6 +81,18 @@ final class SliceMeters {
                     + peak.rate());
         }
         return new long[] {u32(peak.rate()), u32(committed.rate())};
+    }
+
+    /** The METER_MOD flags of an ONOS meter: LATENCY when annotated {@link #CLASS_ANNOTATION}=latency. */
+    static int pofFlags(Meter meter) {
+        String cls = meter.annotations() == null ? null : meter.annotations().value(CLASS_ANNOTATION);
+        if (cls == null || cls.isEmpty()) {
+            return 0;
+        }
+        if (!CLASS_LATENCY.equals(cls)) {
+            throw new IllegalArgumentException("unknown meter class " + cls);
+        }
+        return PofBody.MeterMod.LATENCY;
     }
 
     private static long u32(long rate) {

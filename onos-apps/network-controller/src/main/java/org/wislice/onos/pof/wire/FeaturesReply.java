@@ -8,6 +8,11 @@ import java.nio.ByteBuffer;
  */
 public class FeaturesReply extends PofBody {
     public static final int SIZE = 208;
+    /**
+     * capabilities bit a WiSlice switch (vendor_id "WiSlice") sets when it applies METER_MOD's LATENCY flag; above
+     * every OpenFlow statistics flag a reference switch may set (spec/pof "Capabilities the controller reads").
+     */
+    public static final long CAP_LATENCY_METERS = 0x80000000L;
 
     public long devId;
     public int slotId;

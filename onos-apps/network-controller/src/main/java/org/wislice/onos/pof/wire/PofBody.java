@@ -141,8 +141,9 @@ public abstract class PofBody {
     }
 
     /**
-     * METER_MOD (16): command u8 (ADD 0, MODIFY 1, DELETE 2), slot_id u16@2, meter_id u32@4, rate u32@8 (peak,
-     * kbps), committed_rate u32@12 (kbps; the reference's pad bytes: 0 = a single-rate meter, omitted in JSON).
+     * METER_MOD (16): command u8 (ADD 0, MODIFY 1, DELETE 2), flags u8@1 (WiSlice, the reference's pad byte:
+     * LATENCY 1; 0 = no class, omitted in JSON), slot_id u16@2, meter_id u32@4, rate u32@8 (peak, kbps),
+     * committed_rate u32@12 (kbps; the reference's pad bytes: 0 = a single-rate meter, omitted in JSON).
      */
     public static class MeterMod extends PofBody {
         public static final int ADD = 0;
@@ -153,7 +154,17 @@ public abstract class PofBody {
         public static final int BAD_RATE = 6;
         /** METER_MOD_FAILED / METER_EXISTS: an ADD for an id the switch holds. */
         public static final int METER_EXISTS = 1;
+        /** METER_MOD_FAILED / BAD_FLAGS: a flag the switch does not know (never silently ignored). */
+        public static final int BAD_FLAGS = 5;
+        /** flags: a latency-class meter, served before every other class within its rate (its cap). */
+        public static final int LATENCY = 0x01;
+        /** The flags a WiSlice switch knows. */
+        public static final int KNOWN_FLAGS = LATENCY;
+        /** The largest rate: a peak of 100 Gbit/s is "uncapped", which a latency meter may not be. */
+        public static final long MAX_RATE_KBPS = 100_000_000L;
         public int command;
+        @JsonInclude(JsonInclude.Include.NON_DEFAULT)
+        public int flags;
         public int slotId;
         public long meterId;
         public long rate;
@@ -183,6 +194,7 @@ public abstract class PofBody {
         @Override
         void write(ByteBuffer b, int off) {
             Wire.putU8(b, off, command);
+            Wire.putU8(b, off + 1, flags);
             Wire.putU16(b, off + 2, slotId);
             Wire.putU32(b, off + 4, meterId);
             Wire.putU32(b, off + 8, rate);
@@ -194,16 +206,28 @@ public abstract class PofBody {
             MeterMod m = new MeterMod(Wire.u8(b, off), Wire.u32(b, off + 4), Wire.u32(b, off + 8),
                     Wire.u32(b, off + 12));
             m.slotId = Wire.u16(b, off + 2);
+            m.flags = Wire.u8(b, off + 1);
             return m;
         }
 
         /**
          * Throws the ERROR a switch answers this well-formed METER_MOD with when it must refuse it: METER_MOD_FAILED
-         * / BAD_RATE for a committed_rate above the rate (spec/pof/vectors/refused).
+         * / BAD_RATE for a committed_rate above the rate or a latency meter without a cap, BAD_FLAGS for a flag
+         * the switch does not know (spec/pof/vectors/refused).
          */
         public void check() {
-            if (command != DELETE && committedRate > rate) {
+            if (command == DELETE) {
+                return;
+            }
+            if (committedRate > rate) {
                 throw new PofCodecException("METER_MOD: committed_rate " + committedRate + " above rate " + rate,
+                        METER_MOD_FAILED, BAD_RATE);
+            }
+            if ((flags & ~KNOWN_FLAGS) != 0) {
+                throw new PofCodecException("METER_MOD: unknown flags " + flags, METER_MOD_FAILED, BAD_FLAGS);
+            }
+            if ((flags & LATENCY) != 0 && rate >= MAX_RATE_KBPS) {
+                throw new PofCodecException("METER_MOD: a latency meter needs a cap below 100 Gbit/s",
                         METER_MOD_FAILED, BAD_RATE);
             }
         }

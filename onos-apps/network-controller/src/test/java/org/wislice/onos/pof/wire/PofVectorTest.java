@@ -73,18 +73,38 @@ public class PofVectorTest {
     }
 
     /**
-     * A METER_MOD's committed_rate 0 is the reference's pad bytes: "committed_rate": 0 and no committed_rate are
-     * the same message (the codec leaves it out).
+     * A METER_MOD's committed_rate 0 and flags 0 are the reference's pad bytes: "committed_rate": 0 and no
+     * committed_rate are the same message, and so are "flags": 0 and no flags (the codec leaves them out).
      */
     private static JsonNode normalized(JsonNode message) {
         JsonNode body = message.get("body");
-        if (!"METER_MOD".equals(message.path("type").asText()) || body == null || !body.isObject()
-                || !body.has("committed_rate") || body.get("committed_rate").asLong() != 0) {
+        if (!"METER_MOD".equals(message.path("type").asText()) || body == null || !body.isObject()) {
             return message;
         }
         ObjectNode copy = message.deepCopy();
-        ((ObjectNode) copy.get("body")).remove("committed_rate");
+        for (String padField : List.of("committed_rate", "flags")) {
+            if (body.has(padField) && body.get(padField).asLong() == 0) {
+                ((ObjectNode) copy.get("body")).remove(padField);
+            }
+        }
         return copy;
+    }
+
+    @Test
+    public void latencyMeterModPutsItsFlagInPadByteOne() throws IOException {
+        JsonNode vector = JSON.readTree(new File(vectorDir(), "meter_mod_latency.json"));
+        byte[] wire = Hex.decode(vector.get("hex").asText());
+        assertEquals(PofBody.MeterMod.LATENCY, wire[8 + 1]);
+        PofBody.MeterMod back = PofCodec.decode(wire).body(PofBody.MeterMod.class);
+        assertEquals(PofBody.MeterMod.LATENCY, back.flags);
+        assertEquals(2_000, back.rate);
+        back.check();
+        PofBody.MeterMod mod = new PofBody.MeterMod(PofBody.MeterMod.ADD, 3, 20_000);
+        assertFalse("no flags in JSON for a meter of no class",
+                PofJson.toJson(new PofMessage(PofType.METER_MOD, 1, mod)).get("body").has("flags"));
+        assertEquals(0, PofCodec.encode(new PofMessage(PofType.METER_MOD, 1, mod))[8 + 1]);
+        mod.flags = PofBody.MeterMod.LATENCY;
+        assertEquals(1, PofJson.toJson(new PofMessage(PofType.METER_MOD, 1, mod)).at("/body/flags").asInt());
     }
 
     @Test
