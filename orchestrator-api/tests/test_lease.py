@@ -28,8 +28,12 @@ def test_terms_arithmetic_and_validation():
                 dict(owner="a", duration_s=19.9, renew_s=10.0), dict(owner="a", duration_s=3601.0)]:
         with pytest.raises(ValueError, match="WISLICE_"):
             LeaseTerms(**bad)
-    generated = {lease.terms_from({"INSTANCE_ID": "", "LEASE_S": 30, "LEASE_RENEW_S": 10}).owner for _ in range(5)}
+    shared = {"INSTANCE_ID": "", "LEASE_S": 30, "LEASE_RENEW_S": 10, "DATABASE_URL": "postgresql://db/wislice"}
+    generated = {lease.terms_from(shared).owner for _ in range(5)}
     assert len(generated) == 5 and all(lease.INSTANCE_ID.fullmatch(g) for g in generated)
+    # SQLite serves one instance: the same id after a restart, so it resumes its own operations at once.
+    local = {**shared, "DATABASE_URL": "sqlite:////var/lib/wislice/o.db"}
+    assert {lease.terms_from(local).owner for _ in range(3)} == {lease.SQLITE_INSTANCE_ID}
     assert lease.terms_from({"INSTANCE_ID": "orch-b", "LEASE_S": "4", "LEASE_RENEW_S": "1"}) == LeaseTerms("orch-b",
                                                                                                            4.0, 1.0)
 

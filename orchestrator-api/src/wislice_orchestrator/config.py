@@ -31,8 +31,8 @@ DEFAULTS: dict[str, Any] = {
     # Start the saga worker and recover interrupted operations at app creation (off for some unit tests).
     "START_WORKER": True,
     # Several instances may share one PostgreSQL database (lease.py). Each needs its own id; empty: generated at
-    # start (host name and random digits). A stable id lets a restarted instance take its own interrupted
-    # operations back at once instead of after their lease expires. Operations run under a lease of LEASE_S
+    # start (host name and random digits), or "local" on SQLite (one instance only). A stable id lets a restarted
+    # instance take its own interrupted operations back at once instead of after their lease expires. Operations run under a lease of LEASE_S
     # seconds, renewed every LEASE_RENEW_S (LEASE_S at least twice that): an instance that dies has its operations
     # taken over by another within about LEASE_S + LEASE_RENEW_S.
     "INSTANCE_ID": "",

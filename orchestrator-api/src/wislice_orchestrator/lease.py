@@ -64,10 +64,19 @@ def generated_instance_id() -> str:
     return f"{host}-{secrets.token_hex(4)}".lstrip("._-") or secrets.token_hex(4)
 
 
+# The id of the one instance an SQLite database serves (SQLite is never shared: admission's lock is in-process).
+SQLITE_INSTANCE_ID = "local"
+
+
 def terms_from(settings: dict[str, Any]) -> LeaseTerms:
-    """The lease terms of the settings (INSTANCE_ID, LEASE_S, LEASE_RENEW_S); an empty INSTANCE_ID is generated."""
-    return LeaseTerms(settings["INSTANCE_ID"] or generated_instance_id(), float(settings["LEASE_S"]),
-                      float(settings["LEASE_RENEW_S"]))
+    """The lease terms of the settings (INSTANCE_ID, LEASE_S, LEASE_RENEW_S). An empty INSTANCE_ID is
+    SQLITE_INSTANCE_ID on SQLite, so a restarted orchestrator takes its interrupted operations back at once (a
+    generated id waited out their lease: a creation hung 30 s), and generated on a database instances share."""
+    owner = settings["INSTANCE_ID"]
+    if not owner:
+        sqlite = str(settings.get("DATABASE_URL", "")).startswith("sqlite")
+        owner = SQLITE_INSTANCE_ID if sqlite else generated_instance_id()
+    return LeaseTerms(owner, float(settings["LEASE_S"]), float(settings["LEASE_RENEW_S"]))
 
 
 def takeable(terms: LeaseTerms, now: dt.datetime, own: bool) -> ColumnElement[bool]:
