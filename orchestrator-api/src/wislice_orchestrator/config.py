@@ -32,9 +32,9 @@ DEFAULTS: dict[str, Any] = {
     "START_WORKER": True,
     # Several instances may share one PostgreSQL database (lease.py). Each needs its own id; empty: generated at
     # start (host name and random digits), or "local" on SQLite (one instance only). A stable id lets a restarted
-    # instance take its own interrupted operations back at once instead of after their lease expires. Operations run under a lease of LEASE_S
-    # seconds, renewed every LEASE_RENEW_S (LEASE_S at least twice that): an instance that dies has its operations
-    # taken over by another within about LEASE_S + LEASE_RENEW_S.
+    # instance take its own interrupted operations back at once instead of after their lease expires. Operations
+    # run under a lease of LEASE_S seconds, renewed every LEASE_RENEW_S (LEASE_S at least twice that): an instance
+    # that dies has its operations taken over by another within about LEASE_S + LEASE_RENEW_S.
     "INSTANCE_ID": "",
     "LEASE_S": 30.0,
     "LEASE_RENEW_S": 10.0,
