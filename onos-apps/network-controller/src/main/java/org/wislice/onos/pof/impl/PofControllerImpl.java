@@ -9,14 +9,12 @@ import org.osgi.service.component.annotations.Deactivate;
 import org.slf4j.Logger;
 import org.wislice.onos.pof.api.PofController;
 import org.wislice.onos.pof.api.PofSwitchListener;
-import org.wislice.onos.pof.api.PofTableLayout;
 import org.wislice.onos.pof.channel.PofSession;
 import org.wislice.onos.pof.channel.PofSessionListener;
 import org.wislice.onos.pof.channel.PofSwitchServer;
 import org.wislice.onos.pof.wire.PofMessage;
 import org.wislice.onos.pof.wire.PofType;
 import org.wislice.onos.pof.wire.PortStatus;
-import org.wislice.onos.pof.wire.TableMod;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -98,16 +96,6 @@ public class PofControllerImpl implements PofController {
         @Override
         public void switchReady(PofSession session) {
             DeviceId id = PofController.deviceId(session.devId());
-            try {
-                // Start from an empty slice table even if the switch kept state over a reconnect: the flow
-                // provider starts empty too and ONOS re-adds the flows. "No such table" is a harmless ERROR.
-                TableMod drop = PofTableLayout.sliceTable();
-                drop.command = TableMod.DELETE;
-                session.send(new PofMessage(PofType.TABLE_MOD, session.nextXid(), drop));
-                session.send(new PofMessage(PofType.TABLE_MOD, session.nextXid(), PofTableLayout.sliceTable()));
-            } catch (IOException e) {
-                log.warn("{}: could not create the slice table: {}", id, e.getMessage());
-            }
             PofSession old = sessions.put(id, session);
             if (old != null && old != session) {
                 log.info("{} reconnected from {}; closing the old session", id, session.remoteAddress());

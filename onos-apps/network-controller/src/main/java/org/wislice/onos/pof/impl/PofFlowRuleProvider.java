@@ -27,6 +27,7 @@ import org.wislice.onos.pof.wire.FlowMod;
 import org.wislice.onos.pof.wire.PofBody;
 import org.wislice.onos.pof.wire.PofMessage;
 import org.wislice.onos.pof.wire.PofType;
+import org.wislice.onos.pof.wire.TableMod;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -268,6 +269,17 @@ public class PofFlowRuleProvider extends AbstractProvider implements FlowRulePro
     private final class Switches implements PofSwitchListener {
         @Override
         public void switchAdded(DeviceId id, PofSession session) {
+            // The slice table is recreated here, when this provider takes the switch, not when it connects: after
+            // an ONOS restart switches connect ~10 s before the providers start, and a table emptied then left the
+            // slices without flows all that time (the switch had kept them). "No such table" is a harmless ERROR.
+            try {
+                TableMod drop = PofTableLayout.sliceTable();
+                drop.command = TableMod.DELETE;
+                session.send(new PofMessage(PofType.TABLE_MOD, session.nextXid(), drop));
+                session.send(new PofMessage(PofType.TABLE_MOD, session.nextXid(), PofTableLayout.sliceTable()));
+            } catch (IOException e) {
+                log.warn("{}: could not create the slice table: {}", id, e.getMessage());
+            }
             int counters = session.resources() == null ? 512 : (int) Math.min(session.resources().counterNum, 512);
             devices.put(id, new DeviceFlows(counters,
                     Map.of(PofTableLayout.SLICE_TABLE, PofTableLayout.SLICE_TABLE_SIZE)));
