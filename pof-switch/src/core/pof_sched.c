@@ -89,11 +89,13 @@ enum pof_sched_result pof_sched_offer(struct pof_sched *s, void *pkt, uint32_t l
         q->drop_bytes += len;
         return POF_SCHED_DROP;
     }
-    q->slot[(q->head + q->n) % q->slots] = (struct pof_sched_item){pkt, len, flow};
+    /* Only excess in best effort holds its flow there (see the header); the item names the flow it counted for. */
+    uint32_t holds = k == POF_SCHED_BE && !green ? flow : 0;
+    q->slot[(q->head + q->n) % q->slots] = (struct pof_sched_item){pkt, len, holds};
     q->n++;
     q->bytes += len;
-    if (k == POF_SCHED_BE && flow)
-        s->be_waiting[flow]++;
+    if (holds)
+        s->be_waiting[holds]++;
     return POF_SCHED_QUEUED;
 }
 

@@ -3,13 +3,18 @@
  * meter's cap), then green packets (within a meter's committed rate), then yellow and unmetered ones (best
  * effort). A latency slice cannot starve the others: its meter holds it to its cap before it gets here.
  *
- * A flow (a meter: one slice's path in one direction) keeps its order. While packets of a flow wait in best
- * effort, its green packets join them there instead of overtaking them; they may use the green queue's room on
- * top of best effort's, so others' excess cannot push them out. A slice within its guarantee is served first; a
- * slice above it has its packets leave in the order they came. Overtaking its own excess would reorder a TCP
- * flow by a whole queue's delay: the receiver's duplicate ACKs then make the sender retransmit and halve its
- * window (a slice above its guarantee got ~75 % of an idle 6 Mbit/s port, and resent ~15 % of what it sent).
- * DiffServ's assured forwarding has the same rule (RFC 2597: colours are drop precedences, not queues).
+ * A flow (a meter: one slice's path in one direction) keeps its order. While excess (yellow) packets of a flow
+ * wait in best effort, its green packets join them there instead of overtaking them; they may use the green
+ * queue's room on top of best effort's, so others' excess cannot push them out. A slice within its guarantee is
+ * served first; a slice above it has its packets leave in the order they came. Overtaking its own excess would
+ * reorder a TCP flow by a whole queue's delay: the receiver's duplicate ACKs then make the sender retransmit and
+ * halve its window (a slice above its guarantee got ~75 % of an idle 6 Mbit/s port, and resent ~15 % of what it
+ * sent). DiffServ's assured forwarding has the same rule (RFC 2597: colours are drop precedences, not queues).
+ * Only excess holds a flow in best effort, not the green packets that joined it: else one burst above the
+ * guarantee under a neighbour's flood kept a slice there for good (each green packet joining best effort kept
+ * the flow waiting there, and the flood kept best effort full: 0.9 of a guaranteed 6 Mbit/s). Once its excess has
+ * left, a flow's new green packets take the priority queue and may pass its last green ones still in best effort:
+ * one reordering as a burst ends, not a slice without its guarantee.
  *
  * No I/O: packets are opaque pointers that the owner sends or frees; the caller passes the time, so tests drive
  * it with a fake clock. */
@@ -49,7 +54,7 @@ enum { POF_SCHED_GREEN = 0, POF_SCHED_BE = 1, POF_SCHED_LATENCY = 2, POF_SCHED_Q
 /* Flows whose order is kept: ids 1 .. POF_SCHED_FLOWS - 1 (0 = none, as an unmetered packet's). */
 #define POF_SCHED_FLOWS 256u
 
-struct pof_sched_item { void *pkt; uint32_t len; uint32_t flow; };
+struct pof_sched_item { void *pkt; uint32_t len; uint32_t flow; }; /* flow: 0 unless counted in be_waiting */
 
 struct pof_sched_queue {
     struct pof_sched_item *slot;
@@ -64,7 +69,7 @@ struct pof_sched {
     uint32_t rate_kbps;
     struct pof_bucket bucket;
     struct pof_sched_queue q[POF_SCHED_QUEUES];
-    uint16_t be_waiting[POF_SCHED_FLOWS]; /* packets of each flow in the best-effort queue */
+    uint16_t be_waiting[POF_SCHED_FLOWS]; /* excess (yellow) packets of each flow in the best-effort queue */
 };
 
 enum pof_sched_result { POF_SCHED_SEND, POF_SCHED_QUEUED, POF_SCHED_DROP };

@@ -222,7 +222,7 @@ static void test_sched_flow_keeps_its_order(void)
     CHECK(pof_sched_offer(s, &pkts[1], 1000, POF_COLOR_YELLOW, 5, T0) == POF_SCHED_QUEUED);
     CHECK(pof_sched_offer(s, &pkts[2], 1000, POF_COLOR_GREEN, 5, T0) == POF_SCHED_QUEUED);
     CHECK(pof_sched_offer(s, &pkts[3], 1000, POF_COLOR_GREEN, 7, T0) == POF_SCHED_QUEUED);
-    CHECK(s->q[POF_SCHED_BE].n == 3 && s->q[POF_SCHED_GREEN].n == 1 && s->be_waiting[5] == 2);
+    CHECK(s->q[POF_SCHED_BE].n == 3 && s->q[POF_SCHED_GREEN].n == 1 && s->be_waiting[5] == 1);
     char *order[4];
     uint32_t len;
     int n = 0;
@@ -248,6 +248,39 @@ static void test_sched_flow_keeps_its_order(void)
     CHECK(f->be_waiting[9] == 0 && s->be_waiting[5] == 0);
     pof_sched_destroy(s);
     pof_sched_destroy(f);
+}
+
+/* A flow within its guarantee that sent one burst above it while another flow floods best effort: once its excess
+ * has left, its green packets take the priority queue again, though its green packets that joined best effort
+ * still wait there (they used to keep it in best effort for as long as the flood lasted). */
+static void test_sched_burst_does_not_hold_a_flow_in_best_effort(void)
+{
+    struct pof_sched *s = pof_sched_create(8000); /* 1 MB/s, a 10000-byte bucket */
+    while (pof_sched_offer(s, &pkts[0], 1000, POF_COLOR_YELLOW, 0, T0) == POF_SCHED_SEND)
+        ;
+    CHECK(pof_sched_offer(s, &pkts[1], 1000, POF_COLOR_YELLOW, 5, T0) == POF_SCHED_QUEUED); /* the burst's excess */
+    for (int i = 0; i < 20; i++) /* the flood */
+        CHECK(pof_sched_offer(s, &pkts[100 + i], 1000, POF_COLOR_YELLOW, 9, T0) == POF_SCHED_QUEUED);
+    CHECK(pof_sched_offer(s, &pkts[2], 1000, POF_COLOR_GREEN, 5, T0) == POF_SCHED_QUEUED); /* joins its excess */
+    CHECK(s->q[POF_SCHED_BE].n == 23 && s->q[POF_SCHED_GREEN].n == 0);
+    uint32_t len;
+    uint64_t t = T0 + MS;
+    /* pkts[0] and pkts[1] leave: the flow's excess is gone, its green pkts[2] still waits behind the flood */
+    for (int n = 0; n < 2; t += MS)
+        while (n < 2 && pof_sched_next(s, t, &len, NULL) != NULL)
+            n++;
+    CHECK(s->be_waiting[5] == 0 && s->q[POF_SCHED_BE].n == 21);
+    for (int i = 0; i < 10; i++) { /* the flood goes on; the flow's green packets go first again */
+        CHECK(pof_sched_offer(s, &pkts[200 + i], 1000, POF_COLOR_YELLOW, 9, t) == POF_SCHED_QUEUED);
+        CHECK(pof_sched_offer(s, &pkts[300 + i], 1000, POF_COLOR_GREEN, 5, t) != POF_SCHED_DROP);
+    }
+    CHECK(s->q[POF_SCHED_GREEN].n + s->q[POF_SCHED_GREEN].sent_pkts == 10);
+    void *next = pof_sched_next(s, t + 2 * MS, &len, NULL);
+    CHECK_MSG(next == &pkts[300] || s->q[POF_SCHED_GREEN].sent_pkts > 0, "green leaves before the flood");
+    void *all[64], **at = all;
+    pof_sched_drain(s, collect, &at);
+    CHECK(s->be_waiting[5] == 0 && s->be_waiting[9] == 0);
+    pof_sched_destroy(s);
 }
 
 /* A new rate applies to what waits; wait_ns says when the head may go. */
@@ -279,5 +312,6 @@ int main(void)
     RUN(test_sched_bounded_queues_drop);
     RUN(test_sched_rate_change_and_wait);
     RUN(test_sched_flow_keeps_its_order);
+    RUN(test_sched_burst_does_not_hold_a_flow_in_best_effort);
     return unit_summary();
 }
