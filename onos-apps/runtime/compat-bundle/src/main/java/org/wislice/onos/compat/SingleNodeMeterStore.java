@@ -169,6 +169,11 @@ public class SingleNodeMeterStore extends AbstractStore<MeterEvent, MeterStoreDe
         Meter removed = meters.remove(key);
         complete(key, MeterStoreResult.success());
         if (removed != null) {
+            // The id is free again, as ONOS's distributed store frees it here: without this a device ran out of
+            // meter ids after as many slices as it has meters (the soak failed at its 128th slice).
+            if (removed.meterCellId() instanceof MeterId) {
+                freeMeterId(removed.deviceId(), (MeterId) removed.meterCellId());
+            }
             notifyDelegate(new MeterEvent(MeterEvent.Type.METER_REMOVED, removed));
         }
     }

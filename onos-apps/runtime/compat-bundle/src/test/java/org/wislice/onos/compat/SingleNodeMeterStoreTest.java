@@ -7,15 +7,18 @@ import org.onosproject.net.DeviceId;
 import org.onosproject.net.meter.Band;
 import org.onosproject.net.meter.DefaultBand;
 import org.onosproject.net.meter.DefaultMeter;
+import org.onosproject.net.meter.DefaultMeterFeatures;
 import org.onosproject.net.meter.Meter;
 import org.onosproject.net.meter.MeterEvent;
 import org.onosproject.net.meter.MeterId;
 import org.onosproject.net.meter.MeterKey;
+import org.onosproject.net.meter.MeterScope;
 import org.onosproject.net.meter.MeterState;
 import org.onosproject.net.meter.MeterStoreResult;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 import static org.junit.Assert.assertEquals;
@@ -75,6 +78,21 @@ public class SingleNodeMeterStoreTest {
         assertNull(store.getMeter(MeterKey.key(DEV, ID)));
         assertTrue(removed.isDone() && removed.join().type() == MeterStoreResult.Type.SUCCESS);
         assertEquals(MeterEvent.Type.METER_REMOVED, events.get(events.size() - 1));
+    }
+
+    @Test
+    public void purgedMetersIdIsAllocatedAgain() {
+        store.storeMeterFeatures(DefaultMeterFeatures.builder().forDevice(DEV).withMaxMeters(2).withStartIndex(1)
+                .withEndIndex(2).withBandTypes(Set.of(Band.Type.DROP)).withUnits(Set.of(Meter.Unit.KB_PER_SEC))
+                .withMaxBands((short) 1).withMaxColors((short) 1).build());
+        assertEquals(MeterId.meterId(1), store.allocateMeterId(DEV, MeterScope.globalScope()));
+        assertEquals(ID, store.allocateMeterId(DEV, MeterScope.globalScope()));
+        assertNull("every id taken", store.allocateMeterId(DEV, MeterScope.globalScope()));
+        store.addOrUpdateMeter(meter(MeterState.PENDING_ADD));
+        store.updateMeterState(meter(MeterState.ADDED));
+        store.deleteMeter(meter(MeterState.ADDED));
+        store.purgeMeter(meter(MeterState.PENDING_REMOVE));
+        assertEquals("the purged meter's id", ID, store.allocateMeterId(DEV, MeterScope.globalScope()));
     }
 
     @Test
