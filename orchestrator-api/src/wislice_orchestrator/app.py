@@ -8,7 +8,7 @@ from typing import Any
 from flask import Flask, g
 from sqlalchemy import func, select
 
-from . import auth, db, errors, guards, lease
+from . import auth, db, errors, guards, history, lease
 from .api import infra, slices, tenants, tokens
 from .api.common import register_converters
 from .api_spec import WiSliceApi
@@ -74,12 +74,13 @@ def create_app(test_config: dict[str, Any] | None = None, controllers: Controlle
         },
     )
     terms = lease.terms_from(app.config)  # invalid lease settings fail here, before the database is touched
+    retention = history.retention_from(app.config)
     app.config["INSTANCE_ID"] = terms.owner
     engine, box = db.open_database(app.config)
     session_factory = db.make_session_factory(engine, box)
     ctl = controllers or make_controllers(settings)
     metrics = Metrics()
-    service = SliceService(session_factory, ctl, app.config["AP_BUDGET_KBPS"], metrics, terms)
+    service = SliceService(session_factory, ctl, app.config["AP_BUDGET_KBPS"], metrics, terms, retention)
     app.extensions["wislice"] = service
     app.extensions["wislice_engine"] = engine
 

@@ -38,6 +38,10 @@ DEFAULTS: dict[str, Any] = {
     "INSTANCE_ID": "",
     "LEASE_S": 30.0,
     "LEASE_RENEW_S": 10.0,
+    # History retention (history.py): ended operations, events and deleted slices are kept this long and at most
+    # this many rows of each (the newest); older ones are pruned once a minute.
+    "HISTORY_KEEP_S": 30 * 86400.0,
+    "HISTORY_MAX_ROWS": 100_000,
     # Telemetry collector (a thread polling the controllers into in-memory series): started at app creation when
     # on; the unit tests turn it off and poll by hand. Series keep TELEMETRY_WINDOW_S of history (at most 3600
     # polls); at most TELEMETRY_MAX_SLICES slice and TELEMETRY_MAX_CLIENTS client series are kept (memory bound:
@@ -54,9 +58,10 @@ DEFAULTS: dict[str, Any] = {
     "MAX_CONTENT_LENGTH": 1024 * 1024,
 }
 
-INT_KEYS = {"AP_BUDGET_KBPS", "TELEMETRY_MAX_SLICES", "TELEMETRY_MAX_CLIENTS", "MAX_CONTENT_LENGTH", "TOKEN_TTL_S",
-            "OPERATOR_TOKEN_TTL_S", "TOKEN_MAX_TTL_S"}
-FLOAT_KEYS = {"ONOS_TIMEOUT_S", "TELEMETRY_INTERVAL_S", "TELEMETRY_WINDOW_S", "LEASE_S", "LEASE_RENEW_S"}
+INT_KEYS = {"AP_BUDGET_KBPS", "HISTORY_MAX_ROWS", "TELEMETRY_MAX_SLICES", "TELEMETRY_MAX_CLIENTS",
+            "MAX_CONTENT_LENGTH", "TOKEN_TTL_S", "OPERATOR_TOKEN_TTL_S", "TOKEN_MAX_TTL_S"}
+FLOAT_KEYS = {"ONOS_TIMEOUT_S", "HISTORY_KEEP_S", "TELEMETRY_INTERVAL_S", "TELEMETRY_WINDOW_S", "LEASE_S",
+              "LEASE_RENEW_S"}
 BOOL_KEYS = {"START_WORKER", "TELEMETRY", "METRICS_PUBLIC"}
 
 

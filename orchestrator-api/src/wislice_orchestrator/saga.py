@@ -25,7 +25,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from . import lease
+from . import history, lease
 from .controllers import ControllerError, Controllers
 from .lease import LeaseLost, LeaseTerms
 from .models import ACTIVE_STATES, Event, Operation, utcnow
@@ -45,7 +45,7 @@ class SagaRunner:
     def __init__(self, session_factory: sessionmaker[Session], controllers: Controllers,
                  on_success: Hook, on_failure: Hook, observe: Callable[[Operation, float], None] | None = None,
                  step_hook: Callable[[Operation, dict[str, Any]], None] | None = None,
-                 terms: LeaseTerms | None = None) -> None:
+                 terms: LeaseTerms | None = None, retention: history.Retention | None = None) -> None:
         self.session_factory = session_factory
         self.controllers = controllers
         self.on_success = on_success
@@ -64,6 +64,8 @@ class SagaRunner:
         self.mine_lock = threading.Lock()
         self.keeper: threading.Thread | None = None
         self.keeper_stop = threading.Event()
+        self.retention = retention or history.Retention()
+        self.pruned_at = 0.0  # time.monotonic() of the last prune
 
     # --- worker -------------------------------------------------------------------------------------------
     def start(self) -> None:
@@ -125,13 +127,24 @@ class SagaRunner:
 
     # --- leases and recovery -------------------------------------------------------------------------------
     def _keep(self) -> None:
-        """Every renew interval: renew the leases of this instance's operations, take over expired ones."""
+        """Every renew interval: renew the leases of this instance's operations, take over expired ones; every
+        history.PRUNE_EVERY_S, prune the history beyond the retention."""
         while not self.keeper_stop.wait(self.terms.renew_s):
             try:
                 self.renew()
                 self.recover(own=False)
+                if time.monotonic() - self.pruned_at >= history.PRUNE_EVERY_S:
+                    self.pruned_at = time.monotonic()
+                    self.prune()
             except Exception:  # a database hiccup: the next round tries again, well within the lease
                 log.exception("lease keeper round failed")
+
+    def prune(self) -> dict[str, int]:
+        with self.session_factory() as db:
+            gone = history.prune(db, self.retention, self.clock())
+        if any(gone.values()):
+            log.info("history pruned: %s", gone)
+        return gone
 
     def renew(self) -> list[int]:
         """Renew the lease of every operation queued or running here; returns those another instance took."""

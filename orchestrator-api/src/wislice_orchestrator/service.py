@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from . import history
 from .admission import AdmissionError, Snapshot, TenantUsage, admit, check_change, check_quota
 from .at_rest import PassphraseBox, seal_passphrase, session_box
 from .bandwidth import Bandwidth
@@ -52,7 +53,8 @@ def request_hash(box: PassphraseBox, kind: str, body: Any) -> str:
 
 class SliceService:
     def __init__(self, session_factory: sessionmaker[Session], controllers: Controllers, ap_budget_kbps: int,
-                 metrics: Any = None, terms: LeaseTerms | None = None) -> None:
+                 metrics: Any = None, terms: LeaseTerms | None = None,
+                 retention: history.Retention | None = None) -> None:
         self.session_factory = session_factory
         self.controllers = controllers
         self.ap_budget_kbps = ap_budget_kbps
@@ -60,7 +62,7 @@ class SliceService:
         # Admission reads reservations and writes new ones: one request at a time, so two cannot both fit.
         self.admission_lock = threading.Lock()
         self.runner = SagaRunner(session_factory, controllers, on_success, on_failure,
-                                 observe=self._observe, terms=terms)
+                                 observe=self._observe, terms=terms, retention=retention)
 
     @contextmanager
     def admitting(self, db: Session) -> Iterator[None]:
