@@ -13,6 +13,7 @@
 #include "pof_shape.h"
 #include "pof_switch.h"
 #include "unit.h"
+#include "flows.h"
 
 #define US 1000ull
 #define MS 1000000ull
@@ -139,26 +140,6 @@ static void test_sched_latency_queue_bounded(void)
 #define ET_PLAIN_U 0x06 /* 0x0806 unmetered to u */
 
 static uint8_t frame[1600];
-
-static void flow(struct pof_sw *sw, uint32_t index, uint8_t et, uint32_t meter_id, uint32_t out_port)
-{
-    struct pof_status st;
-    struct pof_flow_mod f = {.command = 0, .table_type = POF_MM, .match_num = 1, .index = index, .priority = 1};
-    f.matches[0].field = (struct pof_match){2, 96, 16};
-    f.matches[0].value[0] = 0x08;
-    f.matches[0].value[1] = et;
-    f.matches[0].mask[0] = f.matches[0].mask[1] = 0xFF;
-    if (meter_id) {
-        f.instructions[f.instruction_num].type = POFIT_METER;
-        f.instructions[f.instruction_num++].u.meter.meter_id = meter_id;
-    }
-    struct pof_instruction *in = &f.instructions[f.instruction_num++];
-    in->type = POFIT_APPLY_ACTIONS;
-    in->u.apply_actions.action_num = 1;
-    in->u.apply_actions.actions[0].type = POFAT_OUTPUT;
-    in->u.apply_actions.actions[0].u.output.port_id = out_port;
-    CHECK(pof_dp_flow_mod(sw->dp, &f, &st) == 0);
-}
 
 /* Ports a, b (inputs), r (3, rated at rate_kbps), u (4, line rate); latency meters 3 (cap lat_kbps, to r) and
  * 4 (to u); meter 1 all green. */

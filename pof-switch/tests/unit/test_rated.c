@@ -10,6 +10,7 @@
 #include "pof_shape.h"
 #include "pof_switch.h"
 #include "unit.h"
+#include "flows.h"
 
 #define MS 1000000ull
 #define T0 (5000 * MS)
@@ -24,26 +25,6 @@ static void cmd(struct pof_sw *sw, const char *line, char *out, size_t n)
     char buf[256];
     snprintf(buf, sizeof(buf), "%s", line);
     pof_mgmt_command(&sw->cb, buf, out, n);
-}
-
-static void flow(struct pof_sw *sw, uint32_t index, uint8_t et, uint32_t meter, uint32_t out_port)
-{
-    struct pof_status st;
-    struct pof_flow_mod f = {.command = 0, .table_type = POF_MM, .match_num = 1, .index = index, .priority = 1};
-    f.matches[0].field = (struct pof_match){2, 96, 16};
-    f.matches[0].value[0] = 0x08;
-    f.matches[0].value[1] = et;
-    f.matches[0].mask[0] = f.matches[0].mask[1] = 0xFF;
-    if (meter) {
-        f.instructions[f.instruction_num].type = POFIT_METER;
-        f.instructions[f.instruction_num++].u.meter.meter_id = meter;
-    }
-    struct pof_instruction *in = &f.instructions[f.instruction_num++];
-    in->type = POFIT_APPLY_ACTIONS;
-    in->u.apply_actions.action_num = 1;
-    in->u.apply_actions.actions[0].type = POFAT_OUTPUT;
-    in->u.apply_actions.actions[0].u.output.port_id = out_port;
-    CHECK(pof_dp_flow_mod(sw->dp, &f, &st) == 0);
 }
 
 /* Ports a (in), b (in), r (rated at rate_kbps, by its port-add arguments); meters 1 (two-rate, committed =
