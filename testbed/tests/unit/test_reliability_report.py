@@ -56,3 +56,9 @@ def test_soak_growth_compares_late_cycles_with_early_ones_after_the_warm_up() ->
     s = summary(samples)
     assert s["soak_cycles"] == 100 and s["worst"] == "b" and s["rss_growth"]["a"] == 0.0
     assert s["soak_rss_growth_pct"] > 40 and s["fd_growth"] == {"a": 0, "b": 1} and s["soak_db_growth_pct"] == 0.0
+    # A database that fills to its history retention within the first half and stays: growth over the run, none late.
+    filling = [Sample(n, {"a": 1000}, {"a": 9}, 4096 * min(n, 50)) for n in range(1, 101)]
+    s = summary(filling)
+    assert s["soak_db_growth_pct"] > 10 and s["soak_db_late_growth_pct"] == 0.0
+    growing = [Sample(n, {"a": 1000}, {"a": 9}, 4096 * n) for n in range(1, 101)]
+    assert summary(growing)["soak_db_late_growth_pct"] > 10
