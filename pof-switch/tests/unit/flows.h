@@ -1,10 +1,32 @@
-/* A flow for the data-path unit tests (include after unit.h and pof_switch.h): frames of EtherType 0x08<et> at
- * MM index `index` go through `meter` (0: none) to `out_port`. Inline: CHECK counts in the including test. */
+/* Flows and frames for the data-path unit tests (include after unit.h and pof_switch.h): frames of EtherType
+ * 0x08<et> sent in through dummy ports, and flows that match them. Static: CHECK counts in the including test,
+ * and each test has its own frame. */
 #ifndef TEST_FLOWS_H
 #define TEST_FLOWS_H
 
+#include <string.h>
+
+#include "dummy_io.h"
 #include "pof_dp.h"
 
+static uint8_t frame[1600];
+
+/* Zeros with EtherType 0x08<et> at bytes 12-13 (et starts 0: IPv4). */
+static inline void frame_reset(void)
+{
+    memset(frame, 0, sizeof(frame));
+    frame[12] = 0x08;
+}
+
+/* n frames of len bytes, EtherType 0x08<et>, in through `port`. */
+static inline void inject(const char *port, uint8_t et, uint32_t len, int n)
+{
+    frame[13] = et;
+    for (int i = 0; i < n; i++)
+        CHECK(dummy_inject(port, frame, len) == 0);
+}
+
+/* Frames of EtherType 0x08<et> at MM index `index` go through `meter` (0: none) to `out_port`. */
 static inline void flow(struct pof_sw *sw, uint32_t index, uint8_t et, uint32_t meter, uint32_t out_port)
 {
     struct pof_status st;

@@ -139,8 +139,6 @@ static void test_sched_latency_queue_bounded(void)
 #define ET_LAT_U 0x05  /* 0x0805 through latency meter 4 to the unrated port u */
 #define ET_PLAIN_U 0x06 /* 0x0806 unmetered to u */
 
-static uint8_t frame[1600];
-
 /* Ports a, b (inputs), r (3, rated at rate_kbps), u (4, line rate); latency meters 3 (cap lat_kbps, to r) and
  * 4 (to u); meter 1 all green. */
 static void setup(struct pof_sw *sw, uint32_t rate_kbps, uint32_t lat_kbps)
@@ -167,15 +165,7 @@ static void setup(struct pof_sw *sw, uint32_t rate_kbps, uint32_t lat_kbps)
     flow(sw, 2, ET_GREEN, 1, 3);
     flow(sw, 3, ET_LAT_U, 4, 4);
     flow(sw, 4, ET_PLAIN_U, 0, 4);
-    memset(frame, 0, sizeof(frame));
-    frame[12] = 0x08;
-}
-
-static void inject(const char *port, uint8_t et, uint32_t len, int n)
-{
-    frame[13] = et;
-    for (int i = 0; i < n; i++)
-        CHECK(dummy_inject(port, frame, len) == 0);
+    frame_reset();
 }
 
 /* Frames port name sent since the last call, counted by ethertype byte (bytes[et] += len). */

@@ -18,8 +18,6 @@
 #define ET_YELLOW 0x02 /* 0x0802 through the single-rate meter 2 (yellow) */
 #define ET_PLAIN 0x03 /* 0x0803 unmetered (yellow) */
 
-static uint8_t frame[1500];
-
 static void cmd(struct pof_sw *sw, const char *line, char *out, size_t n)
 {
     char buf[256];
@@ -49,15 +47,7 @@ static void setup(struct pof_sw *sw, uint32_t rate_kbps)
     flow(sw, 0, ET_GREEN, 1, 3);
     flow(sw, 1, ET_YELLOW, 2, 3);
     flow(sw, 2, ET_PLAIN, 0, 3);
-    memset(frame, 0, sizeof(frame));
-    frame[12] = 0x08;
-}
-
-static void inject(const char *port, uint8_t et, uint32_t len, int n)
-{
-    frame[13] = et;
-    for (int i = 0; i < n; i++)
-        CHECK(dummy_inject(port, frame, len) == 0);
+    frame_reset();
 }
 
 static void test_port_args_and_mgmt(void)

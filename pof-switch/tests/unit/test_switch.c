@@ -6,8 +6,7 @@
 #include "pof_mgmt.h"
 #include "pof_switch.h"
 #include "unit.h"
-
-static uint8_t frame[1500];
+#include "flows.h"
 
 static void cmd(struct pof_sw *sw, const char *line, char *out, size_t n)
 {
@@ -27,8 +26,7 @@ static void setup(struct pof_sw *sw)
     CHECK(strcmp(out, "OK 2") == 0);
     cmd(sw, "port-add c", out, sizeof(out));
     CHECK(strcmp(out, "OK 3") == 0);
-    memset(frame, 0, sizeof(frame));
-    frame[12] = 0x08;
+    frame_reset();
 }
 
 /* One MM table on the ethertype; the flow's actions decide. */
@@ -42,20 +40,7 @@ static void install(struct pof_sw *sw, uint32_t meter, uint32_t out_port)
         struct pof_meter_mod mm = {.command = 0, .meter_id = meter, .rate = 10000};
         CHECK(pof_dp_meter_mod(sw->dp, &mm, &st) == 0);
     }
-    struct pof_flow_mod f = {.command = 0, .table_type = POF_MM, .match_num = 1, .instruction_num = 0};
-    f.matches[0].field = (struct pof_match){2, 96, 16};
-    f.matches[0].value[0] = 0x08;
-    f.matches[0].mask[0] = f.matches[0].mask[1] = 0xFF;
-    if (meter) {
-        f.instructions[f.instruction_num].type = POFIT_METER;
-        f.instructions[f.instruction_num++].u.meter.meter_id = meter;
-    }
-    struct pof_instruction *in = &f.instructions[f.instruction_num++];
-    in->type = POFIT_APPLY_ACTIONS;
-    in->u.apply_actions.action_num = 1;
-    in->u.apply_actions.actions[0].type = POFAT_OUTPUT;
-    in->u.apply_actions.actions[0].u.output.port_id = out_port;
-    CHECK(pof_dp_flow_mod(sw->dp, &f, &st) == 0);
+    flow(sw, 0, 0x00, meter, out_port); /* IPv4 */
 }
 
 static void test_forward_and_mgmt(void)
