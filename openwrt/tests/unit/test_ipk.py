@@ -262,21 +262,23 @@ def test_binary_for_another_machine_is_refused(tmp_path):
     assert "usr/sbin/pofswitch-afp is built for ELF machine 40, not x86_64" in proc.stderr
 
 
-def copy_feed(tmp: Path) -> Path:
+def build_with_switch_recipe(tmp: Path, old: str, new: str) -> tuple[subprocess.CompletedProcess, Path]:
+    """Builds the packages from a copy of the feed whose pof-switch Makefile has `old` replaced by `new`; returns
+    the run and that Makefile."""
     feed = tmp / "feed"
     shutil.copytree(OPENWRT / "feed", feed)
-    return feed
+    makefile = feed / "net" / "wislice-pofswitch" / "Makefile"
+    text = makefile.read_text()
+    assert old in text
+    makefile.write_text(text.replace(old, new))
+    return run_ipk(tmp / "out", stand_in_switch(tmp / "m"), "--feed", str(feed), "--src", str(ROOT)), makefile
 
 
 def test_install_line_naming_a_missing_file_is_a_clear_error(tmp_path):
-    feed = copy_feed(tmp_path)
-    makefile = feed / "net" / "wislice-pofswitch" / "Makefile"
-    text = makefile.read_text()
     anchor = "\t$(INSTALL_DIR) $(1)/etc/init.d\n"
-    assert anchor in text
-    makefile.write_text(text.replace(anchor, "\t$(INSTALL_DATA) ./files/missing.conf $(1)/etc/config/x\n" + anchor))
+    proc, makefile = build_with_switch_recipe(
+        tmp_path, anchor, "\t$(INSTALL_DATA) ./files/missing.conf $(1)/etc/config/x\n" + anchor)
     number = makefile.read_text().splitlines().index("\t$(INSTALL_DATA) ./files/missing.conf $(1)/etc/config/x") + 1
-    proc = run_ipk(tmp_path / "out", stand_in_switch(tmp_path / "m"), "--feed", str(feed), "--src", str(ROOT))
     assert proc.returncode == 2
     assert f"{makefile}:{number}: ./files/missing.conf: no such file" in proc.stderr
     assert not list((tmp_path / "out").glob("wislice-pofswitch_*"))
@@ -289,21 +291,15 @@ def test_missing_agent_sources_stop_at_the_makefiles_own_check(tmp_path):
 
 
 def test_a_conffile_the_package_does_not_install_is_refused(tmp_path):
-    feed = copy_feed(tmp_path)
-    makefile = feed / "net" / "wislice-pofswitch" / "Makefile"
-    makefile.write_text(makefile.read_text().replace("/etc/config/wislice-pofswitch\nendef",
-                                                     "/etc/config/wislice-pofswitch\n/etc/config/other\nendef"))
-    proc = run_ipk(tmp_path / "out", stand_in_switch(tmp_path / "m"), "--feed", str(feed), "--src", str(ROOT))
+    proc, _ = build_with_switch_recipe(tmp_path, "/etc/config/wislice-pofswitch\nendef",
+                                       "/etc/config/wislice-pofswitch\n/etc/config/other\nendef")
     assert proc.returncode == 2
     assert "conffile /etc/config/other is not installed" in proc.stderr
 
 
 def test_unknown_recipe_commands_are_refused(tmp_path):
-    feed = copy_feed(tmp_path)
-    makefile = feed / "net" / "wislice-pofswitch" / "Makefile"
-    makefile.write_text(makefile.read_text().replace("\t$(INSTALL_DIR) $(1)/usr/sbin\n",
-                                                     "\t$(INSTALL_DIR) $(1)/usr/sbin\n\t$(LN) x $(1)/usr/sbin/y\n"))
-    proc = run_ipk(tmp_path / "out", stand_in_switch(tmp_path / "m"), "--feed", str(feed), "--src", str(ROOT))
+    proc, _ = build_with_switch_recipe(tmp_path, "\t$(INSTALL_DIR) $(1)/usr/sbin\n",
+                                       "\t$(INSTALL_DIR) $(1)/usr/sbin\n\t$(LN) x $(1)/usr/sbin/y\n")
     assert proc.returncode == 2
     assert "recipe command not implemented here: $(LN) x $(1)/usr/sbin/y" in proc.stderr
 
