@@ -366,11 +366,7 @@ public class PofProvidersTest {
         assertEquals(PofBody.MeterMod.ADD, mod.command);
         assertEquals(4, mod.meterId);
         assertEquals(5000, mod.rate);
-        long deadline = System.currentTimeMillis() + 5000;
-        while (meters.pushed.getOrDefault(DEV, List.of()).isEmpty() && System.currentTimeMillis() < deadline) {
-            Thread.sleep(10);
-        }
-        Meter pushed = meters.pushed.get(DEV).iterator().next();
+        Meter pushed = firstPushed();
         assertEquals(MeterState.ADDED, pushed.state());
         assertEquals(MeterId.meterId(4), pushed.id());
 
@@ -401,12 +397,17 @@ public class PofProvidersTest {
         assertEquals(PofBody.MeterMod.MODIFY, again.command);
         assertEquals(9, again.meterId);
         assertEquals(3000, again.rate);
+        assertEquals(MeterId.meterId(9), firstPushed().id());
+        assertTrue("no failure reported", meters.failures.isEmpty());
+    }
+
+    /** The first meter the provider pushed to ONOS, within 5 s. */
+    private Meter firstPushed() throws InterruptedException {
         long deadline = System.currentTimeMillis() + 5000;
         while (meters.pushed.getOrDefault(DEV, List.of()).isEmpty() && System.currentTimeMillis() < deadline) {
             Thread.sleep(10);
         }
-        assertEquals(MeterId.meterId(9), meters.pushed.get(DEV).iterator().next().id());
-        assertTrue("no failure reported", meters.failures.isEmpty());
+        return meters.pushed.get(DEV).iterator().next();
     }
 
     private static Meter meter(long id, Band... bands) {
