@@ -42,6 +42,7 @@ def slice_body(name: str = "video", agent: str = "ap-1", vnfs: int = 1, **extra:
         "bandwidth": {"down_guaranteed_kbps": 5000, "up_guaranteed_kbps": 1000, "down_cap_kbps": 20000,
                       "up_cap_kbps": 5000},
         "latency_class": "low",
+        "latency_budget_us": 500,
         "vaps": [{"agent_id": agent, "radio": "phy0", "ssid": f"{name}-wifi",
                   "security": {"mode": "wpa2-psk", "passphrase": "secret-pass-1"}}],
         "vnfs": [{"image": "firewall", "cpu": 0.5, "memory_mib": 256} for _ in range(vnfs)],
@@ -191,3 +192,27 @@ def passphrase_migration_round_trip(engine: Any) -> None:
             "t1s7v1": phrase, "t1s8v1": None}
     assert at_rest.recorded_key_id(engine) is None
     db.upgrade(engine, box=box)
+
+
+def budget_migration_round_trip(engine: Any) -> None:
+    """Migration 0008 on `engine` (a fresh database) with a latency slice from before it: up adds the budget column
+    empty (the slice keeps its class and id), down drops it and keeps the row, up again."""
+    import sqlalchemy as sa
+
+    from wislice_orchestrator import db
+
+    db.upgrade(engine, "0007")
+    insert_vap(engine, "t1s7v1", None, 7, column="sealed_passphrase")
+    db.upgrade(engine, "0008")
+    with engine.begin() as conn:
+        assert conn.execute(sa.text("SELECT latency_class, latency_budget_us FROM slices WHERE id = 7")).one() == (
+            "low", None)
+        conn.execute(sa.text("UPDATE slices SET latency_budget_us = 450 WHERE id = 7"))
+    db.downgrade(engine, "0007")
+    assert "latency_budget_us" not in {c["name"] for c in sa.inspect(engine).get_columns("slices")}
+    with engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT latency_class FROM slices WHERE id = 7")).scalar() == "low"
+        if engine.dialect.name == "sqlite":  # the rebuilt table keeps AUTOINCREMENT (0004)
+            ddl = conn.execute(sa.text("SELECT sql FROM sqlite_master WHERE name = 'slices'")).scalar()
+            assert "AUTOINCREMENT" in ddl
+    db.upgrade(engine)

@@ -126,7 +126,7 @@ def wait_ready(url: str, alive: Any, timeout_s: float = 30) -> None:
 
 
 def slice_body(name: str, ssid: str, agent: str = "ap-1") -> dict[str, Any]:
-    return {"name": name, "latency_class": "low",
+    return {"name": name, "latency_class": "low", "latency_budget_us": 500,
             "bandwidth": {"down_guaranteed_kbps": 1000, "up_guaranteed_kbps": 100, "down_cap_kbps": 5000,
                           "up_cap_kbps": 1000},
             "vaps": [{"agent_id": agent, "radio": "phy0", "ssid": ssid,

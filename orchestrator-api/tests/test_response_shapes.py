@@ -26,9 +26,10 @@ OPERATION = (
     '"state":"pending"}],"tenant_id":1}\n')
 SLICE = (
     '{"bandwidth":{"down_cap_kbps":20000,"down_guaranteed_kbps":5000,"up_cap_kbps":0,"up_guaranteed_kbps":1000},'
-    '"created_at":"2024-05-01T12:00:00.500000+00:00","latency_class":"low","mec_node":"mec-1","name":"video",'
-    '"pending_change":{"bandwidth":{"down_cap_kbps":20000,"down_guaranteed_kbps":8000,"up_cap_kbps":0,'
-    '"up_guaranteed_kbps":1000},"latency_class":"low"},"policies":[],"policy_state":[],"slice_id":40,'
+    '"created_at":"2024-05-01T12:00:00.500000+00:00","latency_budget_us":500,"latency_class":"low",'
+    '"mec_node":"mec-1","name":"video","pending_change":{"bandwidth":{"down_cap_kbps":20000,'
+    '"down_guaranteed_kbps":8000,"up_cap_kbps":0,"up_guaranteed_kbps":1000},"latency_budget_us":300,'
+    '"latency_class":"low"},"policies":[],"policy_state":[],"slice_id":40,'
     '"status":"active","status_reason":"","tag":null,"tenant_id":1,"vaps":[{"agent_id":"ap-1","hidden":false,'
     '"max_clients":null,"pof_port":12,"radio":"phy0","security_mode":"wpa2-psk","ssid":"video-wifi","state":"up",'
     '"vap_id":"t1s40v1"}],"vnfs":[{"address":"0.1.0.7","chain_position":0,"cpu":0.1,"image":"firewall",'
@@ -43,12 +44,13 @@ def _seed(world: Any) -> None:
     """One tenant with an active slice (a change pending), a half-run operation and one event, at fixed times."""
     with world.service.session_factory() as db:
         db.get(Tenant, 1).created_at = CREATED
-        slice_ = Slice(id=40, tenant_id=1, name="video", latency_class="low", status="active", mec_node="mec-1",
+        slice_ = Slice(id=40, tenant_id=1, name="video", latency_class="low", latency_budget_us=500, status="active",
+                       mec_node="mec-1",
                        created_at=CREATED, path_links=[], policies=[], policy_state=[],
                        **slice_body()["bandwidth"] | {"up_cap_kbps": 0},
                        pending_change={"bandwidth": {"down_guaranteed_kbps": 8000, "up_guaranteed_kbps": 1000,
                                                      "down_cap_kbps": 20000, "up_cap_kbps": 0},
-                                       "latency_class": "low"})
+                                       "latency_class": "low", "latency_budget_us": 300})
         db.add(slice_)
         db.add(SliceVap(slice=slice_, vap_id="t1s40v1", agent_id="ap-1", radio="phy0", ssid="video-wifi",
                         security_mode="wpa2-psk", sealed_passphrase=None, state="up", pof_port=12))

@@ -186,10 +186,10 @@ def cmd_slices(a, c):
                                  "mec_node"])
     elif a.action == "show":
         show(a, c.call("GET", f"/tenants/{t}/slices/{a.slice}"), None,
-             ["slice_id", "name", "status", "status_reason", "mec_node", "tag"])
+             ["slice_id", "name", "status", "status_reason", "latency_class", "latency_budget_us", "mec_node", "tag"])
     elif a.action == "create":
         body = {"name": a.name, "latency_class": a.latency, "vaps": a.vap, "vnfs": a.vnf or [],
-                "policies": a.transcode or [],
+                "policies": a.transcode or [], "latency_budget_us": a.budget_us,
                 "bandwidth": {"down_guaranteed_kbps": a.down, "up_guaranteed_kbps": a.up,
                               "down_cap_kbps": a.down_cap, "up_cap_kbps": a.up_cap}}
         headers = {"Idempotency-Key": a.idempotency_key} if a.idempotency_key else None
@@ -208,7 +208,7 @@ def cmd_slices(a, c):
 
 
 def cmd_slice(a, c):
-    """slice update TENANT SLICE: change a live slice's bandwidth (the options given) and/or latency class;
+    """slice update TENANT SLICE: change a live slice's bandwidth (the options given), latency class and/or budget;
     slice policies TENANT SLICE: show its policies and their state, or replace them (--transcode, --clear)."""
     if a.action == "policies":
         url = f"/tenants/{a.tenant}/slices/{a.slice}"
@@ -228,9 +228,11 @@ def cmd_slice(a, c):
         body["bandwidth"] = bandwidth
     if a.latency_class:
         body["latency_class"] = a.latency_class
+    if a.budget_us is not None:
+        body["latency_budget_us"] = a.budget_us
     if not body:
-        raise CliError("nothing to change: give --down-guaranteed/--down-cap/--up-guaranteed/--up-cap and/or "
-                       "--latency-class")
+        raise CliError("nothing to change: give --down-guaranteed/--down-cap/--up-guaranteed/--up-cap, "
+                       "--latency-class and/or --budget-us")
     op = c.call("PATCH", f"/tenants/{a.tenant}/slices/{a.slice}", body)
     if not a.no_wait:
         op = c.wait(op)
@@ -402,6 +404,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--down-cap", type=int, default=0)
     s.add_argument("--up-cap", type=int, default=0)
     s.add_argument("--latency", default="best_effort", choices=["best_effort", "low", "ultra_low"])
+    s.add_argument("--budget-us", type=int, metavar="US",
+                   help="latency budget of the wired + MEC part, microseconds (required with --latency low/ultra_low)")
     s.add_argument("--transcode", type=_transcode_arg, action="append", metavar="PER_CLIENT:BITRATE[:HOLD[:RELEASE]]",
                    help="policy: deploy a transcoder (BITRATE kbps per stream) when clients x PER_CLIENT kbps "
                         "exceed the down guarantee for HOLD s; remove it after RELEASE s within")
@@ -419,6 +423,8 @@ def build_parser() -> argparse.ArgumentParser:
         up.add_argument(f"--{way}-guaranteed", type=int, metavar="KBPS", help=f"guaranteed {way}link kbps")
         up.add_argument(f"--{way}-cap", type=int, metavar="KBPS", help=f"{way}link cap kbps (0 = uncapped)")
     up.add_argument("--latency-class", choices=["best_effort", "low", "ultra_low"])
+    up.add_argument("--budget-us", type=int, metavar="US", help="new latency budget in microseconds (a latency class "
+                                                                "keeps its current one unless given)")
     up.add_argument("--no-wait", action="store_true", help="return the operation at once")
     up.set_defaults(run=cmd_slice)
     pol = one_sub.add_parser("policies", help="show a slice's closed-loop policies and their state, or replace them")

@@ -90,13 +90,17 @@ class Slice(Base):
     bandwidth: Mapped[Bandwidth] = composite(Bandwidth, "down_guaranteed_kbps", "up_guaranteed_kbps", "down_cap_kbps",
                                              "up_cap_kbps")
     latency_class: Mapped[str] = mapped_column(String(16), default="best_effort")
+    # The wired + MEC part's latency budget in microseconds: set for the latency classes, None for best effort
+    # (schemas.latency_budget_errors).
+    latency_budget_us: Mapped[int | None] = mapped_column(Integer, nullable=True)
     # creating | active | failed | deleting | deleted
     status: Mapped[str] = mapped_column(String(16), default="creating")
     status_reason: Mapped[str] = mapped_column(String(500), default="")
     mec_node: Mapped[str | None] = mapped_column(String(64), nullable=True)
     # A bandwidth/latency change being applied by an update_slice operation: {"bandwidth": Bandwidth.to_dict(),
-    # "latency_class": ...} (pending_bandwidth reads it back). Admission counts the larger of current and pending
-    # values until the operation ends; `bandwidth` and `latency_class` take the new values only when it succeeds.
+    # "latency_class": ..., "latency_budget_us": ...} (pending_bandwidth reads it back). Admission counts the
+    # larger of current and pending values until the operation ends; `bandwidth`, `latency_class` and
+    # `latency_budget_us` take the new values only when it succeeds.
     pending_change: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     # Placement result: the wired links the slice reserves bandwidth on, as [[a_device, b_device], ...].
     path_links: Mapped[list[Any]] = mapped_column(JSON, default=list)

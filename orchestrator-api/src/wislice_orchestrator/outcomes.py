@@ -33,6 +33,8 @@ def on_success(db: Session, op: Operation) -> None:
         if pending is not None:
             slice_.bandwidth = pending
         slice_.latency_class = change.get("latency_class") or slice_.latency_class
+        if "latency_budget_us" in change:  # changes recorded before budgets existed keep the slice's
+            slice_.latency_budget_us = change["latency_budget_us"]
         slice_.pending_change = None
         event(db, "slice", f"slice {slice_.id} {slice_.name!r} changed: {describe(change)}", slice_.tenant_id)
     elif op.kind == "remove_vnf":
@@ -92,7 +94,8 @@ def _forget_params(slice_: Slice) -> None:
 
 
 def describe(change: dict[str, Any]) -> str:
-    """A pending_change for the event log: its bandwidth and latency class."""
+    """A pending_change for the event log: its bandwidth, latency class and budget."""
     stored = change.get("bandwidth")
     bandwidth = Bandwidth.from_dict(stored).describe() if stored else "bandwidth unchanged"
-    return f"{bandwidth}, latency class {change.get('latency_class')}"
+    budget = change.get("latency_budget_us")
+    return f"{bandwidth}, latency class {change.get('latency_class')}" + (f" ({budget} us)" if budget else "")

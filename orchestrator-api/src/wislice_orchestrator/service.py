@@ -187,6 +187,7 @@ class SliceService:
                 db.commit()
                 raise Rejected("slice does not fit", exc.reasons) from exc
             slice_ = Slice(tenant_id=tenant.id, name=body["name"], latency_class=body["latency_class"],
+                           latency_budget_us=body.get("latency_budget_us"),
                            bandwidth=Bandwidth.from_dict(body["bandwidth"]), status="creating",
                            mec_node=plan.mec_node, path_links=plan.link_keys(), policies=body.get("policies", []),
                            policy_state=[initial_state() for _ in body.get("policies", [])])
@@ -317,10 +318,11 @@ class SliceService:
         return self._admit_and_queue(db, slice_.tenant_id, "add_vnf", key, body, idempotency_key, record)
 
     # --- live change ------------------------------------------------------------------------------------------
-    def update_slice(self, db: Session, slice_: Slice, bandwidth: Bandwidth,
-                     latency_class: str | None) -> Operation:
-        """Re-admit an active slice with new guarantees/caps and/or latency class (its own reservation left out,
-        only what grows checked) and queue the update_slice operation that applies the rates on the controllers.
+    def update_slice(self, db: Session, slice_: Slice, bandwidth: Bandwidth, latency_class: str | None,
+                     latency_budget_us: int | None) -> Operation:
+        """Re-admit an active slice with new guarantees/caps and/or latency class and budget (the slice's own
+        reservation left out, only what grows checked) and queue the update_slice operation that applies them on
+        the controllers. `latency_budget_us` is the budget the slice will have (the caller merged class and budget).
         The slice keeps its values until the operation succeeds; meanwhile admission counts the larger of both."""
         with self.admitting(db):
             if slice_.status != "active":
@@ -354,7 +356,7 @@ class SliceService:
                     steps += [new_step("update_path", path_id=path_id(slice_, v), old=path_rates(old),
                                        new=path_rates(bandwidth)) for v in slice_.vaps]
             slice_.pending_change = {"bandwidth": bandwidth.to_dict(), "latency_class": latency_class or
-                                     slice_.latency_class}
+                                     slice_.latency_class, "latency_budget_us": latency_budget_us}
             op = Operation(kind="update_slice", tenant_id=slice_.tenant_id, slice_id=slice_.id, steps=steps)
             self.runner.claim(op)
             db.add(op)

@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 from fake_controllers import FakeControllers
-from orch_helpers import passphrase_migration_round_trip, seed_topology, slice_body, token_migration_round_trip
+from orch_helpers import (
+    budget_migration_round_trip,
+    passphrase_migration_round_trip,
+    seed_topology,
+    slice_body,
+    token_migration_round_trip,
+)
 
 from wislice_orchestrator import auth, db
 from wislice_orchestrator.app import create_app
@@ -30,6 +36,14 @@ def test_passphrase_migration_on_postgresql(postgres_url):
     engine = db.make_engine(postgres_url)
     try:
         passphrase_migration_round_trip(engine)
+    finally:
+        engine.dispose()
+
+
+def test_budget_migration_on_postgresql(postgres_url):
+    engine = db.make_engine(postgres_url)
+    try:
+        budget_migration_round_trip(engine)
     finally:
         engine.dispose()
 

@@ -31,6 +31,7 @@ from ..schemas import (
     VnfAddSchema,
     VnfListSchema,
 )
+from ..schemas.base import PRIORITY_CLASSES, latency_budget_errors
 from ..service import event
 from .common import (
     IDEMPOTENCY_HEADER,
@@ -92,15 +93,17 @@ def get_slice_view(tenant_id: int, slice_id: int) -> Slice:
 @blp.arguments(SlicePatchSchema)
 @blp.response(202, OperationSchema)
 def update_slice(body: dict[str, Any], tenant_id: int, slice_id: int) -> Any:
-    """Change a live slice's bandwidth and/or latency class.
+    """Change a live slice's bandwidth and/or latency class and budget.
 
     `bandwidth` is partial: the fields given replace the slice's current values, the others stay; each resulting
     guarantee must stay within its non-zero cap (422). The change is re-admitted now against everything else (the
     slice's own current reservation left out) and the tenant's guaranteed-bandwidth quota; only what grows is
     checked (per radio: down + up guarantee of each vAP; per wired link and direction: the guarantee of each vAP
     path crossing it), so lowering always fits. A new latency class must be met by the slice's current wired
-    paths (no re-routing). Refused: 409 listing every reason. Accepted: 202 with an operation (poll its Location)
-    that sets each vAP's rate_limit and each path's down/up rates on the controllers, undone on failure. Until it
+    paths (no re-routing). `latency_budget_us` merges with the class: a change to best_effort drops the budget
+    (giving one is a 422), a latency class needs one (the slice's current one, or given; else 422). Refused: 409
+    listing every reason. Accepted: 202 with an operation (poll its Location) that sets each vAP's rate_limit and
+    each path's down/up rates on the controllers, undone on failure. Until it
     ends the slice shows the change as `pending_change` (admission holds the larger of old and new values) and
     keeps its `bandwidth` and `latency_class`, which take the new values when it succeeds. The slice must be
     active with no other operation running (else 409)."""
@@ -110,7 +113,12 @@ def update_slice(body: dict[str, Any], tenant_id: int, slice_id: int) -> Any:
         bandwidth = slice_.bandwidth.merged(body.get("bandwidth") or {})
     except InvalidBandwidth as exc:  # e.g. a new guarantee above the cap the slice keeps
         abort_with(422, messages={"json": {"bandwidth": exc.errors}})
-    return _accepted(service().update_slice(db(), slice_, bandwidth, body.get("latency_class")))
+    latency_class = body.get("latency_class") or slice_.latency_class
+    budget = body.get("latency_budget_us", slice_.latency_budget_us if latency_class in PRIORITY_CLASSES else None)
+    errors = latency_budget_errors(latency_class, budget)
+    if errors:  # the merged result, as a create would be checked: a latency class without budget, or the reverse
+        abort_with(422, messages={"json": errors})
+    return _accepted(service().update_slice(db(), slice_, bandwidth, body.get("latency_class"), budget))
 
 
 @blp.put(SLICE + "/policies")

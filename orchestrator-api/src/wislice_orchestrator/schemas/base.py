@@ -36,6 +36,20 @@ NAME = [validate.Length(min=1, max=64),
 MAC = FullMatch(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$", error="must be a MAC address aa:bb:cc:dd:ee:ff")
 KBPS = validate.Range(min=0, max=10_000_000)
 LATENCY_CLASSES = ("best_effort", "low", "ultra_low")
+# The classes whose traffic the switches queue first; each needs a latency budget (latency_budget_us).
+PRIORITY_CLASSES = ("low", "ultra_low")
+MAX_BUDGET_US = 10_000_000
+
+
+def latency_budget_errors(latency_class: str, budget_us: int | None) -> dict[str, str]:
+    """A class and budget that belong together: a latency class needs a budget, best effort has none. Shared by
+    the create schema and PATCH (which merges the change onto the slice before checking), so both say the same."""
+    if latency_class in PRIORITY_CLASSES and budget_us is None:
+        return {"latency_budget_us": f"required for latency class {latency_class}: the wired + MEC part's budget "
+                                     "in microseconds (> 0)"}
+    if latency_class not in PRIORITY_CLASSES and budget_us is not None:
+        return {"latency_budget_us": f"latency class {latency_class} has no budget: leave it out or null"}
+    return {}
 SECURITY_MODES = ("open", "wpa2-psk", "wpa3-sae", "wpa2-wpa3")
 
 

@@ -9,6 +9,7 @@ from .base import (
     IDENT,
     KBPS,
     LATENCY_CLASSES,
+    MAX_BUDGET_US,
     NAME,
     RADIO,
     SECURITY_MODES,
@@ -18,8 +19,12 @@ from .base import (
     UtcDateTime,
     check_ssid,
     check_vnf_params,
+    latency_budget_errors,
     params_field,
 )
+
+BUDGET_DESCRIPTION = ("latency budget of the wired + MEC part in microseconds: required (> 0) for the latency classes "
+                      "low and ultra_low, absent or null for best_effort (else 422)")
 
 
 class SecuritySchema(Strict):
@@ -140,22 +145,28 @@ class SlicePatchSchema(Strict):
         "description": "partial: merged onto the slice's current bandwidth; the result must keep each guarantee "
                        "within its non-zero cap (else 422)"})
     latency_class = fields.String(validate=validate.OneOf(LATENCY_CLASSES))
+    latency_budget_us = Int(validate=validate.Range(min=1, max=MAX_BUDGET_US), allow_none=True, metadata={
+        "description": BUDGET_DESCRIPTION + "; merged with latency_class onto the slice: a change to best_effort "
+                       "drops the budget, a change to a latency class keeps the current one unless given"})
 
     @validates_schema
     def something_to_change(self, data, **_kwargs):  # noqa: ANN001 - marshmallow hook signature
-        if not data.get("bandwidth") and "latency_class" not in data:
-            raise ValidationError("give bandwidth (at least one field) and/or latency_class")
+        if not data.get("bandwidth") and "latency_class" not in data and "latency_budget_us" not in data:
+            raise ValidationError("give bandwidth (at least one field), latency_class and/or latency_budget_us")
 
 
 class PendingChangeSchema(Schema):
     bandwidth = fields.Nested(BandwidthSchema)
     latency_class = fields.String()
+    latency_budget_us = fields.Integer(allow_none=True)
 
 
 class SliceCreateSchema(Strict):
     name = fields.String(required=True, validate=NAME)
     bandwidth = fields.Nested(BandwidthSchema, load_default=lambda: BandwidthSchema().load({}))
     latency_class = fields.String(validate=validate.OneOf(LATENCY_CLASSES), load_default="best_effort")
+    latency_budget_us = Int(validate=validate.Range(min=1, max=MAX_BUDGET_US), allow_none=True, load_default=None,
+                            metadata={"description": BUDGET_DESCRIPTION})
     vaps = fields.List(fields.Nested(VapRequestSchema), required=True, validate=validate.Length(min=1, max=16))
     vnfs = fields.List(fields.Nested(VnfRequestSchema), load_default=list, validate=validate.Length(max=8),
                        metadata={"description": "the service chain, in order"})
@@ -163,6 +174,12 @@ class SliceCreateSchema(Strict):
                              metadata={"description": "pin the vNFs to this MEC node"})
     policies = fields.List(fields.Nested(PolicySchema), load_default=list, validate=validate.Length(max=4),
                            metadata={"description": "closed-loop assurance the orchestrator runs for the slice"})
+
+    @validates_schema
+    def budget_fits_class(self, data, **_kwargs):  # noqa: ANN001 - marshmallow hook signature
+        errors = latency_budget_errors(data.get("latency_class", "best_effort"), data.get("latency_budget_us"))
+        if errors:
+            raise ValidationError(errors)
 
 
 class VapSchema(Schema):
@@ -200,6 +217,7 @@ class SliceSchema(Schema):
     status_reason = fields.String()
     bandwidth = fields.Nested(BandwidthSchema)
     latency_class = fields.String()
+    latency_budget_us = fields.Integer(allow_none=True)
     pending_change = fields.Nested(PendingChangeSchema, allow_none=True, metadata={
         "description": "a change (PATCH) being applied; bandwidth and latency_class take it when it succeeds"})
     mec_node = fields.String(allow_none=True)

@@ -110,7 +110,7 @@ const renderers = {
     const all = (await Promise.all(tenants.map(t => api("GET", `/tenants/${t.tenant_id}/slices`)))).flatMap(r => r.slices);
     fillTable(document.getElementById("slices-table"), [["tenant_id", "Tenant"], ["slice_id", "Slice"], ["name", "Name"],
       [s => el("span", { class: "status-" + s.status }, s.status + (s.pending_change ? " (changing)" : "")), "Status"],
-      ["latency_class", "Latency"],
+      [s => s.latency_class + (s.latency_budget_us ? ` ≤ ${s.latency_budget_us} µs` : ""), "Latency"],
       [s => `${s.bandwidth.down_guaranteed_kbps}..${s.bandwidth.down_cap_kbps || "∞"}`, "Down kbps"],
       [s => s.vaps.map(v => v.ssid).join(", "), "SSIDs"], [s => s.vnfs.map(v => v.image).join(" → "), "Chain"],
       ["mec_node", "MEC"], [policyText, "Policies"]], all.map(s => ({ ...s, _key: `${s.tenant_id}/${s.slice_id}` })),
@@ -215,13 +215,18 @@ document.getElementById("slice-form").addEventListener("submit", async ev => {
   const f = ev.target, out = document.getElementById("slice-result");
   const vap = { agent_id: f.agent.value, ssid: f.ssid.value,
                 security: f.passphrase.value ? { mode: "wpa2-psk", passphrase: f.passphrase.value } : { mode: "open" } };
-  const body = { name: f.name.value, latency_class: f.latency.value, vaps: [vap],
+  const body = { name: f.name.value, latency_class: f.latency.value, vaps: [vap], latency_budget_us: budgetOf(f),
     vnfs: f.image.value ? [{ image: f.image.value }] : [],
     bandwidth: { down_guaranteed_kbps: Number(f.down.value), down_cap_kbps: Number(f.down_cap.value) },
     policies: f.per_client.value ? [{ type: "transcode_on_overload", per_client_down_kbps: Number(f.per_client.value),
                                       transcoder: { bitrate_kbps: Number(f.bitrate.value) } }] : [] };
   await followOperation(() => api("POST", `/tenants/${f.tenant.value}/slices`, body), out);
 });
+
+// The budget field as the API takes it: a number for a latency class, null (none) for best_effort or when empty.
+function budgetOf(f) {
+  return f.latency.value !== "best_effort" && f.budget_us.value ? Number(f.budget_us.value) : null;
+}
 
 // Starts an operation, shows its progress in `out` until it ends (data-status = its final status), then refreshes.
 async function followOperation(start, out) {
@@ -243,7 +248,7 @@ async function followOperation(start, out) {
   refresh();
 }
 
-// --- live change of a slice's bandwidth / latency class (PATCH, applied as an operation) -----------------
+// --- live change of a slice's bandwidth / latency class and budget (PATCH, applied as an operation) -----------------
 const BANDWIDTH_FIELDS = ["down_guaranteed_kbps", "down_cap_kbps", "up_guaranteed_kbps", "up_cap_kbps"];
 
 function editSlice(s) {
@@ -252,6 +257,7 @@ function editSlice(s) {
   document.getElementById("edit-title").textContent = `Slice ${s.tenant_id}/${s.slice_id} ${s.name}`;
   for (const k of BANDWIDTH_FIELDS) f[k].value = s.bandwidth[k];
   f.latency.value = s.latency_class;
+  f.budget_us.value = s.latency_budget_us ?? "";
   const out = document.getElementById("edit-result");
   out.textContent = ""; out.className = ""; delete out.dataset.status;
   dialog.showModal();
@@ -264,7 +270,8 @@ document.getElementById("edit-form").addEventListener("submit", async ev => {
   const [tenant, slice] = f.dataset.slice.split("/");
   const bandwidth = Object.fromEntries(BANDWIDTH_FIELDS.map(k => [k, Number(f[k].value)]));
   await followOperation(
-    () => api("PATCH", `/tenants/${tenant}/slices/${slice}`, { bandwidth, latency_class: f.latency.value }), out);
+    () => api("PATCH", `/tenants/${tenant}/slices/${slice}`,
+              { bandwidth, latency_class: f.latency.value, latency_budget_us: budgetOf(f) }), out);
 });
 
 // --- navigation and login ---------------------------------------------------------------------------------
