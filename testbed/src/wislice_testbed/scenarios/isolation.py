@@ -91,7 +91,7 @@ def neighbour_body(scale: Scale, agent_id: str, ssid: str) -> dict[str, Any]:
 
 
 def _body(name: str, bw: dict[str, int], agent_id: str, ssid: str) -> dict[str, Any]:
-    return {"name": name, "bandwidth": bw, "latency_class": "low",
+    return {"name": name, "bandwidth": bw, **e2e.LATENCY,
             "vaps": [{"agent_id": agent_id, "radio": "phy0", "ssid": ssid,
                       "security": {"mode": "wpa2-psk", "passphrase": e2e.PASSPHRASE}}],
             "vnfs": [{"image": "kernel-fwd", "cpu": 0.1, "memory_mib": 32}]}
