@@ -6,11 +6,15 @@
 mode=${P_mode:-}
 cost=${P_cost_cycles:-0}
 [ -z "$mode" ] && { [ "$cost" != 0 ] && mode=cost || mode=fwd; }
-burst=${P_burst:-32}
+# latency=true: a latency-class slice's vNF, burst 1 and busy poll (it keeps its CPU busy while it runs); a burst
+# other than 1 beside it is refused by dpdk-vnf (exit 2), so it is passed only when given.
+latency=""; [ "${P_latency:-false}" = "true" ] && latency=--latency
+burst=${P_burst:-}
+[ -z "$burst" ] && [ -z "$latency" ] && burst=32
 ring=1024
 server=0; [ "${P_vhost_server:-false}" = "true" ] && server=1
 cpu=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*\([0-9]*\).*/\1/p' /proc/self/status)
 exec dpdk-vnf --lcores "0@${cpu:-0}" --in-memory --single-file-segments --no-pci --file-prefix vnf --no-telemetry \
   --vdev "net_virtio_user0,path=/run/vnf/vhost.sock,queues=1,queue_size=$ring,server=$server" -- \
-  --mode "$mode" --cost-cycles "$cost" --burst "$burst" --ring-size "$ring" \
+  --mode "$mode" --cost-cycles "$cost" ${burst:+--burst "$burst"} $latency --ring-size "$ring" \
   --stats-file /run/vnf/stats.json --queue-file /run/vnf/queue --throttle-file /run/vnf/throttle

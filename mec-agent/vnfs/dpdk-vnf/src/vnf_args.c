@@ -75,6 +75,7 @@ static void set_num(struct vnf_args *a, size_t which, uint64_t v)
 
 int vnf_args_parse(struct vnf_args *a, int argc, char *const argv[], char *err, size_t errlen)
 {
+    bool burst_given = false;
     for (int i = 1; i < argc; i++) {
         const char *opt = argv[i];
         if (!opt) {
@@ -87,6 +88,10 @@ int vnf_args_parse(struct vnf_args *a, int argc, char *const argv[], char *err, 
         }
         if (!strcmp(opt, "--no-intr")) {
             a->no_intr = true;
+            continue;
+        }
+        if (!strcmp(opt, "--latency")) {
+            a->latency = true;
             continue;
         }
         if (i + 1 >= argc || !argv[i + 1]) {
@@ -133,6 +138,7 @@ int vnf_args_parse(struct vnf_args *a, int argc, char *const argv[], char *err, 
             return -1;
         }
         set_num(a, which, v);
+        burst_given |= which == 1;
     }
     if ((a->ring_size & (a->ring_size - 1)) != 0) {
         snprintf(err, errlen, "--ring-size must be a power of two");
@@ -145,6 +151,16 @@ int vnf_args_parse(struct vnf_args *a, int argc, char *const argv[], char *err, 
     if (a->mode == VNF_MODE_FWD && a->cost_cycles) {
         snprintf(err, errlen, "--cost-cycles needs --mode cost");
         return -1;
+    }
+    if (a->latency) {
+        /* A latency packet must not wait for a burst to fill, nor for the vNF to wake up: burst 1, never sleep.
+         * A --burst other than 1 contradicts the mode and is refused rather than silently overridden. */
+        if (burst_given && a->burst != 1) {
+            snprintf(err, errlen, "--latency forwards with burst 1 (drop --burst or give 1)");
+            return -1;
+        }
+        a->burst = 1;
+        a->busy_poll = true;
     }
     return 0;
 }

@@ -22,6 +22,7 @@ struct vnf_args {
     uint32_t high_pct, low_pct;  /* ring occupancy watermarks, percent of ring_size */
     bool busy_poll;              /* never sleep (reference, like testpmd) */
     bool no_intr;                /* do not try rx interrupts, backoff only */
+    bool latency;                /* latency mode: burst 1 and busy poll (a latency-class slice's vNF) */
     char stats_file[VNF_PATH_MAX];    /* "" = none */
     char queue_file[VNF_PATH_MAX];    /* bytes waiting, the agent's /run/vnf/queue; "" = none */
     char throttle_file[VNF_PATH_MAX]; /* exists while the agent throttles this chain head; "" = none */

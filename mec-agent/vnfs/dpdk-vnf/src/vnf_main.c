@@ -3,7 +3,8 @@
  * `cost_cycles` busy cycles a packet in mode cost. Idle, it sleeps: rx interrupts when the port gives them,
  * else the pof-switch's bounded exponential backoff. Every stats interval it writes its counters (stats file,
  * JSON) and the bytes waiting in its rx ring (queue file, the agent's /run/vnf/queue), and checks the agent's
- * throttle file (a throttled chain head drops what it receives). README.md has the details. */
+ * throttle file (a throttled chain head drops what it receives). In latency mode (--latency: a latency-class
+ * slice's vNF) it forwards each packet as it comes (burst 1) and never sleeps. README.md has the details. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -287,16 +288,16 @@ int main(int argc, char **argv)
     }
     uint64_t hz = rte_get_tsc_hz();
     v.info = (struct vnf_info){
-        .mode = vnf_mode_name(v.args.mode), .wake = v.intr ? "intr" : "backoff",
+        .mode = vnf_mode_name(v.args.mode), .wake = v.args.busy_poll ? "busy" : v.intr ? "intr" : "backoff",
         .occupancy_source = v.queue_count ? "rx_queue_count" : "drain", .cost_cycles = v.args.cost_cycles,
         .cost_ns = vnf_cycles_to_ns(v.args.cost_cycles, hz),
         .clock_overhead_cycles = vnf_cost_clock_overhead(tsc_clock, NULL, 1000), .tsc_hz = hz,
         .burst = v.args.burst, .ring_size = v.args.ring_size, .max_sleep_us = v.args.max_sleep_us};
     vnf_watermark_init(&v.st.wm, v.args.ring_size, v.args.high_pct, v.args.low_pct);
     v.start_tsc = rte_rdtsc();
-    printf("dpdk-vnf: port %u, mode %s, cost %llu cycles (%llu ns), burst %u, ring %u, wake %s, occupancy %s\n",
-           v.port, v.info.mode, (unsigned long long)v.info.cost_cycles, (unsigned long long)v.info.cost_ns,
-           v.info.burst, v.info.ring_size, v.info.wake, v.info.occupancy_source);
+    printf("dpdk-vnf: port %u, mode %s%s, cost %llu cycles (%llu ns), burst %u, ring %u, wake %s, occupancy %s\n",
+           v.port, v.info.mode, v.args.latency ? " (latency)" : "", (unsigned long long)v.info.cost_cycles,
+           (unsigned long long)v.info.cost_ns, v.info.burst, v.info.ring_size, v.info.wake, v.info.occupancy_source);
     fflush(stdout);
     run(&v);
     printf("dpdk-vnf: rx %llu tx %llu tx_dropped %llu sleeps %llu\n", (unsigned long long)v.st.rx_packets,

@@ -20,7 +20,17 @@ int main(void)
     CHECK(parse(&a, err, none) == 0);
     CHECK(a.mode == VNF_MODE_FWD && a.burst == 32 && a.ring_size == 1024 && a.cost_cycles == 0);
     CHECK(a.max_sleep_us == 1000 && a.high_pct == 80 && a.low_pct == 20 && !a.busy_poll && !a.no_intr);
-    CHECK(a.spin_rounds == 256 && a.stats_interval_ms == 500);
+    CHECK(a.spin_rounds == 256 && a.stats_interval_ms == 500 && !a.latency);
+
+    /* latency mode: burst 1 and busy poll, whichever order, with either mode */
+    const char *lat[] = {"x", "--latency", NULL};
+    CHECK(parse(&a, err, lat) == 0 && a.latency && a.burst == 1 && a.busy_poll && a.mode == VNF_MODE_FWD);
+    const char *lat_b1[] = {"x", "--burst", "1", "--latency", NULL};
+    CHECK(parse(&a, err, lat_b1) == 0 && a.latency && a.burst == 1 && a.busy_poll);
+    const char *lat_cost[] = {"x", "--latency", "--mode", "cost", "--cost-cycles", "100", "--burst", "1", NULL};
+    CHECK(parse(&a, err, lat_cost) == 0 && a.latency && a.burst == 1 && a.cost_cycles == 100);
+    const char *no_lat[] = {"x", "--burst", "1", NULL}; /* burst 1 alone is not latency mode: it still sleeps */
+    CHECK(parse(&a, err, no_lat) == 0 && !a.latency && !a.busy_poll);
 
     const char *full[] = {"x", "--mode", "cost", "--cost-cycles", "2500", "--burst", "64", "--ring-size", "512",
                           "--max-sleep-us", "200", "--stats-file", "/run/vnf/stats.json", "--queue-file",
@@ -53,6 +63,9 @@ int main(void)
         {"x", "--frobnicate", "1", NULL},
         {"x", "--spin-rounds", "10000001", NULL},
         {"x", "--stats-interval-ms", "9", NULL},
+        {"x", "--latency", "--burst", "32", NULL},   /* latency forwards with burst 1 */
+        {"x", "--burst", "2", "--latency", NULL},
+        {"x", "--latency", "1", NULL},               /* a flag: takes no value */
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         const char *argv[6] = {0};
