@@ -29,7 +29,7 @@ from wislice_mec_agent.wiring import PyrouteWiring, run_in_netns  # noqa: E402
 
 POFSWITCH = Path(os.environ.get("POFSWITCH", ROOT / "pof-switch" / "build" / "pofswitch"))
 POFCTL_DIR = ROOT / "pof-switch" / "tests" / "integration"
-SWITCH_CPU = 1  # the pofswitch's one lcore; DPDK vNFs pin both their lcores to CPU 0 (vnfs/dpdk-fwd/run.sh)
+SWITCH_CPU = 1  # the pofswitch's one lcore; placement (switch_cpus) puts DPDK vNFs on the other CPUs
 # The agent's port templates for the DPDK pofswitch, as in examples/mec-agent.toml.
 VETH_ARGS = "net_af_packet_{name},iface={ifname},qdisc_bypass=0"
 VHOST_ARGS = "net_vhost_{name},iface={socket}"

@@ -333,7 +333,8 @@ def main() -> int:
     load_start = os.getloadavg()
     hp = Hugepages.reserve(384)
     try:
-        with bench_node(hugepages_dir=str(hp.mount)) as (m, _dockerd, node):
+        # switch_cpus: placement keeps the vNFs off the switch's lcore (all of them on CPU 0 on a 2-CPU machine)
+        with bench_node(hugepages_dir=str(hp.mount), switch_cpus=str(SWITCH_CPU)) as (m, _dockerd, node):
             for run in range(args.runs):
                 for k, frame in itertools.product((0, *chains), frames):
                     unit = "gbps" if frame >= 1500 else "mpps"

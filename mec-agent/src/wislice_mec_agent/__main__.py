@@ -77,7 +77,7 @@ def reconcile_forever(manager: VnfManager, stop: threading.Event, every_s: float
 
 
 def start_scheduler(config: AgentConfig, manager: VnfManager, cgroup_fs: CgroupFs) -> SchedulerLoop | None:
-    """The SchedulerLoop, started; None when it cannot work here. The scheduler is optional (off by default): without
+    """The SchedulerLoop, started; None when it cannot work here. The scheduler is optional (on by default): without
     cgroups that give CPU weights and usage it is refused with the reason logged, and the node still runs its
     vNFs, each within the CPU quota Docker gave it, sharing CPU as the kernel's default does."""
     missing = cgroup_fs.lacks(*SCHEDULER_NEEDS)
@@ -104,6 +104,9 @@ def serve(config: AgentConfig, manager: VnfManager) -> int:
     if cgroup_fs.lacks(CPU_USAGE, MEMORY):
         log.warning("vNF statistics report 0 for what the node's cgroups do not give: %s",
                     ", ".join(cgroup_fs.lacks(CPU_USAGE, MEMORY)))
+    p = manager.planner
+    log.info("placement: DPDK vNFs on CPUs %s; the pof-switch's: %s", ",".join(map(str, p.vnf_cores or p.cpus)),
+             ",".join(map(str, sorted(p.switch))) or "not given (switch_cpus)")
     stats = StatsCollector(manager, cgroup_fs=cgroup_fs)
     metrics = MecMetrics(config, stats, lambda: client is not None and client.welcomed)
     try:
@@ -175,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "delete-vnf":
             out = manager.delete(int(args.arg or "-1"))
         elif args.command == "list":
-            out = manager.list_states()
+            out = manager.list_states(placement=True)  # local: the placement fields whatever the controller takes
         else:
             out = manager.status()
     except AgentError as exc:

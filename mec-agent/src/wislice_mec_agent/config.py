@@ -14,6 +14,7 @@ from wislice_agent_proto.prometheus import parse_listen, read_token_file
 from wislice_agent_proto.validate import IDENT
 
 from .ids import check_prefix
+from .placement import parse_cpus
 
 
 @dataclass
@@ -29,6 +30,13 @@ class AgentConfig:
     switch_veth_args: str = "{ifname}"
     switch_vhost_args: str = "net_vhost_{name},iface={socket}"
     hugepages_dir: str = "/dev/hugepages"  # hugetlbfs mount bind-mounted into DPDK vNFs
+    # DPDK vNF placement (placement.py), CPU lists in the kernel's format ("0-3,6"): the CPUs vNFs may use (empty =
+    # the agent's own affinity) and the pof-switch's lcores (its EAL -l; empty = a switch not pinned to a core).
+    node_cpus: str = ""
+    switch_cpus: str = ""
+    # getVnfs / createVnf VnfStates carry "cpus" and "cpu_mode" (spec/agent). Off until the nfv-controller accepts
+    # them: its VnfState check refuses fields it does not know, so an older controller would refuse the reply.
+    report_placement: bool = False
     controller: str = ""  # host:port of the nfv-controller; empty = run without one
     tls_ca: str = ""  # CA file: when set the controller connection is TLS and its certificate is checked
     tls_cert: str = ""  # client certificate (PEM) for a controller that requires one (tlsClientCaFile); CN = agent_id
@@ -37,7 +45,7 @@ class AgentConfig:
     stats_interval_s: float = 10.0
     warm_pool: dict[str, int] = field(default_factory=dict)  # catalog image -> warm containers kept ready
     reconcile_interval_s: float = 15.0  # periodic convergence while running; 0 = only at start
-    scheduler_interval_s: float = 0.0  # > 0 enables the NFVnice-style CPU-share scheduler
+    scheduler_interval_s: float = 0.1  # the NFVnice-style CPU-share scheduler's period; 0 = off
     # Chain backpressure (scheduler.py), bytes waiting in a downstream vNF's receive queues: its chain head drops
     # from above the high watermark until every downstream queue is back under the low one. The high default is
     # under a default socket's limit (net.core.rmem_default, 208 KiB): a vNF that never enlarges its receive
@@ -64,6 +72,13 @@ class AgentConfig:
         if not isinstance(self.metrics_listen, str) or not isinstance(self.metrics_token_file, str):
             raise ValueError("metrics_listen and metrics_token_file are strings")
         parse_listen(self.metrics_listen)
+        for name in ("node_cpus", "switch_cpus"):
+            value = getattr(self, name)
+            if not isinstance(value, str):
+                raise ValueError(f"{name} must be a CPU list string like \"0-3,6\"")
+            parse_cpus(value)  # ValueError naming the bad part
+        if not isinstance(self.scheduler_interval_s, int | float) or self.scheduler_interval_s < 0:
+            raise ValueError("scheduler_interval_s must be a number >= 0")
         for image, n in self.warm_pool.items():
             if not isinstance(n, int) or not 0 <= n <= 64:
                 raise ValueError(f"warm_pool.{image} must be an integer 0-64")

@@ -19,6 +19,7 @@ from wislice_agent_proto.errors import AgentError
 from .catalog import Catalog, CatalogImage
 from .config import AgentConfig
 from .ids import address_of, check_vnf_id, container_name, host_ifname
+from .placement import CorePlanner, node_cpus, parse_cpus
 from .runtime import LABEL_AGENT, LABEL_IMAGE, LABEL_VNF_ID, ContainerRuntime
 from .spec import VnfSpec, parse_vnf_spec
 from .store import Store, VnfRecord
@@ -83,6 +84,7 @@ class VnfManager:
         self.lock = threading.RLock()
         self.started = time.monotonic()
         self.events: list[EventSink] = []
+        self.planner = CorePlanner(node_cpus(config.node_cpus), parse_cpus(config.switch_cpus))
         config.vnf_dir.mkdir(parents=True, exist_ok=True)
 
     # ---- helpers ----------------------------------------------------------------------------------------------
@@ -109,12 +111,16 @@ class VnfManager:
     def port_name(self, vnf_id: int) -> str:
         return host_ifname(self.config.veth_prefix, vnf_id)
 
-    def state_of(self, rec: VnfRecord) -> dict[str, Any]:
-        """VnfState (spec/agent: VnfSpec plus vnf_id, address, class, state, container_id, ports)."""
+    def state_of(self, rec: VnfRecord, placement: bool | None = None) -> dict[str, Any]:
+        """VnfState (spec/agent: VnfSpec plus vnf_id, address, class, state, container_id, ports; cpus and cpu_mode
+        for a placed vNF when ``placement``, by default config.report_placement)."""
         state = dict(rec.spec.to_json())
         state.update(vnf_id=rec.vnf_id, address=address_of(rec.vnf_id), state=rec.state, ports=rec.ports,
                      container_id=rec.container_id or "0" * 12)
         state["class"] = rec.vnf_class
+        placed = self.planner.placement(rec.vnf_id)
+        if placed is not None and (self.config.report_placement if placement is None else placement):
+            state.update(placed.to_json())
         return state
 
     # ---- createVnf --------------------------------------------------------------------------------------------
@@ -169,6 +175,10 @@ class VnfManager:
 
     def _build_steps(self, rec: VnfRecord, image: CatalogImage, undo: Undo) -> VnfRecord:
         spec, vnf_id, cls = rec.spec, rec.vnf_id, vnf_class(image.vnf_class)
+        cpus = ""
+        if cls.placed:
+            cpus = self.planner.place(vnf_id).cpus
+            undo.push("cpu placement", lambda: self.planner.release(vnf_id))
         claimed = self.pool.claim(image.name) if self.pool is not None else None
         if claimed is not None:
             container_id, pid, cdir = claimed.container_id, claimed.pid, Path(claimed.config_dir)
@@ -177,7 +187,7 @@ class VnfManager:
             undo.push("container", lambda: self.runtime.remove(container_id))
             undo.push("config dir", lambda: shutil.rmtree(cdir, ignore_errors=True))
             self.runtime.rename(container_id, rec.container_name)
-            self.runtime.update_limits(container_id, spec.cpu, spec.memory_mib)
+            self.runtime.update_limits(container_id, spec.cpu, spec.memory_mib, cpus)
             (cdir / "params.env").write_text(params_env(spec.params))
         else:
             cdir = Path(rec.config_dir)
@@ -190,7 +200,7 @@ class VnfManager:
             labels = {LABEL_AGENT: self.config.agent_id, LABEL_VNF_ID: str(vnf_id), LABEL_IMAGE: image.name}
             container_id = self.runtime.create(cls.container(self.config, self.runtime.ensure_image(image),
                                                              rec.container_name, labels, spec.cpu, spec.memory_mib,
-                                                             cdir))
+                                                             cdir, cpus))
             undo.push("container", lambda: self.runtime.remove(container_id))
             rec = rec.with_(container_id=container_id)
             self.store.put(rec)
@@ -230,6 +240,7 @@ class VnfManager:
             undo.push("container by name", lambda: self.runtime.remove(rec.container_name))
         for name in self.port_names(rec):
             undo.push("switch port", lambda name=name: self.switch.remove(name))
+        self.planner.release(rec.vnf_id)  # its core is free once the container is going (nothing to fail)
         return undo.run()
 
     def port_names(self, rec: VnfRecord) -> list[str]:
@@ -244,13 +255,13 @@ class VnfManager:
         return [rec.host_ifname] + [p["name"] for p in rec.ports if p.get("name") and p["name"] != rec.host_ifname]
 
     # ---- getVnfs / getStatus ----------------------------------------------------------------------------------
-    def list_states(self) -> list[dict[str, Any]]:
+    def list_states(self, placement: bool | None = None) -> list[dict[str, Any]]:
         with self.lock:
             live = {c.name: c.status for c in self.runtime.list(self.config.agent_id)}
             out = []
             for rec in self.store.all():
                 state = live_state(rec, live.get(rec.container_name))
-                out.append(self.state_of(rec if state == rec.state else rec.with_(state=state)))
+                out.append(self.state_of(rec if state == rec.state else rec.with_(state=state), placement))
             return out
 
     def status(self) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """Converge the node on the agent's records after an agent restart (even a kill -9 mid-create) or a dockerd
 restart: roll back half-built vNFs, adopt healthy ones, rebuild broken ones from their recorded spec, and remove
-orphans (containers with our label, veths with our prefix, switch ports with our prefix, config dirs)."""
+orphans (containers with our label, veths with our prefix, switch ports with our prefix, config dirs). The cores
+of DPDK vNFs (placement.py) are rebuilt from the adopted containers' cpusets."""
 
 from __future__ import annotations
 
@@ -32,10 +33,12 @@ def reconcile(m: VnfManager) -> dict[str, Any]:
                               "removed_containers": [], "removed_links": [], "removed_ports": [], "removed_dirs": []}
     with m.lock:
         running: dict[str, int] = {}
+        cpusets: dict[str, str] = {}
         for c in m.runtime.list(m.config.agent_id):
             if c.status == "running":
                 info = m.runtime.inspect(c.id)
                 running[c.name] = info.pid if info else 0
+                cpusets[c.name] = info.cpus if info else ""
         switch_ports = set(m.switch.ports()) if m.switch.present else set()
         if m.pool is not None:  # dead idle containers (dockerd restart): removed here, replaced by the next fill
             report["removed_containers"] += m.pool.prune()
@@ -48,6 +51,9 @@ def reconcile(m: VnfManager) -> dict[str, Any]:
                     report["failed"].append({"vnf_id": rec.vnf_id, "error": "; ".join(errors)})
             elif is_healthy(m, rec, running, _readd_lost_ports(m, rec, running, switch_ports, report)):
                 report["adopted"].append(rec.vnf_id)
+                if vnf_class(rec.vnf_class).placed and not m.planner.adopt(rec.vnf_id, cpusets[rec.container_name]):
+                    log.info("vNF %d runs on cpuset %r, not one core of this node: left unplaced", rec.vnf_id,
+                                cpusets[rec.container_name])
             else:
                 _rebuild(m, rec, report)
         _remove_orphans(m, report)

@@ -1,8 +1,8 @@
 """Docker Engine through the docker SDK: the only module that talks to dockerd.
 
 ``ContainerRuntime`` is the boundary (a fake implements it in unit tests); ``DockerRuntime`` is the real one.
-Containers get network_mode "none" (no docker bridge: the agent wires them), the vNF's CPU (nano_cpus) and
-memory limits, the agent's labels, and the vNF's config dir bind-mounted at /run/vnf.
+Containers get network_mode "none" (no docker bridge: the agent wires them), the vNF's CPU quota, cpuset (a
+placed DPDK vNF's core) and memory limits, the agent's labels, and the vNF's config dir bind-mounted at /run/vnf.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ class ContainerInfo:
     status: str  # created | running | exited | paused | restarting | removing | dead
     labels: dict[str, str] = field(default_factory=dict)
     pid: int = 0
+    cpus: str = ""  # its cpuset (HostConfig.CpusetCpus), "" = any CPU; known from inspect, not from list
 
 
 @dataclass
@@ -43,6 +44,7 @@ class ContainerConfig:
     cap_add: list[str] = field(default_factory=list)
     sysctls: dict[str, str] = field(default_factory=dict)
     binds: dict[str, str] = field(default_factory=dict)  # host path -> container path (e.g. hugetlbfs)
+    cpus: str = ""  # cpuset (kernel CPU list), "" = any CPU
 
 
 class ContainerRuntime(Protocol):
@@ -52,7 +54,7 @@ class ContainerRuntime(Protocol):
     def inspect(self, name_or_id: str) -> ContainerInfo | None: ...
     def remove(self, name_or_id: str) -> bool: ...
     def rename(self, container_id: str, name: str) -> None: ...
-    def update_limits(self, container_id: str, cpu: float, memory_mib: int) -> None: ...
+    def update_limits(self, container_id: str, cpu: float, memory_mib: int, cpus: str = "") -> None: ...
     def list(self, agent_id: str) -> list[ContainerInfo]: ...
 
 
@@ -86,7 +88,7 @@ class DockerRuntime:
         c = self.client.containers.create(
             cfg.image_ref, name=cfg.name, labels=cfg.labels, network_mode="none", detach=True,
             cpu_period=CPU_PERIOD_US, cpu_quota=cpu_quota_us(cfg.cpu), mem_limit=mem, memswap_limit=mem, pids_limit=256,
-            cap_drop=["ALL"], cap_add=cfg.cap_add, sysctls=cfg.sysctls or None,
+            cap_drop=["ALL"], cap_add=cfg.cap_add, sysctls=cfg.sysctls or None, cpuset_cpus=cfg.cpus or None,
             volumes=volumes)
         return c.id
 
@@ -119,10 +121,11 @@ class DockerRuntime:
     def rename(self, container_id: str, name: str) -> None:
         self.client.api.rename(container_id, name)
 
-    def update_limits(self, container_id: str, cpu: float, memory_mib: int) -> None:
+    def update_limits(self, container_id: str, cpu: float, memory_mib: int, cpus: str = "") -> None:
+        """New limits for a running container (a claimed warm one); ``cpus`` = a cpuset to confine it to."""
         mem = memory_mib * 1024 * 1024
         self.client.api.update_container(container_id, cpu_period=CPU_PERIOD_US, cpu_quota=cpu_quota_us(cpu),
-                                         mem_limit=mem, memswap_limit=mem)
+                                         mem_limit=mem, memswap_limit=mem, cpuset_cpus=cpus or None)
 
     def list(self, agent_id: str) -> list[ContainerInfo]:
         out = []
@@ -134,4 +137,5 @@ class DockerRuntime:
 
 def _info(data: dict[str, Any]) -> ContainerInfo:
     return ContainerInfo(id=data["Id"], name=data["Name"].lstrip("/"), status=data["State"]["Status"],
-                         labels=data["Config"].get("Labels") or {}, pid=int(data["State"].get("Pid") or 0))
+                         labels=data["Config"].get("Labels") or {}, pid=int(data["State"].get("Pid") or 0),
+                         cpus=(data.get("HostConfig") or {}).get("CpusetCpus") or "")

@@ -37,6 +37,10 @@ MIN_SHARES = 2
 EWMA = 0.3
 PROC_NET_TABLES = ("udp", "udp6", "tcp", "tcp6")
 TCP_LISTEN = "0A"
+# A container's pid is asked of Docker at most this often: at the default 0.1 s interval an inspect per vNF per
+# step kept dockerd busy. A pid outlives its container here by at most this long (reads of a gone pid's cgroup
+# and /proc fail and count 0).
+PID_TTL_S = 1.0
 
 
 def compute_shares(loads: dict[int, float], total: int = TOTAL_SHARES, floor: int = MIN_SHARES) -> dict[int, int]:
@@ -192,6 +196,7 @@ class SchedulerLoop:
         self.halt = threading.Event()
         self.thread = threading.Thread(target=self.run, daemon=True)
         self.last_shares: dict[int, int] = {}
+        self._pids: dict[str, tuple[int, float]] = {}  # container_id -> (init pid, when Docker said so)
 
     def start(self) -> None:
         self.thread.start()
@@ -215,15 +220,21 @@ class SchedulerLoop:
             pids: dict[int, int] = {}
             chains: dict[int, list[Any]] = {}
             recs = self.m.store.all()
+            known = {r.container_id for r in recs}
+            self._pids = {cid: v for cid, v in self._pids.items() if cid in known}
+            switch_tx = self._switch_tx(recs)
             for rec in recs:
-                info = self.m.runtime.inspect(rec.container_id) if rec.container_id else None
-                if rec.state != "running" or info is None or not info.pid:
+                pid = self._pid_of(rec.container_id) if rec.state == "running" and rec.container_id else 0
+                if not pid:
                     continue  # (a paused vNF keeps its pid and stays in: a stalled downstream is what we look for)
-                pids[rec.vnf_id] = info.pid
-                cg = self.cgroups.of_pid(info.pid)
+                pids[rec.vnf_id] = pid
+                cg = self.cgroups.of_pid(pid)
                 cpu = (self.cgroups.cpu_usage_ns(cg) if cg is not None else None) or 0
-                stats = self.m.wiring.stats(rec.host_ifname) if rec.host_ifname else None
-                rx = stats.tx_packets if stats else 0
+                if rec.host_ifname:
+                    stats = self.m.wiring.stats(rec.host_ifname)
+                    rx = stats.tx_packets if stats else 0
+                else:  # no host veth (DPDK): what the switch sent on its port is what arrived
+                    rx = switch_tx.get(self.m.port_name(rec.vnf_id), 0)
                 self.estimators.setdefault(rec.vnf_id, CostEstimator()).add(Sample(time.monotonic(), cpu, rx))
                 chains.setdefault(rec.spec.tenant_id, []).append(rec)
             shares = compute_shares({v: self.estimators[v].load for v in pids})
@@ -232,6 +243,28 @@ class SchedulerLoop:
                     self.last_shares[vnf_id] = value
             self._backpressure(chains, pids, recs)
             return shares
+
+    def _switch_tx(self, recs: list[Any]) -> dict[str, int]:
+        """Packets the switch sent on each port, asked once per step and only when a running vNF has no host veth;
+        without this a DPDK vNF's arrival rate, hence its load, would read 0 and its weight sink to the floor."""
+        if not self.m.switch.present or all(r.host_ifname or r.state != "running" for r in recs):
+            return {}
+        try:
+            return {name: port.tx_packets for name, port in self.m.switch.ports().items()}
+        except Exception as exc:  # a switch restarting: no rates this step
+            log.debug("switch ports: %s", exc)
+            return {}
+
+    def _pid_of(self, container_id: str) -> int:
+        """The container's init pid (0: none), from Docker at most once per PID_TTL_S."""
+        now = time.monotonic()
+        known = self._pids.get(container_id)
+        if known is not None and now - known[1] < PID_TTL_S:
+            return known[0]
+        info = self.m.runtime.inspect(container_id)
+        pid = info.pid if info is not None else 0
+        self._pids[container_id] = (pid, now)
+        return pid
 
     def write_shares(self, pid: int, shares: int) -> bool:
         """The default ``apply``: ``shares`` (cpu.shares units) as the weight of the cgroup of ``pid``."""

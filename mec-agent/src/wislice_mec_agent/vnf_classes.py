@@ -29,23 +29,26 @@ def port_counters(name: str, rx_packets: int, rx_bytes: int, tx_packets: int, tx
 
 class VnfClass:
     """What differs between classes. `host_links`: the vNF has veths in the node's namespace (their qdisc backlog
-    counts in its queue; backpressure drops on the head's)."""
+    counts in its queue; backpressure drops on the head's). `placed`: the vNF gets a core of the node
+    (placement.py: its container's cpuset)."""
 
     name: ClassVar[str] = ""
     cap_add: ClassVar[tuple[str, ...]] = ()
     sysctls: ClassVar[dict[str, str]] = {}
     needs_switch: ClassVar[bool] = False
     host_links: ClassVar[bool] = False
+    placed: ClassVar[bool] = False
 
     def binds(self, config: AgentConfig) -> dict[str, str]:
         return {}
 
     def container(self, config: AgentConfig, image_ref: str, name: str, labels: dict[str, str], cpu: float,
-                  memory_mib: int, config_dir: Path) -> ContainerConfig:
-        """A container of this class (its capabilities, sysctls and binds): a vNF's, or a warm pool's."""
+                  memory_mib: int, config_dir: Path, cpus: str = "") -> ContainerConfig:
+        """A container of this class (its capabilities, sysctls and binds): a vNF's (with its cpuset when it is
+        placed), or a warm pool's."""
         return ContainerConfig(name=name, image_ref=image_ref, labels=labels, cpu=cpu, memory_mib=memory_mib,
                                config_dir=str(config_dir), cap_add=list(self.cap_add), sysctls=dict(self.sysctls),
-                               binds=self.binds(config))
+                               binds=self.binds(config), cpus=cpus)
 
     def host_ifname(self, m: VnfManager, vnf_id: int) -> str:
         """The record's host_ifname: its first host veth, "" for a class without."""
@@ -124,6 +127,7 @@ class DpdkVnf(VnfClass):
     name = "dpdk"
     cap_add = ("IPC_LOCK", "SYS_NICE")  # hugepage locking, set_mempolicy
     needs_switch = True
+    placed = True  # a polling lcore pinned to one core: which core decides whom it competes with
 
     def binds(self, config: AgentConfig) -> dict[str, str]:
         """The node's hugetlbfs mount (EAL sizes its pages from it; memory comes from memfd)."""

@@ -114,7 +114,7 @@ class SteeredSwitch:
 
     def config_args(self) -> dict[str, str]:
         return {"switch_mgmt": str(self.mgmt), "switch_veth_args": VETH_ARGS, "switch_vhost_args": VHOST_ARGS,
-                "hugepages_dir": self.hugepages_dir}
+                "hugepages_dir": self.hugepages_dir, "switch_cpus": "1"}  # its -l 1: placement keeps vNFs off it
 
     def steer(self, address: str, pof_port: int) -> None:
         """Frames for ``address`` -> ``pof_port`` (added, or modified after the vNF got a new port)."""

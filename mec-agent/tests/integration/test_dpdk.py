@@ -66,3 +66,42 @@ def test_kernel_and_dpdk_vnfs_hot_added_to_the_real_pof_switch(private_dockerd: 
         assert not [n for n in switch.ports() if n.startswith(node.config.veth_prefix)]
     finally:
         node.cleanup()
+
+
+def test_a_dpdk_vnf_placed_exclusively_gets_that_cpuset(private_dockerd: Any, netns: Any, hugepages: Any,
+                                                        tmp_path: Path) -> None:
+    """Placement on a 2-CPU node with the switch on CPU 0: our dpdk-vnf gets CPU 1 alone (Docker's cpuset, every
+    thread of it there, traffic back through its EAL lcore there), a second DPDK vNF shares it."""
+    peer = TestpmdPeer(tmp_path)
+    node = RealNode(netns("mecc"), private_dockerd, tmp_path / "state", switch=peer,
+                    hugepages_dir=str(hugepages.mount), node_cpus="0-1", switch_cpus="0", report_placement=True)
+    try:
+        first = node.manager.create(dspec(7, image="dpdk-vnf", params={}, cpu=0.2))
+        assert (first["cpus"], first["cpu_mode"]) == ("1", "exclusive")
+        api = node.runtime.client.api
+        data = api.inspect_container(first["container_id"])
+        assert data["HostConfig"]["CpusetCpus"] == "1"
+        name = first["ports"][0]["name"]
+        deadline = time.monotonic() + 15
+        while peer.received(name) < 1000 and time.monotonic() < deadline:
+            time.sleep(0.3)
+        assert peer.received(name) >= 1000, "the placed DPDK vNF sent nothing back"
+        pid = data["State"]["Pid"]
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+        assert len(tasks) >= 2  # the EAL lcore and its control threads: all of them on CPU 1
+        for task in tasks:
+            status = (task / "status").read_text().splitlines()
+            allowed = [line for line in status if line.startswith("Cpus_allowed_list")]
+            assert allowed == ["Cpus_allowed_list:\t1"], (task.name, allowed)
+        second = node.manager.create(dspec(8))  # dpdk-fwd (testpmd), both lcores on its core
+        assert (second["cpus"], second["cpu_mode"]) == ("1", "shared")
+        assert api.inspect_container(second["container_id"])["HostConfig"]["CpusetCpus"] == "1"
+        assert {s["vnf_id"]: s["cpu_mode"] for s in node.manager.list_states()} == {
+            first["vnf_id"]: "shared", second["vnf_id"]: "shared"}
+        node.manager.delete(second["vnf_id"])
+        assert node.manager.list_states()[0]["cpu_mode"] == "exclusive"
+        node.manager.delete(first["vnf_id"])
+        assert not any(node.holdings().values()), node.holdings()
+    finally:
+        peer.close()
+        node.cleanup()

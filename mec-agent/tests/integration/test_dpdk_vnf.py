@@ -56,10 +56,11 @@ def test_chain_of_our_dpdk_vnf_forwards_then_sleeps(private_dockerd: Any, netns:
                                                      tmp_path: Path) -> None:
     if not POFSWITCH.exists():
         pytest.skip(f"{POFSWITCH} is not built (make -C pof-switch build)")
-    from common import SteeredPofSwitch
+    from common import SWITCH_CPU, SteeredPofSwitch
 
     ns = netns("mecv")
-    node = RealNode(ns, private_dockerd, tmp_path / "state", hugepages_dir=str(hugepages.mount))
+    node = RealNode(ns, private_dockerd, tmp_path / "state", hugepages_dir=str(hugepages.mount),
+                    switch_cpus=str(SWITCH_CPU))  # both vNFs on the other CPU, the switch's lcore alone
     ports = [("src", "net_null0,size=1500"), ("sink", "net_null1,no-rx=1")]
     cleaned = False
     try:

@@ -61,7 +61,7 @@ def test_traffic_to_each_vnf_id_through_the_pof_switch(private_dockerd: Any, net
         wait_for(mgmt)
         switch = MgmtSwitch(str(mgmt), veth_args="net_af_packet_{name},iface={ifname}")
         node = RealNode(node_ns, private_dockerd, tmp_path / "state", switch=switch,
-                        hugepages_dir=str(hugepages.mount))
+                        hugepages_dir=str(hugepages.mount), switch_cpus="1")
         try:
             k = node.manager.create({"tenant_id": 3, "instance_id": 1, "image": "kernel-fwd", "params": {},
                                      "cpu": 0.2, "memory_mib": 64, "chain_position": 0})

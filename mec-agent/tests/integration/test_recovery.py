@@ -24,7 +24,8 @@ pytestmark = pytest.mark.integration
 
 
 CONFIG_KEYS = ("agent_id", "state_dir", "docker_url", "capacity_cpu", "capacity_memory_mib", "veth_prefix",
-               "node_netns", "switch_mgmt", "switch_veth_args", "switch_vhost_args", "hugepages_dir")
+               "node_netns", "switch_mgmt", "switch_veth_args", "switch_vhost_args", "hugepages_dir", "node_cpus",
+               "switch_cpus")
 
 
 def write_config(node: RealNode, path: Path, **extra: Any) -> Path:

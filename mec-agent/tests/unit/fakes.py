@@ -42,7 +42,8 @@ class FakeRuntime(Failing):
         if any(c.name == cfg.name for c in self.containers.values()):
             raise Boom(f"name {cfg.name} in use")
         cid = f"{next(self.ids):064x}"
-        self.containers[cid] = ContainerInfo(id=cid, name=cfg.name, status="created", labels=dict(cfg.labels))
+        self.containers[cid] = ContainerInfo(id=cid, name=cfg.name, status="created", labels=dict(cfg.labels),
+                                             cpus=cfg.cpus)
         self.configs[cid] = cfg
         return cid
 
@@ -70,8 +71,10 @@ class FakeRuntime(Failing):
     def rename(self, container_id: str, name: str) -> None:
         self.containers[container_id].name = name
 
-    def update_limits(self, container_id: str, cpu: float, memory_mib: int) -> None:
+    def update_limits(self, container_id: str, cpu: float, memory_mib: int, cpus: str = "") -> None:
         self.limits[container_id] = (cpu, memory_mib)
+        if cpus:
+            self.containers[container_id].cpus = cpus
 
     def list(self, agent_id: str) -> list[ContainerInfo]:
         return [c for c in self.containers.values() if c.labels.get("wislice.agent") == agent_id]

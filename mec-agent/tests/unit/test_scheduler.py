@@ -248,3 +248,19 @@ def test_statistics_carry_the_backpressure_view_and_stay_valid_protocol(tmp_path
     assert stats["vnfs"][0]["throttled"] is False and stats["vnfs"][0]["backpressure_drops"] == 7
     valid({"type": "event", "event": "stats", "ts": 1, "data": {"interval_s": 5, **stats}})  # VnfStats typed here
     assert "throttled" not in StatsCollector(c.node.manager).collect(head)["vnfs"][0]  # no scheduler, no view
+
+
+def test_a_dpdk_vnf_arrivals_are_its_switch_port_tx_and_pids_are_cached(tmp_path) -> None:
+    node = Node(tmp_path)
+    kernel = node.manager.create(spec(instance=1))
+    dpdk = node.manager.create(spec(instance=2, image="dpdk-vnf", chain_position=1))
+    loop = SchedulerLoop(node.manager, 1.0, apply=lambda pid, v: True, socket_queue=lambda pid: 0)
+    inspected: list[str] = []
+    inspect = node.runtime.inspect
+    node.runtime.inspect = lambda cid: inspected.append(cid) or inspect(cid)  # type: ignore[method-assign]
+    loop.step()
+    loop.step()
+    # FakeSwitch says it sent 7 packets on every port; FakeWiring's host veth sent 2 towards the kernel vNF.
+    assert loop.estimators[dpdk["vnf_id"]].last.rx_packets == 7
+    assert loop.estimators[kernel["vnf_id"]].last.rx_packets == 2
+    assert sorted(inspected) == sorted([kernel["container_id"], dpdk["container_id"]])  # once each in two steps

@@ -62,7 +62,7 @@ def mec_node(onos: Onos, processes: Any, uplink: str, agent_id: str = "mec-1", s
             f'docker_url = "unix://{dockerd.socket}"', "capacity_cpu = 2.0", "capacity_memory_mib = 2048",
             f'veth_prefix = "{VETH_PREFIX}"', f'switch_mgmt = "{mgmt}"', 'switch_veth_args = "{ifname}"',
             f'controller = "127.0.0.1:{onos.nfv_port}"', f'secret_file = "{state_dir / "secret"}"',
-            "stats_interval_s = 2.0", "scheduler_interval_s = 0.0", ""]))
+            "stats_interval_s = 2.0", "scheduler_interval_s = 0.1", ""]))
         agent = processes.start([sys.executable, "-m", "wislice_mec_agent", "--config", str(conf)],
                                 log_name="mec-agent")
         node = MecNode(agent_id, dockerd, state_dir, mgmt, agent, switch, processes)

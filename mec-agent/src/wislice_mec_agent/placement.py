@@ -1,0 +1,127 @@
+"""Placement of DPDK vNFs on the node's cores (issue 14).
+
+Every DPDK vNF runs on ONE core: its container's cpuset (Docker's cpuset_cpus) is that core and its EAL lcore is
+pinned to the first CPU the container may use (vnfs/*/run.sh read Cpus_allowed_list), so the cpuset and the EAL
+core list are the same single core. One core, not a set, because an EAL lcore is pinned: a vNF given "1-3" would
+run on 1 anyway and the kernel could not spread it.
+
+- The switch's own cores (config switch_cpus, its lcores) are never given while the node has another core.
+- A vNF gets a core of its own (exclusive) while a core is left that is neither the switch's nor another DPDK
+  vNF's. Otherwise it shares: it goes to the non-switch core with the fewest DPDK vNFs (ties: the lowest number),
+  and the vNFs of a core split it by their CPU weights (cpu.weight / cpu.shares, the scheduler).
+- A node whose only cores are the switch's puts its vNFs there, with a warning: they take CPU from the switch.
+- The mode is what a core holds now: a vNF is exclusive while it is alone on a core that is not the switch's,
+  shared when another DPDK vNF joins it, "switch" on a switch core. Freeing a vNF frees its core.
+Kernel vNFs are not placed (no cpuset): their forwarding is softirq work on whatever core the packet arrives on.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+log = logging.getLogger(__name__)
+EXCLUSIVE, SHARED, SWITCH = "exclusive", "shared", "switch"
+MAX_CPU = 4095
+
+
+def parse_cpus(text: str) -> list[int]:
+    """The kernel's CPU list format ("0-2,5", "" = none) as sorted CPU numbers; ValueError when malformed."""
+    cpus: set[int] = set()
+    for part in text.replace(" ", "").split(","):
+        if not part:
+            continue
+        lo, sep, hi = part.partition("-")
+        if not lo.isdigit() or (sep and not hi.isdigit()):
+            raise ValueError(f"bad CPU list {text!r}: expected e.g. 0-2,5")
+        first, last = int(lo), int(hi) if sep else int(lo)
+        if first > last or last > MAX_CPU:
+            raise ValueError(f"bad CPU range {part!r} in {text!r}")
+        cpus.update(range(first, last + 1))
+    return sorted(cpus)
+
+
+def node_cpus(configured: str) -> list[int]:
+    """The CPUs vNFs may use: the configured list, else the agent's own affinity (its cpuset)."""
+    return parse_cpus(configured) if configured else sorted(os.sched_getaffinity(0))
+
+
+@dataclass(frozen=True)
+class Placement:
+    cpus: str  # the container's cpuset, kernel CPU list format ("1")
+    mode: str  # EXCLUSIVE | SHARED | SWITCH
+
+    def to_json(self) -> dict[str, str]:
+        return {"cpus": self.cpus, "cpu_mode": self.mode}
+
+
+class CorePlanner:
+    """The node's cores and which DPDK vNF runs on which (vnf_id -> core). In memory: rebuilt from the running
+    containers' cpusets by reconcile after an agent restart. Thread-safe (the scheduler and stats read it)."""
+
+    def __init__(self, cpus: Iterable[int], switch_cpus: Iterable[int]) -> None:
+        self.cpus = sorted(set(cpus))
+        if not self.cpus:
+            raise ValueError("the node has no CPU to place vNFs on")
+        self.switch = set(switch_cpus) & set(self.cpus)
+        self.vnf_cores = [c for c in self.cpus if c not in self.switch]
+        self.assigned: dict[int, int] = {}
+        self.lock = threading.Lock()
+        if not self.vnf_cores:
+            log.warning("placement: the node's only cores (%s) are the pof-switch's: DPDK vNFs will share them with"
+                        " the switch and slow it down", ",".join(map(str, self.cpus)))
+
+    @property
+    def switch_only(self) -> bool:
+        """The node has no core but the switch's: vNFs placed here compete with the switch."""
+        return not self.vnf_cores
+
+    def place(self, vnf_id: int) -> Placement:
+        """A core for the vNF (its own when one is free); the same one again if it has one already."""
+        with self.lock:
+            if vnf_id not in self.assigned:
+                cores = self.vnf_cores or self.cpus
+                load = Counter(self.assigned.values())
+                core = min(cores, key=lambda c: (load[c], c))
+                self.assigned[vnf_id] = core
+                if core in self.switch:
+                    log.warning("placement: vNF %d runs on CPU %d, the pof-switch's (the node has no other core)",
+                                vnf_id, core)
+            return self._placement(vnf_id)
+
+    def adopt(self, vnf_id: int, cpuset: str) -> bool:
+        """Record a running vNF's core from its container's cpuset (after an agent restart); False when that is
+        not one core of this node (a container from before placement, or a node whose CPUs changed): the vNF then
+        stays unplaced and takes no core."""
+        try:
+            cpus = parse_cpus(cpuset)
+        except ValueError:
+            cpus = []
+        with self.lock:
+            if len(cpus) != 1 or cpus[0] not in self.cpus:
+                self.assigned.pop(vnf_id, None)
+                return False
+            self.assigned[vnf_id] = cpus[0]
+            return True
+
+    def release(self, vnf_id: int) -> None:
+        with self.lock:
+            self.assigned.pop(vnf_id, None)
+
+    def placement(self, vnf_id: int) -> Placement | None:
+        with self.lock:
+            return self._placement(vnf_id) if vnf_id in self.assigned else None
+
+    def _placement(self, vnf_id: int) -> Placement:
+        core = self.assigned[vnf_id]
+        if core in self.switch:
+            mode = SWITCH
+        elif sum(1 for c in self.assigned.values() if c == core) > 1:
+            mode = SHARED
+        else:
+            mode = EXCLUSIVE
+        return Placement(str(core), mode)

@@ -1,0 +1,145 @@
+"""DPDK vNF placement on the node's cores: the arithmetic (placement.py) and the manager's use of it over fakes."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+from wislice_agent_proto.errors import AgentError
+from wislice_agent_proto.validate import SCHEMA
+
+from wislice_mec_agent.config import AgentConfig
+from wislice_mec_agent.placement import CorePlanner, Placement, parse_cpus
+from wislice_mec_agent.pool import WarmPool
+from wislice_mec_agent.reconcile import reconcile
+
+from .conftest import Node, spec
+
+SPEC = Path(__file__).resolve().parents[3] / "spec" / "agent"
+
+
+def test_cpu_lists_parse_as_the_kernel_writes_them() -> None:
+    assert parse_cpus("") == [] and parse_cpus("3") == [3] and parse_cpus("0-2,5, 7-8") == [0, 1, 2, 5, 7, 8]
+    for bad in ("a", "1-", "3-1", "-1", "1,,x", "0-99999"):
+        with pytest.raises(ValueError):
+            parse_cpus(bad)
+    with pytest.raises(ValueError, match="switch_cpus"):
+        AgentConfig(agent_id="a", state_dir="/tmp/x", switch_cpus=3)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="bad CPU"):
+        AgentConfig(agent_id="a", state_dir="/tmp/x", node_cpus="0-z")
+
+
+def test_two_cores_switch_on_0_the_vnfs_share_core_1() -> None:
+    p = CorePlanner([0, 1], [0])
+    assert p.place(1) == Placement("1", "exclusive")
+    assert p.place(1) == Placement("1", "exclusive")  # placing again keeps its core
+    assert p.place(2) == Placement("1", "shared")
+    assert p.placement(1) == Placement("1", "shared")  # it has a neighbour now
+    p.release(2)
+    assert p.placement(1) == Placement("1", "exclusive") and p.placement(2) is None
+
+
+def test_four_cores_exclusive_until_full_then_the_least_loaded_core() -> None:
+    p = CorePlanner(range(4), [0])
+    assert [p.place(v).cpus for v in (1, 2, 3)] == ["1", "2", "3"]
+    assert all(p.placement(v).mode == "exclusive" for v in (1, 2, 3))
+    assert [p.place(v).cpus for v in (4, 5)] == ["1", "2"]  # fewest vNFs first, then the lowest core
+    assert [p.placement(v).mode for v in (1, 2, 3, 4, 5)] == ["shared", "shared", "exclusive", "shared", "shared"]
+    p.release(3)
+    assert p.place(6) == Placement("3", "exclusive")  # a freed core is free again
+    assert "0" not in {p.placement(v).cpus for v in (1, 2, 4, 5, 6)}
+
+
+def test_one_core_node_puts_vnfs_on_the_switch_core_with_a_warning(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING):
+        p = CorePlanner([0], [0])
+        assert p.switch_only
+        assert p.place(1) == Placement("0", "switch") and p.place(2) == Placement("0", "switch")
+    assert "only cores" in caplog.text and "the pof-switch's" in caplog.text
+    alone = CorePlanner([0], [])  # a switch not pinned (switch_cpus empty): the core counts as the vNFs'
+    assert not alone.switch_only and alone.place(1) == Placement("0", "exclusive")
+    assert CorePlanner([0, 1], [5]).place(1).cpus == "0"  # a switch core the node does not have is ignored
+
+
+def test_adopt_takes_one_core_of_the_node_only() -> None:
+    p = CorePlanner(range(4), [0])
+    assert p.adopt(7, "2") and p.placement(7) == Placement("2", "exclusive")
+    assert p.place(8).cpus == "1" and p.place(9).cpus == "3"  # 2 is taken
+    assert not p.adopt(7, "1-3") and p.placement(7) is None  # not one core: unplaced
+    assert not p.adopt(10, "") and not p.adopt(10, "9") and not p.adopt(10, "x")
+
+
+def placed_node(tmp_path: Path, **cfg: object) -> Node:
+    return Node(tmp_path, node_cpus="0-1", switch_cpus="0", **cfg)
+
+
+def test_a_dpdk_vnf_gets_its_core_as_cpuset_and_reports_it(tmp_path: Path) -> None:
+    node = placed_node(tmp_path, report_placement=True)
+    state = node.manager.create(spec(image="dpdk-vnf"))
+    assert state["cpus"] == "1" and state["cpu_mode"] == "exclusive"
+    cfg = next(iter(node.runtime.configs.values()))
+    assert cfg.cpus == "1"
+    kernel = node.manager.create(spec(instance=3))
+    assert "cpus" not in kernel and [c.cpus for c in node.runtime.configs.values()] == ["1", ""]
+    second = node.manager.create(spec(instance=4, image="dpdk-fwd"))
+    assert (second["cpus"], second["cpu_mode"]) == ("1", "shared")
+    listed = {s["vnf_id"]: s.get("cpu_mode") for s in node.manager.list_states()}
+    assert listed == {65538: "shared", 65539: None, 65540: "shared"}
+    node.manager.delete(65540)
+    assert node.manager.planner.placement(65538) == Placement("1", "exclusive")
+    assert node.manager.planner.placement(65540) is None
+
+
+def test_placement_fields_stay_off_the_wire_unless_configured(tmp_path: Path) -> None:
+    node = placed_node(tmp_path)
+    state = node.manager.create(spec(image="dpdk-vnf"))
+    assert "cpus" not in state and "cpus" not in node.manager.list_states()[0]
+    assert node.manager.list_states(placement=True)[0]["cpus"] == "1"
+
+
+def test_a_failed_create_frees_its_core(tmp_path: Path) -> None:
+    node = placed_node(tmp_path)
+    node.runtime.fail_on.add("start")
+    with pytest.raises(AgentError) as err:
+        node.manager.create(spec(image="dpdk-vnf"))
+    assert "injected" in err.value.message
+    assert node.manager.planner.assigned == {} and node.empty()
+
+
+def test_restart_rebuilds_placement_from_the_containers(tmp_path: Path) -> None:
+    node = placed_node(tmp_path)
+    node.manager.create(spec(image="dpdk-vnf"))
+    node.manager.create(spec(instance=3, image="dpdk-vnf"))
+    node.manager = node.new_manager()  # an agent restart: nothing in memory
+    assert node.manager.planner.assigned == {}
+    report = reconcile(node.manager)
+    assert report["adopted"] == [65538, 65539]
+    assert node.manager.planner.assigned == {65538: 1, 65539: 1}
+    assert node.manager.planner.placement(65538).mode == "shared"
+
+
+def test_a_claimed_warm_container_is_confined_to_the_vnfs_core(tmp_path: Path) -> None:
+    node = placed_node(tmp_path, warm_pool={"dpdk-vnf": 1})
+    pool = WarmPool(node.config, node.catalog, node.runtime)
+    pool.fill()
+    node.manager = node.new_manager(pool=pool)
+    state = node.manager.create(spec(image="dpdk-vnf"))
+    cid = state["container_id"]
+    assert node.runtime.containers[cid].cpus == "1" and node.runtime.configs[cid].cpus == ""  # made unconfined
+    pool.drain()
+
+
+def test_placed_vnf_states_are_what_the_spec_says(tmp_path: Path) -> None:
+    node = placed_node(tmp_path, report_placement=True)
+    node.manager.create(spec(image="dpdk-vnf"))
+    node.manager.create(spec(instance=3))
+    states = node.manager.list_states()
+    vector = json.loads((SPEC / "vectors" / "valid" / "reply-ok-getVnfs-placed.json").read_text())
+    states += vector["result"]["vnfs"]
+    assert [s.get("cpu_mode") for s in states] == ["exclusive", None, "exclusive", "shared", "shared", None]
+    for state in states:
+        SCHEMA.check(state, "#/$defs/vnfState", "vnf")
+    for bad in ({"cpu_mode": "pinned"}, {"cpus": "1-"}, {"cpus": ""}, {"cpus": 1}):
+        assert not SCHEMA.is_valid(dict(states[0], **bad), "#/$defs/vnfState"), bad
