@@ -247,6 +247,11 @@ public class SingleNodeMeterStore extends AbstractStore<MeterEvent, MeterStoreDe
         if (meter.isBurst()) {
             builder.burst();
         }
+        // The provider gets the stored copy: a request's annotations (e.g. a slice meter's latency class) must
+        // reach it, as ONOS's distributed store keeps them.
+        if (meter.annotations() != null && !meter.annotations().keys().isEmpty()) {
+            builder.withAnnotations(meter.annotations());
+        }
         DefaultMeter copy = (DefaultMeter) builder.build();
         copy.setState(state);
         copy.setLife(life);

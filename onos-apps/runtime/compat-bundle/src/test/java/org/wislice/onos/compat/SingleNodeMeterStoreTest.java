@@ -3,6 +3,7 @@ package org.wislice.onos.compat;
 import org.junit.Before;
 import org.junit.Test;
 import org.onosproject.core.DefaultApplicationId;
+import org.onosproject.net.DefaultAnnotations;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.meter.Band;
 import org.onosproject.net.meter.DefaultBand;
@@ -50,6 +51,21 @@ public class SingleNodeMeterStoreTest {
 
     private MeterState stored() {
         return store.getMeter(MeterKey.key(DEV, ID)).state();
+    }
+
+    @Test
+    public void annotationsReachTheProviderAndStay() {
+        Meter annotated = DefaultMeter.builder().forDevice(DEV).withId(ID)
+                .fromApp(new DefaultApplicationId(1, "test")).withUnit(Meter.Unit.KB_PER_SEC)
+                .withBands(List.of(DefaultBand.builder().ofType(Band.Type.DROP).withRate(1000).build()))
+                .withAnnotations(DefaultAnnotations.builder().set("wislice.class", "latency").build()).build();
+        List<Meter> requested = new ArrayList<>();
+        SingleNodeMeterStore fresh = new SingleNodeMeterStore();
+        fresh.setDelegate(event -> requested.add(event.subject()));
+        fresh.addOrUpdateMeter(annotated);
+        assertEquals("latency", requested.get(0).annotations().value("wislice.class"));
+        fresh.updateMeterState(meter(MeterState.ADDED));
+        assertEquals("latency", fresh.getMeter(MeterKey.key(DEV, ID)).annotations().value("wislice.class"));
     }
 
     @Test
