@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -204,6 +205,53 @@ def test_port_statistics_after_traffic(onos: Any, two_switches: tuple[Any, Any])
 
     code, _ = onos.request("DELETE", "/onos/pof/slices/it-stats")
     assert code == 204
+
+
+def mgmt(sock: Path, line: str) -> str:
+    """One command on a pofswitch's management socket (spec/switch-mgmt), its one-line reply."""
+    with socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(5)
+        s.connect(str(sock))
+        s.sendall(line.encode() + b"\n")
+        reply = b""
+        while not reply.endswith(b"\n"):
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            reply += chunk
+    return reply.decode().strip()
+
+
+def classed_pkts(sock: Path, port: str) -> int:
+    """Frames a rated port sent as green or best effort: a latency meter's frames count in neither."""
+    fields = dict(kv.split("=") for kv in mgmt(sock, f"port-stats {port}").split()[1:])
+    return int(fields["green_pkts"]) + int(fields["be_pkts"])
+
+
+def test_latency_slice_meters_carry_the_class(onos: Any, two_switches: tuple[Any, Any], tmp_path: Path) -> None:
+    """A latency-class path's METER_MODs arrive with the LATENCY flag: pof-switch announced latency meters, and
+    on its rated port the slice's frames leave through the latency queue (neither green nor best effort); back to
+    best effort the same meters' frames count as green or best effort again."""
+    h1, _ = two_switches
+    sock = tmp_path / "mgmt1.sock"
+    assert onos.get(f"/onos/v1/devices/{SW1}")["annotations"].get("latencyMeters") == "true"
+    # Rated far above the pings: SW1's port to the link counts its frames per class.
+    assert mgmt(sock, "port-rate s2 100000") == "OK"
+    caps = {"cap_kbps": RATE_KBPS}
+    hops = [{"device_id": SW1, "in_port": 1, "out_port": 2}, {"device_id": SW2, "in_port": 1, "out_port": 2}]
+    code, sl = onos.request("POST", "/onos/pof/slices", {"slice_id": "it-lat", "tenant_id": 11, "up": caps,
+                                                         "down": caps, "latency_class": "low", "hops": hops})
+    assert code == 201, sl
+    assert sl["latency_class"] == "low" and [h["latency_queue"] for h in sl["hops"]] == [True, True], sl
+    assert ping(h1, "10.77.0.2", count=5), "latency slice does not forward"
+    assert classed_pkts(sock, "s2") == 0, mgmt(sock, "port-stats s2")
+
+    code, sl = onos.request("PUT", "/onos/pof/slices/it-lat/rates", {"latency_class": "best_effort"})
+    assert code == 200 and sl["latency_class"] == "best_effort" and "latency_queue" not in sl["hops"][0], sl
+    assert ping(h1, "10.77.0.2", count=5), "slice does not forward after leaving the latency class"
+    assert classed_pkts(sock, "s2") >= 5, mgmt(sock, "port-stats s2")
+    code, err = onos.request("PUT", "/onos/pof/slices/it-lat/rates", {"latency_class": "warp"})
+    assert code == 400 and err["code"] == "bad_request", err
 
 
 CAPABILITIES = "org.wislice.onos.pof.impl.PofMeterCapabilityManager"

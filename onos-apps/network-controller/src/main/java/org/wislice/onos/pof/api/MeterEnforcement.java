@@ -14,6 +14,8 @@ public final class MeterEnforcement {
     public static final String WISLICE_VENDOR = "WiSlice";
     /** ONOS device annotation: what the switch's FEATURES_REPLY says, "true" or "false". */
     public static final String ANNOTATION = "metersEnforced";
+    /** ONOS device annotation: whether the switch's FEATURES_REPLY announced latency-class meters, "true"/"false". */
+    public static final String LATENCY_ANNOTATION = "latencyMeters";
 
     /** Where the answer comes from; JSON names "features" and "override". */
     public enum Source {
@@ -39,6 +41,15 @@ public final class MeterEnforcement {
      */
     public static boolean learnedFrom(FeaturesReply features) {
         return features != null && WISLICE_VENDOR.equals(features.vendorId);
+    }
+
+    /**
+     * Whether the switch applies METER_MOD's LATENCY flag (a strict-priority queue for the meter's traffic):
+     * pof-switch sets capabilities bit 31 ({@link FeaturesReply#CAP_LATENCY_METERS}) for it; another vendor's bit
+     * 31 is not ours to read.
+     */
+    public static boolean latencyFrom(FeaturesReply features) {
+        return learnedFrom(features) && (features.capabilities & FeaturesReply.CAP_LATENCY_METERS) != 0;
     }
 
     /** Adds "meters_enforced" and "meters_enforced_source" to a switch's JSON. */

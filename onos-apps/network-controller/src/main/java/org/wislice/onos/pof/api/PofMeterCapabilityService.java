@@ -10,4 +10,12 @@ import org.onosproject.net.DeviceId;
 public interface PofMeterCapabilityService {
 
     MeterEnforcement meterEnforcement(DeviceId deviceId);
+
+    /**
+     * Whether the switch announced latency-class meters in its FEATURES_REPLY (the device annotation
+     * {@link MeterEnforcement#LATENCY_ANNOTATION}); a device the controller knows nothing of has none.
+     */
+    default boolean latencyMeters(DeviceId deviceId) {
+        return false;
+    }
 }

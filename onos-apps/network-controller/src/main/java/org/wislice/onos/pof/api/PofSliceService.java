@@ -30,5 +30,14 @@ public interface PofSliceService {
      * meters removed. Returns the stored path; on failure the path keeps its old rates and meters. The new rates
      * are admitted as in {@link #addSlice} under the path's own requireEnforcement.
      */
-    SlicePath updateRates(String sliceId, SliceRates down, SliceRates up);
+    default SlicePath updateRates(String sliceId, SliceRates down, SliceRates up) {
+        return updatePath(sliceId, down, up, null);
+    }
+
+    /**
+     * {@link #updateRates} and/or a new latency class (null = unchanged): a class change replaces the meters of
+     * every rated direction the same way, with or without the LATENCY flag (only on switches that announced
+     * latency meters; the path's hops say where). A latency class needs a cap in each direction (400).
+     */
+    SlicePath updatePath(String sliceId, SliceRates down, SliceRates up, LatencyClass latencyClass);
 }

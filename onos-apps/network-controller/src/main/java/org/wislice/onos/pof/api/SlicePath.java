@@ -20,8 +20,11 @@ import java.util.regex.Pattern;
  * each of its hops. The legacy {@code rate_kbps} (input only) is a cap in both directions without a guarantee.
  * {@code require_enforcement} (default true) refuses rates on a path whose meters would sit on a switch that does
  * not enforce them; false accepts best effort there. Once installed it also lists its meters and the switches
- * where they are not enforced ({@code unenforced_devices}). Immutable; {@link #fromJson} validates everything a
- * client sends.
+ * where they are not enforced ({@code unenforced_devices}). A {@code latency_class} other than best_effort puts the
+ * path's meters in the switches' priority queue where a switch announced latency meters, and needs a cap in each
+ * direction (the queue is served first, so its cap is what keeps the others from starving); each hop then shows
+ * {@code latency_queue} (false: its switch has no priority queue, the meter there is plain). Immutable;
+ * {@link #fromJson} validates everything a client sends.
  */
 public final class SlicePath {
     public static final int MAX_HOPS = 16;
@@ -31,7 +34,7 @@ public final class SlicePath {
     public static final String FORWARD = "forward";
     public static final String REVERSE = "reverse";
     private static final Set<String> INPUT_KEYS = Set.of("slice_id", "tenant_id", "tag", "rate_kbps", "down", "up",
-            "bidirectional", "hops", "require_enforcement");
+            "bidirectional", "hops", "require_enforcement", "latency_class");
     private static final Set<String> OUTPUT_KEYS = Set.of("meters", "unenforced_devices");
 
     /** One switch on the path: packets enter on in_port and leave on out_port (forward direction). */
@@ -89,18 +92,32 @@ public final class SlicePath {
     public final boolean requireEnforcement;
     /** The switches holding a meter of this path that do not enforce it (empty unless best effort is accepted). */
     public final List<String> unenforcedDevices;
+    public final LatencyClass latencyClass;
+    /** The switches of a latency-class path that announced no latency meters (empty for best effort). */
+    public final List<String> queuelessDevices;
 
     public SlicePath(String sliceId, int tenantId, int tag, SliceRates down, SliceRates up, boolean bidirectional,
                      List<Hop> hops, List<MeterRef> meters) {
         this(sliceId, tenantId, tag, down, up, bidirectional, hops, meters, true, List.of());
     }
 
-    /** A one-way path has no down direction: its down rates must be none. */
     public SlicePath(String sliceId, int tenantId, int tag, SliceRates down, SliceRates up, boolean bidirectional,
                      List<Hop> hops, List<MeterRef> meters, boolean requireEnforcement,
                      List<String> unenforcedDevices) {
+        this(sliceId, tenantId, tag, down, up, bidirectional, hops, meters, requireEnforcement, unenforcedDevices,
+                LatencyClass.BEST_EFFORT, List.of());
+    }
+
+    /** A one-way path has no down direction: its down rates must be none; a latency class needs caps. */
+    public SlicePath(String sliceId, int tenantId, int tag, SliceRates down, SliceRates up, boolean bidirectional,
+                     List<Hop> hops, List<MeterRef> meters, boolean requireEnforcement,
+                     List<String> unenforcedDevices, LatencyClass latencyClass, List<String> queuelessDevices) {
         if (!bidirectional && down.metered()) {
             throw SliceException.badRequest("a one-way path (bidirectional false) has no down direction to rate");
+        }
+        if (latencyClass.prioritized() && (up.capKbps == 0 || bidirectional && down.capKbps == 0)) {
+            throw SliceException.badRequest("latency_class " + latencyClass.jsonName() + " needs a cap_kbps in "
+                    + "each direction: its traffic is queued first, and the cap keeps it from starving the others");
         }
         this.sliceId = sliceId;
         this.tenantId = tenantId;
@@ -112,6 +129,8 @@ public final class SlicePath {
         this.meters = List.copyOf(meters);
         this.requireEnforcement = requireEnforcement;
         this.unenforcedDevices = List.copyOf(unenforcedDevices);
+        this.latencyClass = latencyClass;
+        this.queuelessDevices = latencyClass.prioritized() ? List.copyOf(queuelessDevices) : List.of();
     }
 
     /** The legacy form: rateKbps caps every direction the path has (0 = unmetered), no guarantee. */
@@ -123,27 +142,38 @@ public final class SlicePath {
 
     public SlicePath withTag(int newTag) {
         return new SlicePath(sliceId, tenantId, newTag, down, up, bidirectional, hops, meters, requireEnforcement,
-                unenforcedDevices);
+                unenforcedDevices, latencyClass, queuelessDevices);
     }
 
     public SlicePath withMeters(List<MeterRef> newMeters) {
         return new SlicePath(sliceId, tenantId, tag, down, up, bidirectional, hops, newMeters, requireEnforcement,
-                unenforcedDevices);
+                unenforcedDevices, latencyClass, queuelessDevices);
     }
 
     public SlicePath withRates(SliceRates newDown, SliceRates newUp) {
         return new SlicePath(sliceId, tenantId, tag, newDown, newUp, bidirectional, hops, meters, requireEnforcement,
-                unenforcedDevices);
+                unenforcedDevices, latencyClass, queuelessDevices);
     }
 
     public SlicePath withRequireEnforcement(boolean require) {
         return new SlicePath(sliceId, tenantId, tag, down, up, bidirectional, hops, meters, require,
-                unenforcedDevices);
+                unenforcedDevices, latencyClass, queuelessDevices);
     }
 
     public SlicePath withUnenforcedDevices(List<String> devices) {
         return new SlicePath(sliceId, tenantId, tag, down, up, bidirectional, hops, meters, requireEnforcement,
-                devices);
+                devices, latencyClass, queuelessDevices);
+    }
+
+    /** Another class (with the rates it is checked against), and the switches without latency meters. */
+    public SlicePath withLatency(LatencyClass cls, SliceRates newDown, SliceRates newUp, List<String> queueless) {
+        return new SlicePath(sliceId, tenantId, tag, newDown, newUp, bidirectional, hops, meters, requireEnforcement,
+                unenforcedDevices, cls, queueless);
+    }
+
+    /** Whether this path's meter on the device gets the LATENCY flag: a latency class on a switch that has it. */
+    public boolean latencyMeterOn(String deviceId) {
+        return latencyClass.prioritized() && !queuelessDevices.contains(deviceId);
     }
 
     /** The rates of a meter direction: forward = up, reverse = down. */
@@ -170,7 +200,11 @@ public final class SlicePath {
         n.put("bidirectional", bidirectional);
         ArrayNode hs = n.putArray("hops");
         for (Hop h : hops) {
-            hs.addObject().put("device_id", h.deviceId).put("in_port", h.inPort).put("out_port", h.outPort);
+            ObjectNode hop = hs.addObject().put("device_id", h.deviceId).put("in_port", h.inPort)
+                    .put("out_port", h.outPort);
+            if (latencyClass.prioritized()) {
+                hop.put("latency_queue", latencyMeterOn(h.deviceId));
+            }
         }
         ArrayNode ms = n.putArray("meters");
         for (MeterRef m : meters) {
@@ -180,6 +214,7 @@ public final class SlicePath {
         n.put("require_enforcement", requireEnforcement);
         ArrayNode unenforced = n.putArray("unenforced_devices");
         unenforcedDevices.forEach(unenforced::add);
+        n.put("latency_class", latencyClass.jsonName());
         return n;
     }
 
@@ -249,8 +284,15 @@ public final class SlicePath {
         }
         List<String> unenforced = new ArrayList<>();
         n.path("unenforced_devices").forEach(d -> unenforced.add(d.asText()));
+        // Stored paths say per hop whether its switch had a priority queue (output only: a client's is ignored).
+        List<String> queueless = new ArrayList<>();
+        hs.forEach(h -> {
+            if (h.path("latency_queue").isBoolean() && !h.get("latency_queue").asBoolean()) {
+                queueless.add(h.get("device_id").asText());
+            }
+        });
         return new SlicePath(id.asText(), tenant, tag, down, up, bidirectional, hops, meters, requireEnforcement,
-                unenforced);
+                unenforced, LatencyClass.fromJson(n.get("latency_class")), queueless);
     }
 
     /**

@@ -247,6 +247,7 @@ public class PofDeviceProvider extends AbstractProvider implements DeviceProvide
                 .set("devId", Long.toString(f.devId))
                 .set("tables", Integer.toString(f.tableNum))
                 .set(MeterEnforcement.ANNOTATION, Boolean.toString(MeterEnforcement.learnedFrom(f)))
+                .set(MeterEnforcement.LATENCY_ANNOTATION, Boolean.toString(MeterEnforcement.latencyFrom(f)))
                 .build();
         return new DefaultDeviceDescription(URI.create(id.toString()), org.onosproject.net.Device.Type.SWITCH,
                 f.vendorId, f.devLkupId, f.devFwId, Long.toString(f.devId), new ChassisId(f.devId), annotations);

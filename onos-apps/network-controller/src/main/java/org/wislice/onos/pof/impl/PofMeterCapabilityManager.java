@@ -100,6 +100,12 @@ public class PofMeterCapabilityManager implements PofMeterCapabilityService {
         return new MeterEnforcement(said, MeterEnforcement.Source.FEATURES);
     }
 
+    @Override
+    public boolean latencyMeters(DeviceId deviceId) {
+        Device device = deviceService.getDevice(deviceId);
+        return device != null && "true".equals(device.annotations().value(MeterEnforcement.LATENCY_ANNOTATION));
+    }
+
     /**
      * Parses "pof:00000002=false,pof:00000003=true" (spaces allowed around entries); throws
      * IllegalArgumentException naming the bad entry.

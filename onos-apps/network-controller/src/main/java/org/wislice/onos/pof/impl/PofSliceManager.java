@@ -29,6 +29,7 @@ import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.slf4j.Logger;
+import org.wislice.onos.pof.api.LatencyClass;
 import org.wislice.onos.pof.api.PofMeterCapabilityService;
 import org.wislice.onos.pof.api.PofSliceService;
 import org.wislice.onos.pof.api.SliceException;
@@ -149,7 +150,7 @@ public class PofSliceManager implements PofSliceService {
                 refs.add(m); // known, or its switch is away (repaired when it is back)
                 continue;
             }
-            Meter again = meterService.submit(SliceMeters.request(appId, m.deviceId, path.rates(m.direction)).add());
+            Meter again = meterService.submit(SliceMeters.request(appId, path, m.direction, m.deviceId).add());
             SlicePath.MeterRef ref = new SlicePath.MeterRef(m.deviceId, m.direction, m.hop, again.id().id());
             refs.add(ref);
             added.add(ref);
@@ -208,7 +209,8 @@ public class PofSliceManager implements PofSliceService {
         List<SlicePath> existing = slices();
         checkHops(request);
         List<String> unenforced = checkEnforcement(request);
-        SlicePath path = request.withTag(SliceEdges.pickTag(request.tag, existing)).withUnenforcedDevices(unenforced);
+        SlicePath path = request.withTag(SliceEdges.pickTag(request.tag, existing)).withUnenforcedDevices(unenforced)
+                .withLatency(request.latencyClass, request.down, request.up, queueless(request, request.latencyClass));
         SliceEdges.checkEdges(path, existing);
 
         Map<String, MeterId> meterIds = new HashMap<>();
@@ -216,7 +218,7 @@ public class PofSliceManager implements PofSliceService {
         List<FlowRule> rules = List.of();
         try {
             for (Map.Entry<String, List<SlicePath.Hop>> d : SliceFlows.directions(path).entrySet()) {
-                submitMeters(d.getKey(), d.getValue(), path.rates(d.getKey()), meterIds, refs);
+                submitMeters(path, d.getKey(), d.getValue(), meterIds, refs);
             }
             awaitMeters(refs);
             rules = SliceFlows.build(path, appId, meterIds);
@@ -261,14 +263,22 @@ public class PofSliceManager implements PofSliceService {
     }
 
     @Override
-    public synchronized SlicePath updateRates(String sliceId, SliceRates down, SliceRates up) {
+    public synchronized SlicePath updatePath(String sliceId, SliceRates down, SliceRates up, LatencyClass cls) {
         SlicePath path = slice(sliceId).orElseThrow(() -> SliceException.notFound("no slice " + sliceId));
-        SlicePath rated = path.withRates(down == null ? path.down : down, up == null ? path.up : up);
+        LatencyClass newClass = cls == null ? path.latencyClass : cls;
+        SlicePath rated = path.withLatency(newClass, down == null ? path.down : down, up == null ? path.up : up,
+                queueless(path, newClass));
         Map<String, List<SlicePath.Hop>> directions = SliceFlows.directions(path);
+        // Another class (or a switch that gained or lost latency meters) changes every meter's flag.
+        boolean flags = !rated.queuelessDevices.equals(path.queuelessDevices)
+                || rated.latencyClass.prioritized() != path.latencyClass.prioritized();
         Set<String> changed = directions.keySet().stream()
-                .filter(d -> !path.rates(d).equals(rated.rates(d))).collect(Collectors.toSet());
+                .filter(d -> flags || !path.rates(d).equals(rated.rates(d))).collect(Collectors.toSet());
         if (changed.isEmpty()) {
-            return path;
+            if (rated.latencyClass != path.latencyClass) {  // low <-> ultra_low: the same meters
+                slices.put(sliceId, rated.toJson(mapper).toString());
+            }
+            return rated;
         }
         checkHops(path);
         // The path's own require_enforcement holds for its new rates too.
@@ -285,7 +295,7 @@ public class PofSliceManager implements PofSliceService {
         boolean repointed = false;
         try {
             for (String d : changed) {
-                submitMeters(d, directions.get(d), target.rates(d), newIds, added);
+                submitMeters(target, d, directions.get(d), newIds, added);
             }
             awaitMeters(added);
             repointed = true;
@@ -309,15 +319,18 @@ public class PofSliceManager implements PofSliceService {
         refs.addAll(added);
         SlicePath updated = target.withMeters(refs);
         slices.put(sliceId, updated.toJson(mapper).toString());
-        log.info("slice {} rates: down {}, up {} ({} meters replaced by {})", sliceId, updated.down, updated.up,
-                retired.size(), added.size());
+        log.info("slice {} rates: down {}, up {}, class {} ({} meters replaced by {})", sliceId, updated.down,
+                updated.up, updated.latencyClass.jsonName(), retired.size(), added.size());
         return updated;
     }
 
-    /** Submits a meter on every client-facing hop of a direction that has rates; records them in ids and refs. */
-    private void submitMeters(String direction, List<SlicePath.Hop> hops, SliceRates rates,
+    /**
+     * Submits a meter on every client-facing hop of a direction that has rates (LATENCY where the path's class
+     * and the switch have it); records them in ids and refs.
+     */
+    private void submitMeters(SlicePath path, String direction, List<SlicePath.Hop> hops,
                               Map<String, MeterId> ids, List<SlicePath.MeterRef> refs) {
-        if (!rates.metered()) {
+        if (!path.rates(direction).metered()) {
             return;
         }
         for (int i = 0; i < hops.size(); i++) {
@@ -325,7 +338,7 @@ public class PofSliceManager implements PofSliceService {
                 continue;
             }
             SlicePath.Hop hop = hops.get(i);
-            Meter m = meterService.submit(SliceMeters.request(appId, hop.deviceId, rates).add());
+            Meter m = meterService.submit(SliceMeters.request(appId, path, direction, hop.deviceId).add());
             ids.put(SliceFlows.meterKey(direction, i, hop), m.id());
             refs.add(new SlicePath.MeterRef(hop.deviceId, direction, i, m.id().id()));
         }
@@ -383,6 +396,15 @@ public class PofSliceManager implements PofSliceService {
             throw SliceException.metersNotEnforced(unenforced);
         }
         return unenforced;
+    }
+
+    /** The path's switches, in hop order, that announced no latency meters (none matter for best effort). */
+    private List<String> queueless(SlicePath path, LatencyClass cls) {
+        if (!cls.prioritized()) {
+            return List.of();
+        }
+        return path.hops.stream().map(h -> h.deviceId).distinct()
+                .filter(d -> !meterCapabilities.latencyMeters(DeviceId.deviceId(d))).collect(Collectors.toList());
     }
 
     /** Waits until every meter is ADDED (the switch confirmed it). */

@@ -1,12 +1,14 @@
 package org.wislice.onos.pof.impl;
 
 import org.onosproject.core.ApplicationId;
+import org.onosproject.net.DefaultAnnotations;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.meter.Band;
 import org.onosproject.net.meter.DefaultBand;
 import org.onosproject.net.meter.DefaultMeterRequest;
 import org.onosproject.net.meter.Meter;
 import org.onosproject.net.meter.MeterRequest;
+import org.wislice.onos.pof.api.SlicePath;
 import org.wislice.onos.pof.api.SliceRates;
 import org.wislice.onos.pof.wire.PofBody;
 
@@ -34,6 +36,8 @@ final class SliceMeters {
      */
     static final String CLASS_ANNOTATION = "wislice.class";
     static final String CLASS_LATENCY = "latency";
+    /** The METER_MOD flags of a latency-class meter. */
+    static final int LATENCY_FLAG = PofBody.MeterMod.LATENCY;
 
     private SliceMeters() {
     }
@@ -49,11 +53,25 @@ final class SliceMeters {
     }
 
     static MeterRequest.Builder request(ApplicationId appId, String deviceId, SliceRates rates) {
-        return DefaultMeterRequest.builder()
+        return request(appId, deviceId, rates, false);
+    }
+
+    /** A meter of the rates; latency: annotated {@link #CLASS_ANNOTATION}={@link #CLASS_LATENCY}. */
+    static MeterRequest.Builder request(ApplicationId appId, String deviceId, SliceRates rates, boolean latency) {
+        MeterRequest.Builder b = DefaultMeterRequest.builder()
                 .forDevice(DeviceId.deviceId(deviceId))
                 .fromApp(appId)
                 .withUnit(Meter.Unit.KB_PER_SEC)
                 .withBands(bands(rates));
+        if (latency) {
+            b.withAnnotations(DefaultAnnotations.builder().set(CLASS_ANNOTATION, CLASS_LATENCY).build());
+        }
+        return b;
+    }
+
+    /** The meter of a path's direction on one device: its rates, with the LATENCY class where the path has it. */
+    static MeterRequest.Builder request(ApplicationId appId, SlicePath path, String direction, String deviceId) {
+        return request(appId, deviceId, path.rates(direction), path.latencyMeterOn(deviceId));
     }
 
     /**

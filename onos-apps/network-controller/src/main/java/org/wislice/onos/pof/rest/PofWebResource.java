@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.device.DeviceService;
 import org.onosproject.rest.AbstractWebResource;
+import org.wislice.onos.pof.api.LatencyClass;
 import org.wislice.onos.pof.api.PofController;
 import org.wislice.onos.pof.api.PofFlowService;
 import org.wislice.onos.pof.api.PofMeterCapabilityService;
@@ -107,10 +108,11 @@ public class PofWebResource extends AbstractWebResource {
     }
 
     /**
-     * Changes a live slice's rates without interrupting it (new meters, flows re-pointed, old meters removed).
+     * Changes a live slice's rates and/or latency class without interrupting it (new meters, flows re-pointed,
+     * old meters removed).
      *
      * @param sliceId slice id
-     * @param body {"down"?: {guaranteed_kbps, cap_kbps}, "up"?: {...}}; a direction not given keeps its rates
+     * @param body {"down"?: {guaranteed_kbps, cap_kbps}, "up"?: {...}, "latency_class"?}; what is not given stays
      * @return 200 the updated SlicePath, 404 when there is no such slice
      */
     @PUT
@@ -122,17 +124,19 @@ public class PofWebResource extends AbstractWebResource {
             JsonNode json = readJson(body);
             if (!json.isObject() || json.size() == 0) {
                 throw SliceException.badRequest("body must be {\"down\"?: {guaranteed_kbps, cap_kbps}, "
-                        + "\"up\"?: {...}} with at least one direction");
+                        + "\"up\"?: {...}, \"latency_class\"?} with at least one of them");
             }
             for (Iterator<String> it = json.fieldNames(); it.hasNext();) {
                 String key = it.next();
-                if (!"down".equals(key) && !"up".equals(key)) {
-                    throw SliceException.badRequest("unknown field '" + key + "' (rates take down and up)");
+                if (!"down".equals(key) && !"up".equals(key) && !"latency_class".equals(key)) {
+                    throw SliceException.badRequest("unknown field '" + key + "' (rates take down, up and "
+                            + "latency_class)");
                 }
             }
             SliceRates down = json.has("down") ? SliceRates.fromJson(json.get("down"), "down") : null;
             SliceRates up = json.has("up") ? SliceRates.fromJson(json.get("up"), "up") : null;
-            SlicePath updated = get(PofSliceService.class).updateRates(sliceId, down, up);
+            LatencyClass cls = json.has("latency_class") ? LatencyClass.fromJson(json.get("latency_class")) : null;
+            SlicePath updated = get(PofSliceService.class).updatePath(sliceId, down, up, cls);
             return Response.ok(updated.toJson(mapper())).build();
         } catch (SliceException e) {
             return error(e);

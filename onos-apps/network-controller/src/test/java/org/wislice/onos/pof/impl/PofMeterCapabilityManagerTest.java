@@ -39,9 +39,17 @@ public class PofMeterCapabilityManagerTest {
 
     /** A POF device as the device provider describes it, with the annotation its FEATURES_REPLY gave. */
     static Device device(DeviceId id, String metersEnforced) {
+        return device(id, metersEnforced, null);
+    }
+
+    /** ... and the latency-meter annotation (null: a device stored before it existed). */
+    static Device device(DeviceId id, String metersEnforced, String latencyMeters) {
         DefaultAnnotations.Builder a = DefaultAnnotations.builder().set("protocol", "POF");
         if (metersEnforced != null) {
             a.set(MeterEnforcement.ANNOTATION, metersEnforced);
+        }
+        if (latencyMeters != null) {
+            a.set(MeterEnforcement.LATENCY_ANNOTATION, latencyMeters);
         }
         return new DefaultDevice(new ProviderId("pof", "t"), id, Device.Type.SWITCH, "v", "h", "s", "n",
                 new ChassisId(1), a.build());

@@ -35,7 +35,8 @@ import java.util.stream.Collectors;
 /**
  * The slice manager on ONOS service adapters, the real meter capability manager and the real distributed-map code
  * on TestStorageService; records the flow operations and meters it is asked for. Switches {@link #D1}-{@link #D3}
- * enforce meter rates (their handshake said so), {@link #REF} is reference-like; all have ports 1-4.
+ * enforce meter rates (their handshake said so), {@link #D1} and {@link #D2} announced latency meters too,
+ * {@link #REF} is reference-like; all have ports 1-4.
  */
 final class SliceManagerHarness {
     static final String D1 = "pof:00000001";
@@ -94,7 +95,7 @@ final class SliceManagerHarness {
             public Meter submit(MeterRequest request) {
                 DefaultMeter m = (DefaultMeter) DefaultMeter.builder().forDevice(request.deviceId())
                         .withId(MeterId.meterId(next++)).fromApp(request.appId()).withUnit(request.unit())
-                        .withBands(request.bands()).build();
+                        .withBands(request.bands()).withAnnotations(request.annotations()).build();
                 m.setState(MeterState.ADDED);
                 meters.put(request.deviceId() + "/" + m.id().id(), m);
                 return m;
@@ -137,8 +138,10 @@ final class SliceManagerHarness {
             if (id.toString().equals(REF)) {
                 return PofMeterCapabilityManagerTest.device(id, "false");
             }
-            return List.of(D1, D2, D3).contains(id.toString()) ? PofMeterCapabilityManagerTest.device(id, "true")
-                    : null;
+            if (List.of(D1, D2).contains(id.toString())) {
+                return PofMeterCapabilityManagerTest.device(id, "true", "true");
+            }
+            return D3.equals(id.toString()) ? PofMeterCapabilityManagerTest.device(id, "true") : null;
         }
 
         @Override

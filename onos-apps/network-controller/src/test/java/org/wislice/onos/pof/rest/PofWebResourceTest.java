@@ -20,6 +20,7 @@ import org.onosproject.net.device.DeviceService;
 import org.onosproject.net.device.DeviceServiceAdapter;
 import org.onosproject.net.flow.FlowId;
 import org.onosproject.net.provider.ProviderId;
+import org.wislice.onos.pof.api.LatencyClass;
 import org.wislice.onos.pof.api.MeterEnforcement;
 import org.wislice.onos.pof.api.PofController;
 import org.wislice.onos.pof.api.PofFlowService;
@@ -129,9 +130,10 @@ public class PofWebResourceTest extends JerseyTest {
         }
 
         @Override
-        public SlicePath updateRates(String id, SliceRates down, SliceRates up) {
+        public SlicePath updatePath(String id, SliceRates down, SliceRates up, LatencyClass cls) {
             SlicePath p = slice(id).orElseThrow(() -> SliceException.notFound("no slice " + id));
-            SlicePath updated = p.withRates(down == null ? p.down : down, up == null ? p.up : up);
+            SlicePath updated = p.withLatency(cls == null ? p.latencyClass : cls, down == null ? p.down : down,
+                    up == null ? p.up : up, p.queuelessDevices);
             map.put(id, updated);
             return updated;
         }
