@@ -364,6 +364,8 @@ class FakeControllers(Controllers):
             if path is None:
                 raise self._missing(f"slice path {slice_id}")
             path.update({way: dict(rates[way]) for way in ("down", "up") if way in rates})
+            if "latency_class" in rates:
+                path["latency_class"] = rates["latency_class"]
             self._after("update_path_rates")
             return dict(path)
 

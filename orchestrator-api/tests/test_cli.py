@@ -53,15 +53,15 @@ def test_slice_update(served, capsys):
                "--down", "2000", "--down-cap", "8000")[0] == 0
     sid = str(w.call("GET", "/api/v1/tenants/1/slices", w.tenant_a).get_json()["slices"][0]["slice_id"])
     code, out, _ = run(capsys, url, w.tenant_a, "slice", "update", "1", sid, "--down-guaranteed", "3000",
-                       "--up-guaranteed", "500", "--latency-class", "low", "--budget-us", "800")
+                       "--up-guaranteed", "500", "--up-cap", "2000", "--latency-class", "low", "--budget-us", "800")
     assert code == 0 and "succeeded" in out, out
     s = w.call("GET", f"/api/v1/tenants/1/slices/{sid}", w.tenant_a).get_json()
     assert s["bandwidth"] == {"down_guaranteed_kbps": 3000, "down_cap_kbps": 8000, "up_guaranteed_kbps": 500,
-                              "up_cap_kbps": 0} and s["latency_class"] == "low" and s["latency_budget_us"] == 800
+                              "up_cap_kbps": 2000} and s["latency_class"] == "low" and s["latency_budget_us"] == 800
     code, _, err = run(capsys, url, w.operator, "slice", "update", "1", sid, "--down-guaranteed", "9000")
     assert code == 1 and "422" in err and "above its cap" in err
     code, _, err = run(capsys, url, w.operator, "slice", "update", "1", sid, "--down-guaranteed", "8000",
-                       "--down-cap", "0", "--up-guaranteed", "500000")
+                       "--up-guaranteed", "500000", "--up-cap", "600000")
     assert code == 1 and "409 slice change does not fit" in err and "radio phy0" in err
     code, _, err = run(capsys, url, w.tenant_a, "slice", "update", "1", sid)
     assert code == 1 and "nothing to change" in err

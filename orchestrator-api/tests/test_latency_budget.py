@@ -47,11 +47,11 @@ def test_patch_merges_budget_and_class(world):
         s = world.call("GET", url, world.tenant_a).get_json()
         return s["latency_class"], s["latency_budget_us"], s["pending_change"]
 
-    assert applied(world, patch(world, url, {"latency_budget_us": 250}))["status"] == "succeeded"
-    assert shown() == ("low", 250, None)
+    assert applied(world, patch(world, url, {"latency_budget_us": 300}))["status"] == "succeeded"
+    assert shown() == ("low", 300, None)
     # another latency class keeps the current budget
     assert applied(world, patch(world, url, {"latency_class": "ultra_low"}))["status"] == "succeeded"
-    assert shown() == ("ultra_low", 250, None)
+    assert shown() == ("ultra_low", 300, None)
     # best effort drops it
     assert applied(world, patch(world, url, {"latency_class": "best_effort"}))["status"] == "succeeded"
     assert shown() == ("best_effort", None, None)
@@ -70,9 +70,48 @@ def test_patch_merges_budget_and_class(world):
     assert any("latency class low (900 us)" in e["message"] for e in events)
 
 
+def test_a_latency_class_needs_caps_both_ways(world):
+    for caps in ({"down_cap_kbps": 0}, {"up_cap_kbps": 0}):
+        body = slice_body()
+        body["bandwidth"] |= caps
+        resp = world.call("POST", "/api/v1/tenants/1/slices", world.tenant_a, json=body)
+        assert resp.status_code == 422 and "needs a down and an up cap" in resp.get_json()["errors"]["json"][
+            "bandwidth"], resp.get_json()
+    url = make_slice(world)
+    resp = patch(world, url, {"bandwidth": {"up_cap_kbps": 0}})
+    assert resp.status_code == 422 and "needs a down and an up cap" in str(resp.get_json()["errors"])
+    # best effort may be uncapped, and dropping to it allows that again
+    assert applied(world, patch(world, url, {"latency_class": "best_effort", "bandwidth": {"up_cap_kbps": 0}}))[
+        "status"] == "succeeded"
+
+
+def test_the_path_carries_the_class(world):
+    make_slice(world, latency_class="ultra_low", latency_budget_us=350)
+    make_slice(world, name="bulk", agent="ap-2", latency_class="best_effort", latency_budget_us=None)
+    classes = {p["slice_id"]: p["latency_class"] for p in world.fake.paths.values()}
+    assert sorted(classes.values()) == ["best_effort", "ultra_low"], classes
+
+
 def test_migration_0008_on_sqlite(tmp_path):
     engine = db.make_engine(f"sqlite:///{tmp_path / 'budget.db'}")
     try:
         budget_migration_round_trip(engine)
     finally:
         engine.dispose()
+
+
+def test_switches_without_a_priority_queue_are_journalled(world):
+    plain = world.fake.create_path
+
+    def without_queue(path):
+        reply = plain(path)
+        reply["hops"] = [{**h, "latency_queue": False} for h in path["hops"]]
+        return reply
+
+    world.fake.create_path = without_queue
+    resp = create(world, latency_class="low", latency_budget_us=400)
+    assert world.call("GET", resp.headers["Location"], world.tenant_a).get_json()["status"] == "succeeded"
+    devices = sorted({h["device_id"] for h in next(iter(world.fake.paths.values()))["hops"]})
+    events = world.call("GET", "/api/v1/events", world.operator).get_json()["events"]
+    told = [e for e in events if "no latency queue on" in e["message"]]
+    assert len(told) == 1 and told[0]["level"] == "warn" and all(d in told[0]["message"] for d in devices), told

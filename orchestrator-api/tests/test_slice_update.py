@@ -41,7 +41,7 @@ def state(world):
 
 
 def test_partial_bandwidth_is_merged_and_applied(world):
-    url = make_slice(world)
+    url = make_slice(world, latency_class="best_effort", latency_budget_us=None)  # may lose its up cap
     op = applied(world, patch(world, url, {"bandwidth": {"down_guaranteed_kbps": 8000, "up_cap_kbps": 0}}))
     assert op["kind"] == "update_slice" and op["status"] == "succeeded", op
     assert [s["kind"] for s in op["steps"]] == ["update_vap", "update_path"]
@@ -62,9 +62,13 @@ def test_partial_bandwidth_is_merged_and_applied(world):
 def test_operator_changes_latency_class_only(world):
     url = make_slice(world)
     op = applied(world, patch(world, url, {"latency_class": "ultra_low"}, world.operator))
-    assert op["status"] == "succeeded" and op["steps"] == []
+    # The path's meters are installed again in the new class (the network controller sets the switches' flag).
+    assert op["status"] == "succeeded" and [s["kind"] for s in op["steps"]] == ["update_path"]
+    assert op["steps"][0]["ref"]["new"] == {**OLD_PATH, "latency_class": "ultra_low"}
+    assert op["steps"][0]["ref"]["old"] == {**OLD_PATH, "latency_class": "low"}
     assert world.call("GET", url, world.tenant_a).get_json()["latency_class"] == "ultra_low"
     assert state(world) == (OLD_RL, OLD_PATH)
+    assert next(iter(world.fake.paths.values()))["latency_class"] == "ultra_low"
 
 
 @pytest.mark.parametrize("body,field", [

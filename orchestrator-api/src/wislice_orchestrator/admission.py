@@ -10,6 +10,8 @@ Rules (docs/guaranteed-slices.md "Admission"):
 - wired link: each vAP's path has its own meters, so per link and per direction the sum of the guarantees of the
   paths crossing it stays within the link's capacity (full duplex: the capacity holds in each direction). A path
   runs AP -> MEC: its forward direction carries up, the reverse down.
+- latency: a slice with a latency budget goes only to a MEC node whose path from each of its APs, switches, links
+  and the vNF chain summed (latency_budget.py), fits the budget; refused with the numbers otherwise.
 A resource a request asks nothing of (a guarantee of 0) is not checked, so best-effort slices always fit there.
 """
 
@@ -20,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .bandwidth import Bandwidth
+from .latency_budget import LatencyCosts, over_budget, path_costs
 from .topology import Route, Topology, reserve, route_keys
 
 # Latency class -> most wired links between the AP's switch and the MEC node's switch.
@@ -48,6 +51,8 @@ class Snapshot:
     radio_reserved_kbps: dict[tuple[str, str], int] = field(default_factory=dict)
     # Link.directed_key -> guaranteed kbps in that direction
     link_reserved_kbps: dict[str, int] = field(default_factory=dict)
+    # Default per-element latencies for latency admission (the topology may set its own per switch and link).
+    latency_costs: LatencyCosts = field(default_factory=LatencyCosts)
 
 
 @dataclass
@@ -253,6 +258,12 @@ def admit(snapshot: Snapshot, request: dict[str, Any]) -> Plan:
                 node_reasons.append(f"no wired path with {up} kbps up and {down} kbps down free and at most "
                                     f"{max_links} links from AP {vap['agent_id']} to MEC node {name}")
                 break
+            too_slow = over_budget(f"AP {vap['agent_id']} to MEC node {name}", path_costs(
+                snapshot.topology, ap_dev, route, [v["image"] for v in request["vnfs"]], snapshot.latency_costs),
+                request.get("latency_budget_us"))
+            if too_slow:
+                node_reasons.append(too_slow)
+                break
             routes.append(route)
             # Each vAP's path has its own meters: its guarantees add to what the next vAP's path can use.
             reserve(reserved, route, up, down)
@@ -270,12 +281,13 @@ def admit(snapshot: Snapshot, request: dict[str, Any]) -> Plan:
 
 def check_change(snapshot: Snapshot, vaps: list[dict[str, Any]], routes: list[Route | None],
                  old: Bandwidth | dict[str, int], new: Bandwidth | dict[str, int],
-                 latency_class: str | None) -> list[str]:
+                 latency_class: str | None, budget_us: int | None = None, images: list[str] | None = None) -> list[str]:
     """Re-admission of a live slice's new guarantees (and new latency class, None when unchanged) on its current
     vAPs and paths: `old` and `new` are its bandwidth before and after (or their API form); routes[i] is vaps[i]'s
     path, None when it is no longer in the topology; `snapshot` must leave the slice's own reservations out. Only
     what grows is checked: lowering a guarantee always fits there. The paths stay as they are (no re-routing), so a
-    latency class needs every current path within its link count."""
+    latency class needs every current path within its link count, and a budget (`budget_us`, given when it is new
+    or lower) every current path with the slice's vNF `images` within it."""
     reasons: list[str] = []
     old, new = Bandwidth.coerce(old), Bandwidth.coerce(new)
     if new.total_guaranteed_kbps > old.total_guaranteed_kbps:
@@ -296,6 +308,12 @@ def check_change(snapshot: Snapshot, vaps: list[dict[str, Any]], routes: list[Ro
             elif max_links is not None and len(route) > max_links:
                 reasons.append(f"vAP {vap['vap_id']}: its wired path has {len(route)} links, latency class "
                                f"{latency_class} allows at most {max_links} (re-routing is not supported)")
+    if budget_us is not None:
+        for vap, route in zip(vaps, routes, strict=True):
+            src = snapshot.topology.attachments.get(vap["agent_id"])
+            if route is not None and src is not None:
+                reasons += filter(None, [over_budget(f"vAP {vap['vap_id']}", path_costs(
+                    snapshot.topology, src, route, images or [], snapshot.latency_costs), budget_us)])
     if grow_up or grow_down:
         reasons += check_links(snapshot, [r for r in routes if r], grow_up, grow_down)
     return reasons

@@ -16,6 +16,7 @@ from .config import from_environment
 from .controllers import Controllers
 from .controllers.rest import RestControllers
 from .dashboard import blp as dashboard_blp
+from .latency_budget import LatencyCosts
 from .metrics import Metrics
 from .models import ApiToken, Slice
 from .policy import PolicyEngine
@@ -80,7 +81,8 @@ def create_app(test_config: dict[str, Any] | None = None, controllers: Controlle
     session_factory = db.make_session_factory(engine, box)
     ctl = controllers or make_controllers(settings)
     metrics = Metrics()
-    service = SliceService(session_factory, ctl, app.config["AP_BUDGET_KBPS"], metrics, terms, retention)
+    service = SliceService(session_factory, ctl, app.config["AP_BUDGET_KBPS"], metrics, terms, retention,
+                           LatencyCosts.parse(app.config["LATENCY_COSTS"]))
     app.extensions["wislice"] = service
     app.extensions["wislice_engine"] = engine
 

@@ -16,6 +16,10 @@ DEFAULTS: dict[str, Any] = {
     "ONOS_TIMEOUT_S": 10.0,
     # Guaranteed-bandwidth capacity of a radio whose agent reports no capacity_kbps (admission's fallback).
     "AP_BUDGET_KBPS": 200_000,
+    # Latency admission's default costs, microseconds (latency_budget.py): per switch pass, per wired link, per vNF
+    # by class (kernel, dpdk) or image, e.g. "switch=20,link=50,kernel=120,dpdk=30"; empty: those defaults. The
+    # topology's switch_latency_us and link latency_us override the first two per element.
+    "LATENCY_COSTS": "",
     # The key file passphrases are sealed under at rest (at_rest.py); empty: `<database file>.key` beside a SQLite
     # file (created 0600 at first start). A database that is not a SQLite file needs it set.
     "PASSPHRASE_KEY_FILE": "",

@@ -16,6 +16,7 @@ from .admission import AdmissionError, Snapshot, TenantUsage, admit, check_chang
 from .at_rest import PassphraseBox, seal_passphrase, session_box
 from .bandwidth import Bandwidth
 from .controllers import Controllers
+from .latency_budget import LatencyCosts
 from .lease import LeaseTerms
 from .models import Lock, Operation, Slice, SliceVap, SliceVnf, Tenant, event
 from .outcomes import describe, on_failure, on_success
@@ -54,10 +55,11 @@ def request_hash(box: PassphraseBox, kind: str, body: Any) -> str:
 class SliceService:
     def __init__(self, session_factory: sessionmaker[Session], controllers: Controllers, ap_budget_kbps: int,
                  metrics: Any = None, terms: LeaseTerms | None = None,
-                 retention: history.Retention | None = None) -> None:
+                 retention: history.Retention | None = None, latency_costs: LatencyCosts | None = None) -> None:
         self.session_factory = session_factory
         self.controllers = controllers
         self.ap_budget_kbps = ap_budget_kbps
+        self.latency_costs = latency_costs or LatencyCosts()
         self.metrics = metrics
         # Admission reads reservations and writes new ones: one request at a time, so two cannot both fit.
         self.admission_lock = threading.Lock()
@@ -88,7 +90,8 @@ class SliceService:
         topo = load_topology(db)
         snap = Snapshot(agents=ctl.list_agents(), nodes=ctl.list_nodes(),
                         controller_vaps=[v for v in ctl.list_vaps() if v.get("vap_id") not in hidden],
-                        controller_vnfs=ctl.list_vnfs(), topology=topo, ap_budget_kbps=self.ap_budget_kbps)
+                        controller_vnfs=ctl.list_vnfs(), topology=topo, ap_budget_kbps=self.ap_budget_kbps,
+                        latency_costs=self.latency_costs)
         for s in live:
             bw = reserved_bandwidth(s)
             down, up = bw.down.guaranteed_kbps, bw.up.guaranteed_kbps
@@ -342,7 +345,13 @@ class SliceService:
             snap = self.snapshot(db, exclude_slice=slice_.id)
             vaps = [{"vap_id": v.vap_id, "agent_id": v.agent_id, "radio": v.radio} for v in slice_.vaps]
             routes = [vap_route(snap.topology, slice_, v) if slice_.mec_node else [] for v in slice_.vaps]
-            reasons += check_change(snap, vaps, routes, old, bandwidth, new_class)
+            # A new or lower budget is checked against the current paths (a raised one always fits).
+            old_budget = slice_.latency_budget_us
+            check_budget = latency_budget_us if latency_budget_us is not None and (
+                old_budget is None or latency_budget_us < old_budget) else None
+            images = [v.image for v in sorted(slice_.vnfs, key=lambda v: v.chain_position)]
+            reasons += check_change(snap, vaps, routes, old, bandwidth, new_class, check_budget if slice_.mec_node
+                                    else None, images)
             if reasons:
                 event(db, "admission", f"tenant {tenant.id} slice {slice_.id} change rejected: {'; '.join(reasons)}",
                       tenant.id, "warn")
@@ -352,9 +361,13 @@ class SliceService:
             if bandwidth != old:
                 steps += [new_step("update_vap", vap_id=v.vap_id, agent_id=v.agent_id, old=rate_limit(old),
                                    new=rate_limit(bandwidth)) for v in slice_.vaps]
-                if slice_.mec_node:
-                    steps += [new_step("update_path", path_id=path_id(slice_, v), old=path_rates(old),
-                                       new=path_rates(bandwidth)) for v in slice_.vaps]
+            if slice_.mec_node and (bandwidth != old or new_class):
+                # A new class re-installs the path's meters with or without the switches' latency flag.
+                classes = ({"old": {"latency_class": slice_.latency_class}, "new": {"latency_class": new_class}}
+                           if new_class else {"old": {}, "new": {}})
+                steps += [new_step("update_path", path_id=path_id(slice_, v),
+                                   old=path_rates(old) | classes["old"], new=path_rates(bandwidth) | classes["new"])
+                          for v in slice_.vaps]
             slice_.pending_change = {"bandwidth": bandwidth.to_dict(), "latency_class": latency_class or
                                      slice_.latency_class, "latency_budget_us": latency_budget_us}
             op = Operation(kind="update_slice", tenant_id=slice_.tenant_id, slice_id=slice_.id, steps=steps)

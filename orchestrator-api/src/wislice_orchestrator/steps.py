@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from .at_rest import open_passphrase
 from .controllers import ControllerError, Controllers
-from .models import Setting, Slice, SliceVap, SliceVnf
+from .models import Setting, Slice, SliceVap, SliceVnf, event
 from .slice_qos import path_rates, rate_limit
 from .topology import Route, Topology, hops_for
 
@@ -88,7 +88,7 @@ def path_body(db: Session, slice_: Slice, vap: SliceVap, exclude_vnf_row: int | 
         chain.append((ports[0], ports[-1]))
     hops = hops_for(links, src, vap.pof_port, dst, chain, topo.egress.get(dst))
     body: dict[str, Any] = {"slice_id": path_id(slice_, vap), "tenant_id": slice_.tenant_id,
-                            **path_rates(slice_.bandwidth), "hops": hops}
+                            **path_rates(slice_.bandwidth), "latency_class": slice_.latency_class, "hops": hops}
     if slice_.tag is not None:
         body["tag"] = slice_.tag
     return body
@@ -157,7 +157,14 @@ def do_create_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[s
     reply = ctl.create_path(path_body(db, slice_, vap, exclude_vnf_row=ref.get("without_row")))
     if slice_.tag is None and reply.get("tag") is not None:
         slice_.tag = int(reply["tag"])  # the controller assigns the slice tag once; later paths reuse it
-    return {"tag": reply.get("tag"), "hops": len(reply.get("hops", []))}
+    result: dict[str, Any] = {"tag": reply.get("tag"), "hops": len(reply.get("hops", []))}
+    # A latency-class path's switches without a priority queue (their meter is plain): journalled, and told.
+    queueless = [str(h.get("device_id")) for h in reply.get("hops", []) if h.get("latency_queue") is False]
+    if queueless:
+        result["no_latency_queue"] = queueless
+        event(db, "slice", f"slice {slice_.id} path {ref.get('path_id')}: no latency queue on {', '.join(queueless)} "
+                           f"(latency class {slice_.latency_class} is best effort there)", slice_.tenant_id, "warn")
+    return result
 
 
 def do_replace_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[str, Any]:

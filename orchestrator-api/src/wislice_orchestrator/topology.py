@@ -9,7 +9,7 @@ switch to the MEC switch, so its forward direction carries the slice's **up** tr
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -20,6 +20,8 @@ class Link:
     b: str
     b_port: int
     capacity_kbps: int
+    # The operator's estimate of the link's latency (latency_budget.py); None: the configured default.
+    latency_us: int | None = None
 
     @property
     def key(self) -> str:
@@ -56,19 +58,23 @@ class Topology:
     attachments: dict[str, str]
     links: list[Link]
     egress: dict[str, int]
+    # The operator's estimate of each switch's latency per pass (latency_budget.py); absent: the default.
+    switch_latency_us: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def from_json(cls, doc: dict[str, Any] | None) -> Topology:
         doc = doc or {}
-        links = [Link(str(x["a"]), int(x["a_port"]), str(x["b"]), int(x["b_port"]), int(x["capacity_kbps"]))
+        links = [Link(str(x["a"]), int(x["a_port"]), str(x["b"]), int(x["b_port"]), int(x["capacity_kbps"]),
+                      None if x.get("latency_us") is None else int(x["latency_us"]))
                  for x in doc.get("links", [])]
-        return cls(dict(doc.get("attachments", {})), links, {k: int(v) for k, v in doc.get("egress", {}).items()})
+        return cls(dict(doc.get("attachments", {})), links, {k: int(v) for k, v in doc.get("egress", {}).items()},
+                   {k: int(v) for k, v in doc.get("switch_latency_us", {}).items()})
 
     def to_json(self) -> dict[str, Any]:
-        return {"attachments": self.attachments,
-                "links": [{"a": x.a, "a_port": x.a_port, "b": x.b, "b_port": x.b_port, "capacity_kbps": x.capacity_kbps}
-                          for x in self.links],
-                "egress": self.egress}
+        links = [{"a": x.a, "a_port": x.a_port, "b": x.b, "b_port": x.b_port, "capacity_kbps": x.capacity_kbps}
+                 | ({} if x.latency_us is None else {"latency_us": x.latency_us}) for x in self.links]
+        doc = {"attachments": self.attachments, "links": links, "egress": self.egress}
+        return doc | ({"switch_latency_us": self.switch_latency_us} if self.switch_latency_us else {})
 
     def shortest_path(self, src: str, dst: str, max_links: int, reserved: dict[str, int] | None = None,
                       up_kbps: int = 0, down_kbps: int = 0) -> Route | None:

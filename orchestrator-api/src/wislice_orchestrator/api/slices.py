@@ -115,7 +115,7 @@ def update_slice(body: dict[str, Any], tenant_id: int, slice_id: int) -> Any:
         abort_with(422, messages={"json": {"bandwidth": exc.errors}})
     latency_class = body.get("latency_class") or slice_.latency_class
     budget = body.get("latency_budget_us", slice_.latency_budget_us if latency_class in PRIORITY_CLASSES else None)
-    errors = latency_budget_errors(latency_class, budget)
+    errors = latency_budget_errors(latency_class, budget, (bandwidth.down.cap_kbps, bandwidth.up.cap_kbps))
     if errors:  # the merged result, as a create would be checked: a latency class without budget, or the reverse
         abort_with(422, messages={"json": errors})
     return _accepted(service().update_slice(db(), slice_, bandwidth, body.get("latency_class"), budget))

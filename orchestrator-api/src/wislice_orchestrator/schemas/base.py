@@ -41,9 +41,14 @@ PRIORITY_CLASSES = ("low", "ultra_low")
 MAX_BUDGET_US = 10_000_000
 
 
-def latency_budget_errors(latency_class: str, budget_us: int | None) -> dict[str, str]:
-    """A class and budget that belong together: a latency class needs a budget, best effort has none. Shared by
-    the create schema and PATCH (which merges the change onto the slice before checking), so both say the same."""
+def latency_budget_errors(latency_class: str, budget_us: int | None, caps: tuple[int, int]) -> dict[str, str]:
+    """A class, budget and (down, up) caps that belong together: a latency class needs a budget and a cap each way
+    (the switches queue its traffic first: the cap is what keeps it from starving the other slices, and pof-switch
+    refuses an uncapped latency meter), best effort has no budget. Shared by the create schema and PATCH (which
+    merges the change onto the slice before checking), so both say the same."""
+    if latency_class in PRIORITY_CLASSES and 0 in caps:
+        return {"bandwidth": f"latency class {latency_class} needs a down and an up cap (cap_kbps > 0): its "
+                             "traffic is queued first, the cap keeps it from starving the other slices"}
     if latency_class in PRIORITY_CLASSES and budget_us is None:
         return {"latency_budget_us": f"required for latency class {latency_class}: the wired + MEC part's budget "
                                      "in microseconds (> 0)"}

@@ -72,6 +72,9 @@ class LinkSchema(Strict):
     b = fields.String(required=True, validate=IDENT)
     b_port = Int(required=True, validate=validate.Range(min=0, max=65535))
     capacity_kbps = Int(required=True, validate=validate.Range(min=1, max=400_000_000))
+    latency_us = Int(validate=validate.Range(min=0, max=10_000_000), allow_none=True, metadata={
+        "description": "estimated one-way latency for latency admission; absent: the configured default "
+                       "(measured values replace it once the switches report them)"})
 
 
 class TopologySchema(Strict):
@@ -81,6 +84,10 @@ class TopologySchema(Strict):
     links = fields.List(fields.Nested(LinkSchema), required=True)
     egress = fields.Dict(keys=fields.String(validate=IDENT), values=Int(validate=validate.Range(0, 65535)),
                          load_default=dict, metadata={"description": "MEC device_id -> port toward the servers"})
+    switch_latency_us = fields.Dict(keys=fields.String(validate=IDENT),
+                                    values=Int(validate=validate.Range(0, 10_000_000)), load_default=dict,
+                                    metadata={"description": "pof device_id -> estimated latency per pass, "
+                                                             "microseconds (absent: the configured default)"})
 
 
 class EventSchema(Schema):

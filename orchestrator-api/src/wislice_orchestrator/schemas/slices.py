@@ -177,7 +177,9 @@ class SliceCreateSchema(Strict):
 
     @validates_schema
     def budget_fits_class(self, data, **_kwargs):  # noqa: ANN001 - marshmallow hook signature
-        errors = latency_budget_errors(data.get("latency_class", "best_effort"), data.get("latency_budget_us"))
+        bandwidth = data.get("bandwidth") or {}
+        caps = (bandwidth.get("down_cap_kbps", 0), bandwidth.get("up_cap_kbps", 0))
+        errors = latency_budget_errors(data.get("latency_class", "best_effort"), data.get("latency_budget_us"), caps)
         if errors:
             raise ValidationError(errors)
 
