@@ -5,9 +5,14 @@
 
 #define NS_PER_S 1000000000ull
 /* A bucket's depth is 20 ms of its rate, at least two full frames: a busy host may run the loop late, and
- * tokens beyond the bucket are lost, so a tiny bucket undershoots the rate; 20 ms keeps bursts short for TCP. */
+ * tokens beyond the bucket are lost, so a tiny bucket undershoots the rate; 20 ms keeps bursts short for TCP.
+ * The committed bucket holds at least 16 full frames: a guarantee must take a source's frame burst, and what a
+ * loop run late on a busy AP reads at once, as green. A guaranteed flow's excess waits in best effort behind the
+ * bulk traffic, and its later packets after it (they keep their order): with two frames, every late loop turned
+ * a 1.2 Mbit/s video's packets yellow and delayed it by a full best-effort queue (seen on the testbed's uplink). */
 #define METER_BURST_DIVISOR 50
 #define METER_BURST_MIN 3028
+#define METER_COMMITTED_BURST_MIN (16u * 1514u)
 
 static int fail(struct pof_status *err, uint16_t code, const char *why)
 {
@@ -41,10 +46,10 @@ uint64_t pof_bucket_wait_ns(struct pof_bucket *b, uint32_t bytes, uint64_t now_n
     return (need - b->tokens_nb) / b->bytes_per_s + 1;
 }
 
-static uint64_t meter_burst(uint32_t kbps)
+static uint64_t meter_burst(uint32_t kbps, uint64_t min_bytes)
 {
     uint64_t bytes_per_s = (uint64_t)kbps * 125;
-    return bytes_per_s / METER_BURST_DIVISOR > METER_BURST_MIN ? bytes_per_s / METER_BURST_DIVISOR : METER_BURST_MIN;
+    return bytes_per_s / METER_BURST_DIVISOR > min_bytes ? bytes_per_s / METER_BURST_DIVISOR : min_bytes;
 }
 
 int pof_meter_mod(struct pof_meter *meters, uint32_t n, const struct pof_meter_mod *mm, struct pof_status *err)
@@ -72,9 +77,10 @@ int pof_meter_mod(struct pof_meter *meters, uint32_t n, const struct pof_meter_m
         m->latency = (mm->flags & POF_METER_LATENCY) != 0;
         m->rate_kbps = mm->rate;
         m->committed_kbps = mm->committed_rate;
-        pof_bucket_init(&m->peak, mm->rate, meter_burst(mm->rate));
+        pof_bucket_init(&m->peak, mm->rate, meter_burst(mm->rate, METER_BURST_MIN));
         if (mm->committed_rate)
-            pof_bucket_init(&m->committed, mm->committed_rate, meter_burst(mm->committed_rate));
+            pof_bucket_init(&m->committed, mm->committed_rate,
+                            meter_burst(mm->committed_rate, METER_COMMITTED_BURST_MIN));
         return 0;
     case 2:
         if (!m->in_use)

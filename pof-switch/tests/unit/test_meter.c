@@ -31,8 +31,9 @@ static void test_meter_mod_checks_committed_rate(void)
     pof_dp_destroy(dp);
 }
 
-/* 20 Mbit/s peak (2.5 MB/s, a 50000-byte bucket), 8 Mbit/s committed (1 MB/s, 20000 bytes): at one instant
- * 20 packets of 1000 bytes are green, the next 30 yellow, the rest red; red takes no tokens. */
+/* 20 Mbit/s peak (2.5 MB/s, a 50000-byte bucket), 8 Mbit/s committed (1 MB/s: 20 ms are 20000 bytes, below the
+ * committed floor of 16 full frames, 24224 bytes): at one instant 24 packets of 1000 bytes are green, the next 26
+ * yellow, the rest red; red takes no tokens. */
 static void test_two_rate_colours(void)
 {
     struct pof_dp *dp = pof_dp_create();
@@ -45,7 +46,7 @@ static void test_two_rate_colours(void)
             first_red_at = c;
         n[c]++;
     }
-    CHECK_MSG(n[POF_COLOR_GREEN] == 20 && n[POF_COLOR_YELLOW] == 30 && n[POF_COLOR_RED] == 10, "20/30/10");
+    CHECK_MSG(n[POF_COLOR_GREEN] == 24 && n[POF_COLOR_YELLOW] == 26 && n[POF_COLOR_RED] == 10, "24/26/10");
     CHECK(first_red_at == POF_COLOR_RED);
     /* 1 ms later: 2500 peak bytes and 1000 committed bytes came back */
     CHECK(pof_dp_meter_color(dp, 5, 1000, T0 + MS) == POF_COLOR_GREEN);
@@ -57,6 +58,20 @@ static void test_two_rate_colours(void)
     pof_dp_destroy(dp);
 }
 
+/* A small guarantee (1.2 Mbit/s, a video's) takes 16 full frames at one instant as green (a frame's burst, or what
+ * a loop run late read at once), the 17th is yellow; its peak (uncapped) is not what limits it. */
+static void test_small_guarantee_takes_a_burst_green(void)
+{
+    struct pof_dp *dp = pof_dp_create();
+    CHECK(meter_add(dp, 6, POF_METER_MAX_KBPS, 1200, 0) == 0);
+    for (int i = 0; i < 16; i++)
+        CHECK(pof_dp_meter_color(dp, 6, 1514, T0) == POF_COLOR_GREEN);
+    CHECK(pof_dp_meter_color(dp, 6, 1514, T0) == POF_COLOR_YELLOW);
+    /* 20 ms later: 3000 bytes of guarantee came back, one frame's worth and more */
+    CHECK(pof_dp_meter_color(dp, 6, 1514, T0 + 20 * MS) == POF_COLOR_GREEN);
+    pof_dp_destroy(dp);
+}
+
 /* Offered 120 Mbit/s for a simulated second: green = the committed rate, green + yellow = the peak. */
 static void test_two_rate_long_run(void)
 {
@@ -65,7 +80,7 @@ static void test_two_rate_long_run(void)
     uint64_t bytes[3] = {0};
     for (uint64_t t = T0; t < T0 + 1000 * MS; t += 100000)
         bytes[pof_dp_meter_color(dp, 7, 1500, t)] += 1500;
-    CHECK(bytes[POF_COLOR_GREEN] >= 1000000 - 1500 && bytes[POF_COLOR_GREEN] <= 1000000 + 20000 + 1500);
+    CHECK(bytes[POF_COLOR_GREEN] >= 1000000 - 1500 && bytes[POF_COLOR_GREEN] <= 1000000 + 24224 + 1500);
     uint64_t passed = bytes[POF_COLOR_GREEN] + bytes[POF_COLOR_YELLOW];
     CHECK(passed >= 2500000 - 1500 && passed <= 2500000 + 50000 + 1500);
     CHECK(bytes[POF_COLOR_RED] > 9000000);
@@ -305,6 +320,7 @@ int main(void)
     RUN(test_meter_mod_checks_committed_rate);
     RUN(test_two_rate_colours);
     RUN(test_two_rate_long_run);
+    RUN(test_small_guarantee_takes_a_burst_green);
     RUN(test_single_rate_and_unmetered_are_yellow);
     RUN(test_dump_carries_committed_rate);
     RUN(test_sched_green_served_before_yellow);
