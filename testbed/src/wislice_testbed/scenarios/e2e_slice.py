@@ -24,9 +24,9 @@ from wislice_testbed.veth import create_veth
 
 PASSPHRASE = "demo-pass-1234"
 IPERF_SECONDS = 5
-# The testbed's slices are in the low latency class (at most 4 wired links) with the wired + MEC part's budget of a
-# video call's: far above what the path costs, so admission by latency never refuses them.
-LATENCY = {"latency_class": "low", "latency_budget_us": 20_000}
+# The testbed's slices are bandwidth slices: the latency classes queue a slice's traffic before every other one's
+# and need caps and a budget, which the experiments' uncapped slices do not have.
+LATENCY = {"latency_class": "best_effort"}
 
 
 @dataclass
