@@ -82,15 +82,19 @@ class DockerRuntime:
         self._image_refs.clear()
 
     def create(self, cfg: ContainerConfig) -> str:
+        """The container's id. The SDK's low-level call: its containers.create() inspects the new container
+        afterwards to return a Container object, one more round trip to dockerd that only the id is wanted from."""
         mem = f"{cfg.memory_mib}m"
         volumes = {cfg.config_dir: {"bind": "/run/vnf", "mode": "rw"}}
         volumes.update({host: {"bind": inside, "mode": "rw"} for host, inside in cfg.binds.items()})
-        c = self.client.containers.create(
-            cfg.image_ref, name=cfg.name, labels=cfg.labels, network_mode="none", detach=True,
-            cpu_period=CPU_PERIOD_US, cpu_quota=cpu_quota_us(cfg.cpu), mem_limit=mem, memswap_limit=mem, pids_limit=256,
-            cap_drop=["ALL"], cap_add=cfg.cap_add, sysctls=cfg.sysctls or None, cpuset_cpus=cfg.cpus or None,
-            volumes=volumes)
-        return c.id
+        api = self.client.api
+        host_config = api.create_host_config(
+            binds=volumes, network_mode="none", cpu_period=CPU_PERIOD_US, cpu_quota=cpu_quota_us(cfg.cpu),
+            mem_limit=mem, memswap_limit=mem, pids_limit=256, cap_drop=["ALL"], cap_add=cfg.cap_add,
+            sysctls=cfg.sysctls or None, cpuset_cpus=cfg.cpus or None)
+        resp = api.create_container(cfg.image_ref, name=cfg.name, labels=cfg.labels, detach=True,
+                                    volumes=[v["bind"] for v in volumes.values()], host_config=host_config)
+        return str(resp["Id"])
 
     def start(self, container_id: str) -> int:
         """Start and return the container's init pid (its network namespace is /proc/<pid>/ns/net)."""

@@ -118,18 +118,19 @@ class PyrouteWiring:
 
     def create_veth(self, host_ifname: str, pid: int, address: str, mac: str,
                     container_ifname: str = CONTAINER_IFNAME) -> None:
-        """Create host_ifname <-> peer, move the peer into /proc/<pid>/ns/net as ``container_ifname`` with ``mac``,
-        address it (a /32 and the default route on-link), bring both up, both ends without offloads; an empty
-        address or mac leaves that out (a vNF's further ports). On failure the host side is deleted (which deletes
-        the peer too)."""
-        peer = f"{host_ifname[:13]}_c"
+        """Create host_ifname <-> peer with the peer born in /proc/<pid>/ns/net as ``container_ifname`` with
+        ``mac`` (one request: creating it in the node's namespace, then moving and renaming it, took three, and the
+        move waits for the kernel's network synchronisation), address it (a /32 and the default route on-link),
+        bring both up, both ends without offloads; an empty address or mac leaves that out (a vNF's further ports).
+        On failure the host side is deleted (which deletes the peer too)."""
+        peer: dict[str, Any] = {"ifname": container_ifname, "net_ns_pid": pid}
+        if mac:
+            peer["address"] = mac
         with self._node() as ipr:
             ipr.link("add", ifname=host_ifname, kind="veth", peer=peer)
             try:
-                ipr.link("set", index=ipr.link_lookup(ifname=peer)[0], net_ns_pid=pid)
                 with contextlib.closing(iproute_in(f"/proc/{pid}/ns/net")) as ns:
-                    idx = ns.link_lookup(ifname=peer)[0]
-                    ns.link("set", index=idx, ifname=container_ifname, **({"address": mac} if mac else {}))
+                    idx = ns.link_lookup(ifname=container_ifname)[0]
                     if address:
                         ns.addr("add", index=idx, address=address, prefixlen=32)
                     ns.link("set", index=idx, state="up")
