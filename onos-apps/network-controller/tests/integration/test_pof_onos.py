@@ -252,6 +252,10 @@ def test_latency_slice_meters_carry_the_class(onos: Any, two_switches: tuple[Any
     assert classed_pkts(sock, "s2") >= 5, mgmt(sock, "port-stats s2")
     code, err = onos.request("PUT", "/onos/pof/slices/it-lat/rates", {"latency_class": "warp"})
     assert code == 400 and err["code"] == "bad_request", err
+    assert onos.request("DELETE", "/onos/pof/slices/it-lat")[0] == 204
+    out = onos.cli("onos:pof-slice-add --latency-class ultra_low it-cli 12 20000 "
+                   f"{SW1}/1/2 {SW2}/1/2")
+    assert '"latency_class":"ultra_low"' in out and '"latency_queue":true' in out, out
 
 
 CAPABILITIES = "org.wislice.onos.pof.impl.PofMeterCapabilityManager"

@@ -42,10 +42,15 @@ public class PofSliceAddCommand extends AbstractShellCommand {
             + "(require_enforcement false)")
     boolean bestEffort;
 
+    @Option(name = "--latency-class", description = "best_effort (default), low or ultra_low: the meters get the "
+            + "switches' priority queue where they have one (needs a rate)")
+    String latencyClass = "best_effort";
+
     @Override
     protected void doExecute() {
         ObjectNode req = mapper().createObjectNode().put("slice_id", sliceId).put("tenant_id", tenantId)
-                .put("rate_kbps", rateKbps).put("bidirectional", !oneWay).put("require_enforcement", !bestEffort);
+                .put("rate_kbps", rateKbps).put("bidirectional", !oneWay).put("require_enforcement", !bestEffort)
+                .put("latency_class", latencyClass);
         if (tag != 0) {
             req.put("tag", tag);
         }
