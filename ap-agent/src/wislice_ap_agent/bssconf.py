@@ -82,6 +82,9 @@ def render(spec: dict[str, Any], radio: RadioConfig, ifname: str, bssid: str, ct
         "utf8_ssid=1",
         f"hw_mode={radio.hw_mode}",
         f"channel={radio.channel}",
+        # 802.11v BSS Transition Management: steerClient's BSS_TM_REQ needs it, and stations only answer a BSS
+        # that announces it in its Extended Capabilities.
+        "bss_transition=1",
     ]
     if spec.get("hidden", False):
         lines.append("ignore_broadcast_ssid=1")

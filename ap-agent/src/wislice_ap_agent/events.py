@@ -11,6 +11,7 @@ AP_ENABLED = "AP-ENABLED"
 AP_DISABLED = "AP-DISABLED"
 CTRL_EVENT_TERMINATING = "CTRL-EVENT-TERMINATING"
 AP_CSA_FINISHED = "AP-CSA-FINISHED"
+BSS_TM_RESP = "BSS-TM-RESP"
 
 _PREFIX = re.compile(r"^(?:IFNAME=(?P<ifname>\S+) )?<(?P<level>\d)>(?P<body>.*)$", re.S)
 _MAC = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}\Z")
@@ -45,13 +46,22 @@ class ChannelSwitched:
 
 
 @dataclass(frozen=True)
+class BtmResponse:
+    """A station's answer to a BSS Transition Management request (802.11v)."""
+
+    ifname: str | None
+    mac: str
+    status_code: int
+
+
+@dataclass(frozen=True)
 class OtherEvent:
     ifname: str | None
     name: str
     text: str
 
 
-Event = StaConnected | StaDisconnected | BssEnabled | BssDisabled | ChannelSwitched | OtherEvent
+Event = StaConnected | StaDisconnected | BssEnabled | BssDisabled | ChannelSwitched | BtmResponse | OtherEvent
 
 
 def _sta(cls: type, ifname: str | None, args: list[str]) -> Event:
@@ -68,6 +78,14 @@ def _csa(ifname: str | None, args: list[str]) -> Event:
     return ChannelSwitched(ifname, freq)
 
 
+def _btm(ifname: str | None, args: list[str]) -> Event:
+    """``BSS-TM-RESP <mac> dialog_token=N status_code=N ...`` (hostapd's wnm_ap.c)."""
+    status = next((a[len("status_code="):] for a in args[1:] if a.startswith("status_code=")), "")
+    if args and _MAC.match(args[0]) and status.isdigit() and int(status) <= 255:
+        return BtmResponse(ifname, args[0].lower(), int(status))
+    return OtherEvent(ifname, "MALFORMED", " ".join(args))
+
+
 # Dispatch table: event name -> constructor from (ifname, arguments).
 _PARSERS = {
     AP_STA_CONNECTED: lambda i, a: _sta(StaConnected, i, a),
@@ -76,6 +94,7 @@ _PARSERS = {
     AP_DISABLED: lambda i, a: BssDisabled(i),
     CTRL_EVENT_TERMINATING: lambda i, a: BssDisabled(i),
     AP_CSA_FINISHED: _csa,
+    BSS_TM_RESP: _btm,
 }
 
 

@@ -1,6 +1,6 @@
-"""Table II of ADE2WiNFV (plus syncVaps and updateVap): controller requests -> VapManager calls -> result objects.
-The method table is served by wislice_agent_proto (params already checked against the protocol's schema; a method
-of the protocol missing here is answered unsupported)."""
+"""Table II of ADE2WiNFV (plus syncVaps, updateVap and steerClient): controller requests -> VapManager calls ->
+result objects. The method table is served by wislice_agent_proto (params already checked against the protocol's
+schema; a method of the protocol missing here is answered unsupported)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 
 from wislice_agent_proto.methods import Handler
 
+from .steering import Steering
 from .vaps import VapManager
 
 
@@ -17,6 +18,7 @@ class Handlers:
         self.agent_id = agent_id
         self.vaps = vaps
         self.started = time.monotonic()
+        self.steering = Steering(vaps.hostapd, vaps)
         # Dispatch table: method name -> handler(params) -> result.
         self.table: dict[str, Handler] = {
             "createVap": self.create_vap,
@@ -28,6 +30,7 @@ class Handlers:
             "changeChannel": self.change_channel,
             "getClient": self.get_client,
             "removeClient": self.remove_client,
+            "steerClient": self.steering.steer,
             "getTxRate": lambda p: self.vaps.rate(p["vap_id"], "tx"),
             "getRxRate": lambda p: self.vaps.rate(p["vap_id"], "rx"),
         }

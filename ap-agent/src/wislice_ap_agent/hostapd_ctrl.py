@@ -143,6 +143,11 @@ class CtrlConnection:
         r, _, _ = select.select([self.sock], [], [], 0)
         return bool(r)
 
+    def wait_readable(self, timeout: float) -> bool:
+        """True when a datagram arrived within timeout seconds."""
+        r, _, _ = select.select([self.sock], [], [], max(0.0, timeout))
+        return bool(r)
+
     def recv_event(self) -> str | None:
         """One event datagram if one is waiting, else None (never blocks)."""
         try:

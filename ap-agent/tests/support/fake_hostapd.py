@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 KNOWN_KEYS = {
     "interface", "driver", "ctrl_interface", "bssid", "ssid2", "utf8_ssid", "hw_mode", "channel",
     "ignore_broadcast_ssid", "max_num_sta", "wpa", "wpa_key_mgmt", "rsn_pairwise", "ieee80211w", "sae_require_mfp",
-    "wpa_passphrase", "wpa_psk", "sae_password",
+    "wpa_passphrase", "wpa_psk", "sae_password", "bss_transition",
 }
+# Extended Capabilities with bit 19 (BSS Transition) set, as wpa_supplicant's station announces it.
+EXT_CAPAB_BTM = "0000080000000040"
 
 
 @dataclass
@@ -32,6 +34,7 @@ class FakeHostapd:
         self.attached: set[str] = set()
         self.commands: list[str] = []
         self.fail_next: dict[str, str] = {}  # command word -> reply to give once
+        self.btm_status: dict[str, int] = {}  # station MAC -> the BTM response status it answers (none: silent)
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self.sock.bind(path)
         self.sock.settimeout(0.05)  # lets close() stop the server thread promptly
@@ -57,9 +60,11 @@ class FakeHostapd:
             except OSError:
                 self.attached.discard(peer)
 
-    def associate(self, ifname: str, mac: str, signal: int | None = -40) -> None:
+    def associate(self, ifname: str, mac: str, signal: int | None = -40, btm: bool = True) -> None:
         with self.lock:
             info = {"connected_time": "3", "tx_bytes": "1000", "rx_bytes": "2000"}
+            if btm:
+                info["ext_capab"] = EXT_CAPAB_BTM
             if signal is not None:
                 info["signal"] = str(signal)
             self.bss[ifname].stations[mac] = info
@@ -177,6 +182,14 @@ class FakeHostapd:
             mac = arg.split()[0]
             if bss.stations.pop(mac, None) is not None:
                 self.event(f"AP-STA-DISCONNECTED {mac}", bss.ifname)
+            return "OK\n"
+        if word == "BSS_TM_REQ":
+            mac = arg.split()[0]
+            if mac not in bss.stations:
+                return "FAIL\n"
+            if mac in self.btm_status:
+                self.event(f"BSS-TM-RESP {mac} status_code={self.btm_status[mac]} bss_termination_delay=0",
+                           bss.ifname)
             return "OK\n"
         if word == "CHAN_SWITCH":
             cs_count, freq = arg.split()[:2]

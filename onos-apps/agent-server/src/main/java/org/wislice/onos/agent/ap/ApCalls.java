@@ -30,13 +30,16 @@ public final class ApCalls {
             Params.value(ApCodecs.CLIENT_QUERY), Result.list("clients", ApCodecs.CLIENT));
     public static final AgentCall<ClientRemoval, Void> REMOVE_CLIENT = AgentCall.of("removeClient",
             Params.value(ApCodecs.CLIENT_REMOVAL), Result.none());
+    public static final AgentCall<ClientSteering, SteerOutcome> STEER_CLIENT = AgentCall.of("steerClient",
+            Params.value(ApCodecs.CLIENT_STEERING),
+            Result.of(ApCodecs.STEER_OUTCOME.name(), r -> ApCodecs.STEER_OUTCOME.decode(r, "result")));
     public static final AgentCall<String, Rate> GET_TX_RATE = AgentCall.of("getTxRate",
             Params.ident("vap_id"), Result.of(ApCodecs.RATE.name(), r -> ApCodecs.RATE.decode(r, "result")));
     public static final AgentCall<String, Rate> GET_RX_RATE = AgentCall.of("getRxRate",
             Params.ident("vap_id"), Result.of(ApCodecs.RATE.name(), r -> ApCodecs.RATE.decode(r, "result")));
 
     public static final List<AgentCall<?, ?>> ALL = List.of(CREATE_VAP, DEL_VAP, UPDATE_VAP, GET_VAPS, SYNC_VAPS,
-            GET_STATUS, CHANGE_CHANNEL, GET_CLIENT, REMOVE_CLIENT, GET_TX_RATE, GET_RX_RATE);
+            GET_STATUS, CHANGE_CHANNEL, GET_CLIENT, REMOVE_CLIENT, STEER_CLIENT, GET_TX_RATE, GET_RX_RATE);
 
     private ApCalls() {
     }

@@ -23,6 +23,8 @@ public final class ApCodecs {
     public static final VapRateLimitCodec VAP_RATE_LIMIT = new VapRateLimitCodec();
     public static final ClientQueryCodec CLIENT_QUERY = new ClientQueryCodec();
     public static final ClientRemovalCodec CLIENT_REMOVAL = new ClientRemovalCodec();
+    public static final ClientSteeringCodec CLIENT_STEERING = new ClientSteeringCodec();
+    public static final SteerOutcomeCodec STEER_OUTCOME = new SteerOutcomeCodec();
     // The stats event and its parts.
     public static final ApStatsCodec STATS = new ApStatsCodec();
     public static final VapSampleCodec VAP_SAMPLE = new VapSampleCodec();
