@@ -21,6 +21,9 @@ public final class Fields {
     public static final Pattern IFNAME = Pattern.compile("^[A-Za-z0-9_.-]{1,15}$");
     public static final Pattern PARAM_NAME = Pattern.compile("^[A-Za-z0-9_]{1,64}$");
     public static final Pattern CONTAINER_ID = Pattern.compile("^[0-9a-f]{12,64}$");
+    /** A CPU list in the kernel's format ("0-3,5"; at most 64 items), as the schema's pattern for VnfState.cpus. */
+    public static final Pattern CPU_LIST = Pattern.compile(
+            "^[0-9]{1,4}(-[0-9]{1,4})?(,[0-9]{1,4}(-[0-9]{1,4})?){0,63}$");
     public static final Pattern IPV4 = Pattern.compile("^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\\.){3}"
                                                     + "(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])$");
     public static final long MAX_SAFE_INT = 9007199254740991L;

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Set;
 
 import static org.wislice.onos.agent.Fields.CONTAINER_ID;
+import static org.wislice.onos.agent.Fields.CPU_LIST;
 import static org.wislice.onos.agent.Fields.IDENT;
 import static org.wislice.onos.agent.Fields.IFNAME;
 import static org.wislice.onos.agent.Fields.IPV4;
@@ -46,6 +47,9 @@ public final class Schema {
             "memory_mib", "chain_position");
     private static final Set<String> VNF_STATE_EXTRA = Set.of("vnf_id", "address", "class", "state",
             "container_id", "ports");
+    /** A placed vNF's optional cpuset and how it holds that core (spec/agent PROTOCOL.md, VnfState). */
+    private static final Set<String> VNF_PLACEMENT = Set.of("cpus", "cpu_mode");
+    private static final Set<String> CPU_MODES = Set.of("exclusive", "shared", "switch");
 
     private Schema() {
     }
@@ -254,7 +258,8 @@ public final class Schema {
     }
 
     public static void vnfState(JsonNode v, String path) throws ProtocolException {
-        Fields.object(v, path, union(VNF_SPEC_FIELDS, VNF_STATE_EXTRA), union(VNF_SPEC_REQUIRED, VNF_STATE_EXTRA));
+        Fields.object(v, path, union(union(VNF_SPEC_FIELDS, VNF_STATE_EXTRA), VNF_PLACEMENT),
+                      union(VNF_SPEC_REQUIRED, VNF_STATE_EXTRA));
         vnfCommon(v, path);
         Fields.integer(v, "vnf_id", path, 0, U32);
         Fields.string(v, "address", path, IPV4);
@@ -271,6 +276,8 @@ public final class Schema {
             }
             Fields.nullableInteger(ports.get(i), "pof_port", p, 1, 65535);
         }
+        Fields.string(v, "cpus", path, CPU_LIST);
+        Fields.oneOf(v, "cpu_mode", path, CPU_MODES);
     }
 
     private static void vnfCommon(JsonNode v, String path) throws ProtocolException {

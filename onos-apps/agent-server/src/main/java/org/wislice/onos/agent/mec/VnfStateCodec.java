@@ -10,7 +10,10 @@ import org.wislice.onos.agent.Schema;
 import java.util.ArrayList;
 import java.util.List;
 
-/** VnfState: the VnfSpec fields + {vnf_id, address, class, state, container_id, ports: [{name, pof_port}]}. */
+/**
+ * VnfState: the VnfSpec fields + {vnf_id, address, class, state, container_id, ports: [{name, pof_port}]} + the
+ * optional cpus and cpu_mode of a placed vNF (absent stays absent).
+ */
 public final class VnfStateCodec extends AgentCodec<VnfState> {
 
     VnfStateCodec() {
@@ -27,7 +30,12 @@ public final class VnfStateCodec extends AgentCodec<VnfState> {
         List<VnfPort> ports = new ArrayList<>();
         j.get("ports").forEach(p -> ports.add(new VnfPort(text(p, "name"), intOrNull(p, "pof_port"))));
         return new VnfState(MecCodecs.VNF_SPEC.read(j), j.get("vnf_id").asLong(), text(j, "address"),
-                            text(j, "class"), text(j, "state"), text(j, "container_id"), ports);
+                            text(j, "class"), text(j, "state"), text(j, "container_id"), ports,
+                            textOrNull(j, "cpus"), textOrNull(j, "cpu_mode"));
+    }
+
+    private static String textOrNull(JsonNode j, String field) {
+        return j.has(field) ? j.get(field).asText() : null;
     }
 
     @Override
@@ -37,6 +45,8 @@ public final class VnfStateCodec extends AgentCodec<VnfState> {
                 .put("container_id", v.containerId);
         ArrayNode ports = j.putArray("ports");
         v.ports.forEach(p -> putNullable(ports.addObject().put("name", p.name), "pof_port", p.pofPort));
+        putIfSet(j, "cpus", v.cpus);
+        putIfSet(j, "cpu_mode", v.cpuMode);
         return j;
     }
 }
