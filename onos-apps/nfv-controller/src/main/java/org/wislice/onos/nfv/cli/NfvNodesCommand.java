@@ -21,9 +21,9 @@ public class NfvNodesCommand extends AbstractShellCommand {
             return;
         }
         for (ObjectNode n : nodes) {
-            print("agent_id=%s connected=%s capacity=%s used=%s load=%s catalog=%s", n.path("agent_id").asText(),
-                  n.path("connected").asBoolean(), n.path("capacity"), n.path("used"), n.path("load").asText(),
-                  n.path("catalog"));
+            print("agent_id=%s connected=%s capacity=%s used=%s load=%s switch_core_vnfs=%s catalog=%s",
+                  n.path("agent_id").asText(), n.path("connected").asBoolean(), n.path("capacity"), n.path("used"),
+                  n.path("load").asText(), n.path("switch_core_vnfs").asText(), n.path("catalog"));
         }
     }
 }

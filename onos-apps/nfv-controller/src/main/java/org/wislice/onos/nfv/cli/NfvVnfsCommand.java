@@ -21,10 +21,10 @@ public class NfvVnfsCommand extends AbstractShellCommand {
             return;
         }
         for (ObjectNode v : vnfs) {
-            print("vnf_id=%s node=%s image=%s state=%s address=%s cpu=%s memory_mib=%s",
+            print("vnf_id=%s node=%s image=%s state=%s address=%s cpu=%s memory_mib=%s cpus=%s cpu_mode=%s",
                   v.path("vnf_id").asText(), v.path("node").asText(), v.path("image").asText(),
                   v.path("state").asText(), v.path("address").asText(), v.path("cpu").asText(),
-                  v.path("memory_mib").asText());
+                  v.path("memory_mib").asText(), v.path("cpus").asText("-"), v.path("cpu_mode").asText("-"));
         }
     }
 }

@@ -1,6 +1,7 @@
 package org.wislice.onos.nfv.impl;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.After;
 import org.junit.Before;
@@ -88,6 +89,7 @@ public class NfvManagerTest {
 
     static ObjectNode vnfState(JsonNode spec) {
         ObjectNode s = spec.deepCopy();
+        s.remove("chain_id"); // the node keeps it; VnfState has none
         long id = spec.get("tenant_id").asLong() << 16 | spec.get("instance_id").asLong();
         s.put("vnf_id", id).put("address", "0.1.0." + spec.get("instance_id").asInt()).put("class", "kernel")
                 .put("state", "running").put("container_id", "0123456789ab");
@@ -96,6 +98,11 @@ public class NfvManagerTest {
     }
 
     private TestAgentClient connect(String id, double cpu) throws Exception {
+        return connect(id, cpu, Json.MAPPER.createArrayNode());
+    }
+
+    /** A mec-agent that answers the controller's getVnfs with these VnfStates. */
+    private TestAgentClient connect(String id, double cpu, ArrayNode vnfs) throws Exception {
         TestAgentClient a = new TestAgentClient(manager.boundPort());
         assertEquals("welcome", a.hello("mec", id, SECRET, caps(cpu)).get("type").asText());
         assertEquals("syncVnfs", a.serveOne(r -> {
@@ -106,11 +113,11 @@ public class NfvManagerTest {
             res.putArray("failed");
             return res;
         }).get("method").asText());
-        a.serveOne(r -> {
+        assertEquals("getVnfs", a.serveOne(r -> {
             ObjectNode res = Json.object();
-            res.putArray("vnfs");
+            res.set("vnfs", vnfs);
             return res;
-        });
+        }).get("method").asText());
         for (int i = 0; i < 300 && manager.nodes().stream().noneMatch(
                 n -> id.equals(n.get("agent_id").asText()) && n.get("connected").asBoolean()); i++) {
             Thread.sleep(10);
@@ -154,6 +161,50 @@ public class NfvManagerTest {
             assertEquals("delVnf", mec1.serveOne(r -> Json.object()).get("method").asText());
             removed.get(5, TimeUnit.SECONDS);
             assertTrue(manager.vnfs().isEmpty());
+        }
+    }
+
+    /** A DPDK vNF as a node that placed it on a core reports it. */
+    static ObjectNode placed(JsonNode spec, String cpus, String mode) {
+        return vnfState(spec).put("class", "dpdk").put("cpus", cpus).put("cpu_mode", mode);
+    }
+
+    private ObjectNode node(String id) {
+        return manager.nodes().stream().filter(n -> id.equals(n.get("agent_id").asText())).findFirst().orElseThrow();
+    }
+
+    private JsonNode vnf(long vnfId) {
+        return manager.vnfs().stream().filter(v -> v.get("vnf_id").asLong() == vnfId).findFirst().orElseThrow();
+    }
+
+    @Test
+    public void placementOfTheVnfsAndTheSwitchCoreCountAreShown() throws Exception {
+        // A one-core node: what it already runs is on its switch's core.
+        ArrayNode running = Json.MAPPER.createArrayNode().add(placed(request(7), "0", "switch"));
+        try (TestAgentClient mec = connect("mec-1", 4, running)) {
+            for (int i = 0; i < 300 && manager.vnfs().isEmpty(); i++) {
+                Thread.sleep(10);
+            }
+            assertEquals("switch", vnf(65543).get("cpu_mode").asText());
+            assertEquals("0", vnf(65543).get("cpus").asText());
+            assertEquals(1, node("mec-1").get("switch_core_vnfs").asInt());
+
+            CompletableFuture<ObjectNode> created = CompletableFuture.supplyAsync(() -> manager.createVnf(request(2)));
+            mec.serveOne(r -> Json.object().set("vnf", placed(r.get("params").get("vnf"), "0", "switch")));
+            ObjectNode out = created.get(5, TimeUnit.SECONDS);
+            assertEquals("switch", out.at("/vnf/cpu_mode").asText());
+            assertEquals(2, node("mec-1").get("switch_core_vnfs").asInt());
+
+            created = CompletableFuture.supplyAsync(() -> manager.createVnf(request(3)));
+            mec.serveOne(r -> Json.object().set("vnf", vnfState(r.get("params").get("vnf"))));
+            created.get(5, TimeUnit.SECONDS);
+            assertTrue("a kernel vNF has no core", !vnf(65539).has("cpus") && !vnf(65539).has("cpu_mode"));
+            assertEquals(2, node("mec-1").get("switch_core_vnfs").asInt());
+
+            CompletableFuture<Void> removed = CompletableFuture.runAsync(() -> manager.removeVnf(65538));
+            assertEquals("delVnf", mec.serveOne(r -> Json.object()).get("method").asText());
+            removed.get(5, TimeUnit.SECONDS);
+            assertEquals(1, node("mec-1").get("switch_core_vnfs").asInt());
         }
     }
 
@@ -203,5 +254,34 @@ public class NfvManagerTest {
             }
             assertTrue(store.desiredVnfs().isEmpty());
         }
+    }
+
+    @Test
+    public void theChainIdGoesToTheAgentAndShowsInTheVnf() throws Exception {
+        try (TestAgentClient mec = connect("mec-1", 4)) {
+            CompletableFuture<ObjectNode> created = CompletableFuture.supplyAsync(
+                    () -> manager.createVnf(request(2).put("chain_id", 5)));
+            JsonNode req = mec.serveOne(r -> Json.object().set("vnf", vnfState(r.get("params").get("vnf"))));
+            assertEquals(5, req.at("/params/vnf/chain_id").asLong());
+            assertEquals(5, created.get(5, TimeUnit.SECONDS).at("/vnf/chain_id").asLong());
+            assertEquals(5, vnfOf(65538).get("chain_id").asLong());
+
+            created = CompletableFuture.supplyAsync(() -> manager.createVnf(request(3)));
+            req = mec.serveOne(r -> Json.object().set("vnf", vnfState(r.get("params").get("vnf"))));
+            created.get(5, TimeUnit.SECONDS);
+            assertTrue("no chain_id asked, none sent or shown",
+                       !req.at("/params/vnf").has("chain_id") && !vnfOf(65539).has("chain_id"));
+            try {
+                manager.createVnf(request(4).put("chain_id", 0));
+                fail("chain_id 0 accepted");
+            } catch (ControllerException e) {
+                assertEquals("bad_request", e.code());
+            }
+            assertEquals(2, manager.vnfs().size());
+        }
+    }
+
+    private JsonNode vnfOf(long vnfId) {
+        return manager.vnfs().stream().filter(v -> v.get("vnf_id").asLong() == vnfId).findFirst().orElseThrow();
     }
 }

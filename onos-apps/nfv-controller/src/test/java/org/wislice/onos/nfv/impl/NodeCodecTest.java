@@ -24,20 +24,27 @@ public class NodeCodecTest {
                 + "\"catalog\": [\"kernel-fwd\", \"dpdk-fwd\"], \"dpdk\": true, \"pof_switch\": true}");
         Node node = new Node(new AgentRecord<>("mec-1", true, "10.0.0.3:41000", "onos-1", "wislice-mec-agent 0.1",
                                                MecCodecs.CAPABILITIES.read(caps), 1763762400.0),
-                             new Capacity(1.5, 256), 41.5);
+                             new Capacity(1.5, 256), 41.5, 2);
         ObjectNode json = NfvRecords.NODE.encode(node);
         List<String> fields = new ArrayList<>();
         json.fieldNames().forEachRemaining(fields::add);
         assertEquals(List.of("agent_id", "connected", "address", "controller_node", "software", "capacity", "catalog",
-                             "dpdk", "pof_switch", "last_seen", "used", "load"), fields);
+                             "dpdk", "pof_switch", "last_seen", "used", "load", "switch_core_vnfs"), fields);
         assertEquals("2 stays an integer", "2", json.at("/capacity/cpu").toString());
+        assertEquals(2, json.get("switch_core_vnfs").asInt());
         assertEquals(node, NfvRecords.NODE.decode(json, "node"));
+        try {
+            NfvRecords.NODE.decode(json.deepCopy().put("switch_core_vnfs", -1), "node");
+            fail("negative switch_core_vnfs accepted");
+        } catch (ProtocolException e) {
+            assertEquals("node.switch_core_vnfs: out of range [0, 2147483647]", e.getMessage());
+        }
         try {
             json.remove("used");
             NfvRecords.NODE.decode(json, "node");
             fail("node without used accepted");
         } catch (ProtocolException e) {
-            assertEquals("node: node with used and load expected", e.getMessage());
+            assertEquals("node: node with used, load and switch_core_vnfs expected", e.getMessage());
         }
     }
 }

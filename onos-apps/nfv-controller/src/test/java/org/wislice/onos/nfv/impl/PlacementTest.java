@@ -24,7 +24,7 @@ public class PlacementTest {
         MecCapabilities caps = new MecCapabilities(new Capacity(cpu, mem), List.of("firewall", "kernel-fwd"),
                                                    false, true);
         return new Node(new AgentRecord<>(id, connected, "127.0.0.1:1", "node-1", "test", caps, 0),
-                        new Capacity(usedCpu, usedMem), load);
+                        new Capacity(usedCpu, usedMem), load, 0);
     }
 
     static VnfSpec spec(double cpu, long mem, String image) {
