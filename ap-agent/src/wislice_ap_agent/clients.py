@@ -43,6 +43,14 @@ def counter(text: str | None) -> int:
         return 0
 
 
+def is_associated(sta: dict[str, str]) -> bool:
+    """hostapd keeps a station's entry for a while after it left (disassociated, or pruned when it roamed to
+    another BSS of the same hostapd), with [ASSOC] and [AUTHORIZED] cleared: such an entry is no client. A wired
+    802.1X station is [AUTHORIZED] without [ASSOC]; an entry without flags (no hostapd prints none) counts."""
+    flags = sta.get("flags")
+    return flags is None or "[ASSOC]" in flags or "[AUTHORIZED]" in flags
+
+
 class StationWalk:
     """hostapd's stations per BSS, each BSS walked at most once: what one stats event reads. A failed walk is not
     kept (the next reader asks again and gets the error)."""
@@ -139,7 +147,7 @@ class Stations:
             except CtrlError as e:
                 raise AgentError("internal", f"hostapd STA on {vap.ifname}: {e}") from e
             for sta in stas:
-                if sta is None:
+                if sta is None or not is_associated(sta):
                     continue
                 out.append({"mac": sta["mac"], "vap_id": vap.spec["vap_id"], "signal_dbm": signal_of(sta),
                             "connected_s": counter(sta.get("connected_time")),
@@ -178,4 +186,5 @@ class Stations:
                 log.debug("stations of %s: %s", vap.ifname, e)
                 continue
             for sta in stas:
-                yield vap.spec["vap_id"], sta
+                if is_associated(sta):
+                    yield vap.spec["vap_id"], sta

@@ -16,6 +16,7 @@ from typing import Any
 
 from wislice_agent_proto.errors import AgentError
 
+from .clients import is_associated
 from .events import BtmResponse, parse_event
 from .hostapd_ctrl import CtrlConnection, CtrlError, HostapdControl
 from .vaps import VapManager
@@ -94,7 +95,8 @@ class SteerRequest:
 
 def bss_tm_command(req: SteerRequest, channel: int) -> str:
     """hostapd's BSS_TM_REQ for one preferred candidate (values already validated by the schema)."""
-    neighbor = (f"{req.target_bssid},{CANDIDATE_BSSID_INFO},{operating_class(channel)},{channel},"
+    # BSSID Information in hex with its 0x: hostapd reads it with strtol base 0, which takes that form too.
+    neighbor = (f"{req.target_bssid},0x{CANDIDATE_BSSID_INFO:02x},{operating_class(channel)},{channel},"
                 f"{phy_type(channel)},{CANDIDATE_PREFERENCE}")
     cmd = f"BSS_TM_REQ {req.mac} pref=1 abridged=1 neighbor={neighbor}"
     if req.disassoc_timer_tbtt is not None:
@@ -125,7 +127,7 @@ class Steering:
             sta = self.hostapd.sta(vap.ifname, req.mac)
         except CtrlError as e:
             raise AgentError("internal", f"hostapd STA on {vap.ifname}: {e}") from e
-        if sta is None:
+        if sta is None or not is_associated(sta):
             raise AgentError("not_found", f"no client {req.mac} on vAP {req.vap_id}")
         if not supports_bss_transition(sta):
             raise AgentError("unsupported", f"client {req.mac} does not announce BSS Transition support")

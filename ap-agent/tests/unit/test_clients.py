@@ -121,3 +121,17 @@ def test_station_walk_keeps_no_failure(fake_hostapd, sockdir):
     walk = StationWalk(h)
     assert walk.all_sta("wlan0") == walk.all_sta("wlan0") and len(fake_hostapd.commands_named("STA-FIRST")) == 1
     h.close()
+
+
+def test_a_station_hostapd_keeps_after_it_left_is_no_client(manager, fake_hostapd):
+    """After a roam hostapd prunes the old BSS's entry to unassociated flags but keeps it a while."""
+    manager.create(vap_spec("v1"))
+    manager.create(vap_spec("v2"))
+    fake_hostapd.associate("wlan0_1", A)
+    fake_hostapd.associate("wlan0_2", A)
+    fake_hostapd.bss["wlan0_1"].stations[A]["flags"] = "[AUTH][WMM]"
+    fake_hostapd.bss["wlan0_2"].stations[A]["flags"] = "[AUTH][ASSOC][AUTHORIZED][WMM]"
+    assert [c["vap_id"] for c in manager.stations.find(A)] == ["v2"]
+    assert [c["vap_id"] for c in manager.stats_event(5)["clients"]] == ["v2"]
+    fake_hostapd.bss["wlan0_2"].stations[A]["flags"] = "[AUTH][AUTHORIZED]"  # a wired 802.1X station
+    assert [c["vap_id"] for c in manager.stations.find(A)] == ["v2"]

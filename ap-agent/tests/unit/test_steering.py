@@ -37,7 +37,7 @@ def test_accepted_steer_sends_one_preferred_candidate_and_returns_the_status(ser
     assert result == {"accepted": True, "status_code": 0, "reason": "the station accepted the transition"}
     V.SCHEMA.check(result, "#/$defs/steerResult", "result")
     assert fake_hostapd.commands_named("BSS_TM_REQ") == [
-        f"BSS_TM_REQ {A} pref=1 abridged=1 neighbor={TARGET},15,115,36,4,0301ff"]
+        f"BSS_TM_REQ {A} pref=1 abridged=1 neighbor={TARGET},0x0f,115,36,4,0301ff"]
 
 
 def test_rejection_and_silence_are_answers_not_errors(serving, fake_hostapd):
@@ -60,7 +60,7 @@ def test_disassoc_imminent_and_the_target_channel_of_an_own_bss(serving, fake_ho
     steer(serving, target_bssid=own, disassoc_timer_tbtt=20)
     # No target_channel: the agent's own BSS with that BSSID is on the radio's channel 6 (2.4 GHz: class 81, ERP).
     assert fake_hostapd.commands_named("BSS_TM_REQ") == [
-        f"BSS_TM_REQ {A} pref=1 abridged=1 neighbor={own},15,81,6,6,0301ff disassoc_imminent=1 disassoc_timer=20"]
+        f"BSS_TM_REQ {A} pref=1 abridged=1 neighbor={own},0x0f,81,6,6,0301ff disassoc_imminent=1 disassoc_timer=20"]
 
 
 def test_errors(serving, fake_hostapd):
@@ -73,6 +73,11 @@ def test_errors(serving, fake_hostapd):
         with pytest.raises(AgentError) as e:
             steer(serving, **params)
         assert e.value.code == code, params
+    fake_hostapd.associate("wlan0_1", "02:00:00:00:04:00")
+    fake_hostapd.bss["wlan0_1"].stations["02:00:00:00:04:00"]["flags"] = "[AUTH][WMM]"  # left; hostapd keeps it
+    with pytest.raises(AgentError) as e:
+        steer(serving, mac="02:00:00:00:04:00")
+    assert e.value.code == "not_found"
     fake_hostapd.associate("wlan0_1", "02:00:00:00:03:00", btm=False)
     with pytest.raises(AgentError) as e:
         steer(serving, mac="02:00:00:00:03:00")
@@ -97,7 +102,7 @@ def test_btm_response_event_and_capabilities():
     with pytest.raises(AgentError):
         operating_class(200)
     cmd = bss_tm_command(SteerRequest("v1", A, TARGET, None, 0), 11)
-    assert cmd.endswith("neighbor=06:00:00:00:02:01,15,81,11,6,0301ff disassoc_imminent=1 disassoc_timer=0")
+    assert cmd.endswith("neighbor=06:00:00:00:02:01,0x0f,81,11,6,0301ff disassoc_imminent=1 disassoc_timer=0")
 
 
 def test_the_spec_vectors_are_served(manager, fake_hostapd):
