@@ -41,6 +41,17 @@ public interface WifiService extends ListenerService<WifiEvent, WifiListener> {
     /** Disassociates a client (removeClient). */
     void kickClient(String agentId, String mac);
 
+    /**
+     * Asks a client's serving agent to steer it to another BSS (steerClient, 802.11v BSS Transition Management).
+     * The target is a vAP (targetVap, on targetAgent or, when null, on whichever agent has it) or a BSSID; either
+     * must be a vAP the controller knows (its channel goes into the request). disassocTimerTbtt, when not null,
+     * makes the request say Disassociation Imminent. Returns {agent_id, vap_id, mac, target_agent_id,
+     * target_vap_id, target_bssid, accepted, status_code, reason}: accepted is the station's answer; its
+     * association at the target follows as a client event.
+     */
+    ObjectNode steerClient(String mac, String targetAgent, String targetVap, String targetBssid,
+                           Integer disassocTimerTbtt);
+
     /** Moves a radio to a channel; returns the updated Radio. */
     ObjectNode changeChannel(String agentId, String radio, int channel);
 

@@ -33,9 +33,11 @@ import org.wislice.onos.agent.ap.ApCodecs;
 import org.wislice.onos.agent.ap.ChannelChange;
 import org.wislice.onos.agent.ap.ClientQuery;
 import org.wislice.onos.agent.ap.ClientRemoval;
+import org.wislice.onos.agent.ap.ClientSteering;
 import org.wislice.onos.agent.ap.Radio;
 import org.wislice.onos.agent.ap.Rate;
 import org.wislice.onos.agent.ap.RateLimit;
+import org.wislice.onos.agent.ap.SteerOutcome;
 import org.wislice.onos.agent.ap.VapRateLimit;
 import org.wislice.onos.agent.ap.VapSpec;
 import org.wislice.onos.agent.ap.VapState;
@@ -301,6 +303,51 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
     public void kickClient(String agentId, String mac) {
         agents.call(agentId, ApCalls.REMOVE_CLIENT, ClientRemoval.of(mac));
         store.removeClient(agentId, mac);
+    }
+
+    @Override
+    public ObjectNode steerClient(String mac, String targetAgent, String targetVap, String targetBssid,
+                                  Integer disassocTimerTbtt) {
+        if ((targetVap == null) == (targetBssid == null)) {
+            throw new ControllerException("bad_request", "give the target as a vAP or as a BSSID, one of them");
+        }
+        List<ObjectNode> serving = store.clients(null).stream()
+                .filter(c -> mac.equals(c.path("mac").asText())).collect(Collectors.toList());
+        if (serving.isEmpty()) {
+            throw new ControllerException("not_found", "no client " + mac);
+        }
+        if (serving.size() > 1) {
+            throw new ControllerException("conflict", "client " + mac + " is on several vAPs");
+        }
+        String agentId = serving.get(0).path("agent_id").asText();
+        String vapId = serving.get(0).path("vap_id").asText();
+        List<Placed<VapState>> targets = store.vaps(targetAgent).stream()
+                .filter(p -> targetVap != null ? targetVap.equals(p.value().vapId())
+                                               : targetBssid.equals(p.value().bssid()))
+                .collect(Collectors.toList());
+        if (targets.isEmpty()) {
+            throw new ControllerException("not_found", "no target vAP " + (targetVap != null ? targetVap
+                    : "with BSSID " + targetBssid) + (targetAgent != null ? " on " + targetAgent : ""));
+        }
+        if (targets.size() > 1) {
+            throw new ControllerException("conflict", "target vAP " + targetVap + " exists on several agents");
+        }
+        Placed<VapState> target = targets.get(0);
+        if (target.agentId().equals(agentId) && target.value().vapId().equals(vapId)) {
+            throw new ControllerException("bad_request", "client " + mac + " is already on vAP " + vapId);
+        }
+        Integer channel = store.agent(target.agentId())
+                .flatMap(a -> a.capabilities().radios().stream()
+                        .filter(r -> r.name().equals(target.value().spec().radio())).findFirst())
+                .map(Radio::channel).orElse(null);
+        String bssid = target.value().bssid();
+        SteerOutcome outcome = agents.call(agentId, ApCalls.STEER_CLIENT,
+                new ClientSteering(vapId, mac, bssid, channel, disassocTimerTbtt));
+        ObjectNode out = Json.object().put("agent_id", agentId).put("vap_id", vapId).put("mac", mac)
+                .put("target_agent_id", target.agentId()).put("target_vap_id", target.value().vapId())
+                .put("target_bssid", bssid);
+        out.setAll(ApCodecs.STEER_OUTCOME.encode(outcome));
+        return out;
     }
 
     @Override

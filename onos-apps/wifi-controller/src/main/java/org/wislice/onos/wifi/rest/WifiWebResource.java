@@ -3,7 +3,9 @@ package org.wislice.onos.wifi.rest;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.onosproject.rest.AbstractWebResource;
 import org.wislice.onos.agent.ControllerException;
+import org.wislice.onos.agent.Fields;
 import org.wislice.onos.agent.Json;
+import org.wislice.onos.agent.ProtocolException;
 import org.wislice.onos.agent.RestBodies;
 import org.wislice.onos.wifi.api.WifiService;
 
@@ -19,6 +21,7 @@ import javax.ws.rs.QueryParam;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import java.io.InputStream;
+import java.util.Set;
 
 import static org.wislice.onos.agent.RestBodies.ident;
 import static org.wislice.onos.agent.RestBodies.json;
@@ -106,6 +109,39 @@ public class WifiWebResource extends AbstractWebResource {
     public Response kick(@PathParam("agentId") String agentId, @PathParam("mac") String mac) {
         get(WifiService.class).kickClient(ident(agentId, "agent_id"), RestBodies.mac(mac));
         return Response.noContent().build();
+    }
+
+    /**
+     * Steers a client to another BSS (operator): body {"target_vap": ID, "target_agent"?: ID} or {"target_bssid":
+     * MAC}, and "disassoc_timer_tbtt"? (0-65535); 200 with the station's answer.
+     */
+    @POST
+    @Path("clients/{mac}/steer")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response steer(@PathParam("mac") String mac, InputStream body) {
+        ObjectNode req = RestBodies.read(body);
+        try {
+            Fields.object(req, "steer", Set.of("target_agent", "target_vap", "target_bssid", "disassoc_timer_tbtt"),
+                          Set.of());
+            Fields.string(req, "target_agent", "steer", Fields.IDENT);
+            Fields.string(req, "target_vap", "steer", Fields.IDENT);
+            Fields.string(req, "target_bssid", "steer", Fields.MAC);
+            Fields.integer(req, "disassoc_timer_tbtt", "steer", 0, 65535);
+        } catch (ProtocolException e) {
+            throw new ControllerException("bad_request", e.getMessage());
+        }
+        if (req.has("target_agent") && !req.has("target_vap")) {
+            throw new ControllerException("bad_request", "target_agent needs target_vap");
+        }
+        ObjectNode out = get(WifiService.class).steerClient(RestBodies.mac(mac), text(req, "target_agent"),
+                text(req, "target_vap"), text(req, "target_bssid"),
+                req.has("disassoc_timer_tbtt") ? req.get("disassoc_timer_tbtt").asInt() : null);
+        return json(Response.Status.OK, out);
+    }
+
+    private static String text(ObjectNode req, String field) {
+        return req.has(field) ? req.get(field).asText() : null;
     }
 
     /** Moves a radio to another channel: body {"channel": N}. */

@@ -21,6 +21,7 @@ import org.wislice.onos.agent.Json;
 import org.wislice.onos.agent.TestAgentClient;
 import org.wislice.onos.agent.TestTls;
 import org.wislice.onos.agent.ap.ApCodecs;
+import org.wislice.onos.agent.ap.Client;
 import org.wislice.onos.wifi.api.WifiEvent;
 
 import java.util.ArrayList;
@@ -421,6 +422,37 @@ public class WifiManagerTest {
             assertEquals("bye", bye.get("type").asText());
         }
         assertTrue(manager.agent("ap-7").isEmpty());
+    }
+
+    @Test
+    public void steerAsksTheServingAgentWithTheTargetsBssidAndChannel() throws Exception {
+        String sta = "02:00:00:00:01:00";
+        ObjectNode target = vapState(vapSpec("v2")).put("bssid", "02:00:00:00:00:02");
+        try (TestAgentClient serving = connect("ap-s", List.of(vapState(vapSpec("v1"))));
+             TestAgentClient other = connect("ap-t", List.of(target))) {
+            store.putClient("ap-s", new Client(sta, "v1", -40, 3, 0, 0));
+            CompletableFuture<ObjectNode> steered = CompletableFuture.supplyAsync(
+                    () -> manager.steerClient(sta, null, "v2", null, 10));
+            JsonNode req = serving.serveOne(r -> Json.object().put("accepted", true).put("status_code", 0)
+                    .put("reason", "the station accepted the transition"));
+            assertEquals("steerClient", req.get("method").asText());
+            assertEquals(Json.object().put("vap_id", "v1").put("mac", sta).put("target_bssid", "02:00:00:00:00:02")
+                    .put("target_channel", 6).put("disassoc_timer_tbtt", 10), req.get("params"));
+            ObjectNode out = steered.get(5, TimeUnit.SECONDS);
+            assertEquals("ap-t v2 true 0", out.get("target_agent_id").asText() + " "
+                    + out.get("target_vap_id").asText() + " " + out.get("accepted") + " " + out.get("status_code"));
+            // Unknown client, unknown BSS, the serving vAP itself, no target: errors before any agent call.
+            String[][] bad = {{"02:00:00:00:09:09", "v2", null, "not_found"}, {sta, null, "02:00:00:00:00:99",
+                "not_found"}, {sta, "v1", null, "bad_request"}, {sta, null, null, "bad_request"}};
+            for (String[] b : bad) {
+                try {
+                    manager.steerClient(b[0], null, b[1], b[2], null);
+                    fail("steer accepted " + String.join(" ", java.util.Arrays.asList(b)));
+                } catch (ControllerException e) {
+                    assertEquals(b[3], e.code());
+                }
+            }
+        }
     }
 
     @Test

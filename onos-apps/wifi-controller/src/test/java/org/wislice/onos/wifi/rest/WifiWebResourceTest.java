@@ -129,6 +129,29 @@ public class WifiWebResourceTest extends JerseyTest {
     }
 
     @Test
+    public void steerTakesAVapOrABssid() throws Exception {
+        Response r = target("clients/02:00:00:00:01:00/steer").request().post(Entity.json(
+                "{\"target_vap\":\"v2\",\"target_agent\":\"ap-2\",\"disassoc_timer_tbtt\":10}"));
+        assertEquals(200, r.getStatus());
+        JsonNode body = json(r);
+        assertTrue(body.get("accepted").asBoolean());
+        assertEquals("02:00:00:00:01:00 ap-2 v2 null 10", service.lastSteer);
+        assertEquals(200, target("clients/02:00:00:00:01:00/steer").request().post(Entity.json(
+                "{\"target_bssid\":\"02:00:00:00:00:02\"}")).getStatus());
+        assertEquals("02:00:00:00:01:00 null null 02:00:00:00:00:02 null", service.lastSteer);
+        for (String bad : List.of("{\"target_bssid\":\"02:00\"}", "{\"target_vap\":\"v2\",\"x\":1}",
+                                  "{\"target_agent\":\"ap-2\"}",
+                                  "{\"target_vap\":\"v2\",\"disassoc_timer_tbtt\":70000}")) {
+            assertEquals(bad, 400, target("clients/02:00:00:00:01:00/steer").request().post(Entity.json(bad))
+                    .getStatus());
+        }
+        assertEquals(400, target("clients/02:00:00:00:01:0Z/steer").request().post(Entity.json("{}")).getStatus());
+        service.failWith = new ControllerException("not_found", "no client");
+        assertEquals(404, target("clients/02:00:00:00:01:00/steer").request().post(Entity.json(
+                "{\"target_vap\":\"v2\"}")).getStatus());
+    }
+
+    @Test
     public void statsOfEveryAgentInOneAnswer() throws Exception {
         Response r = target("stats").request().get();
         assertEquals(200, r.getStatus());
@@ -148,6 +171,7 @@ public class WifiWebResourceTest extends JerseyTest {
     static final class FakeWifiService implements WifiService {
         String lastAgent;
         String lastVap;
+        String lastSteer;
         ControllerException failWith;
 
         private void maybeFail() {
@@ -200,6 +224,14 @@ public class WifiWebResourceTest extends JerseyTest {
 
         @Override
         public void kickClient(String agentId, String mac) {
+        }
+
+        @Override
+        public ObjectNode steerClient(String mac, String targetAgent, String targetVap, String targetBssid,
+                                      Integer disassocTimerTbtt) {
+            maybeFail();
+            lastSteer = mac + " " + targetAgent + " " + targetVap + " " + targetBssid + " " + disassocTimerTbtt;
+            return Json.object().put("mac", mac).put("accepted", true).put("status_code", 0).put("reason", "ok");
         }
 
         @Override
