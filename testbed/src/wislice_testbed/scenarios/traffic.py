@@ -59,6 +59,11 @@ class Series:
     name: str
     points: list[tuple[float, float]] = field(default_factory=list)
     error: str = ""
+    # Uplink: what the sender put out per interval (its own report, same timeline) and, for UDP, the datagrams the
+    # receiver counted lost: a receive rate below the flow's rate is the path's loss only when the sender kept up.
+    sent: list[tuple[float, float]] = field(default_factory=list)
+    lost_packets: int = 0
+    packets: int = 0
 
     def window(self, start: float, end: float) -> list[float]:
         """The rates of the 1 s intervals that lie wholly within [start, end]."""
@@ -75,7 +80,8 @@ class Series:
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "points": [[round(t, 2), round(v, 4)] for t, v in self.points],
-                "error": self.error}
+                "sent": [[round(t, 2), round(v, 4)] for t, v in self.sent], "lost_packets": self.lost_packets,
+                "packets": self.packets, "error": self.error}
 
 
 @dataclass
@@ -159,6 +165,9 @@ def run_flow(tb: Any, flow: Flow, start: StartLine) -> Series:
     if not report.get("intervals"):
         series.error = series.error or "iperf3 reported no intervals at the receiver"
     series.points = [(launched + end, mbps) for end, mbps in _intervals(report)]
+    series.sent = [(launched + end, mbps) for end, mbps in _intervals(out)]
+    received = report.get("end", {}).get("sum", {})
+    series.lost_packets, series.packets = int(received.get("lost_packets", 0)), int(received.get("packets", 0))
     return series
 
 
