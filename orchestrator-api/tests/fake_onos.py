@@ -46,6 +46,7 @@ class FakeOnos:
             ("PUT", f"/onos/wifi/vaps/{seg}/rate_limit", lambda q, b, v: {"vap": f.update_vap(v, b)}),
             ("GET", "/onos/wifi/clients", lambda q, b: {"clients": f.list_clients(q.get("agent"), q.get("vap"))}),
             ("DELETE", f"/onos/wifi/agents/{seg}/clients/{seg}", lambda q, b, a, m: f.kick_client(a, m)),
+            ("POST", f"/onos/wifi/clients/{seg}/steer", lambda q, b, m: f.steer_client(m, b)),
             ("POST", f"/onos/wifi/agents/{seg}/radios/{seg}/channel",
              lambda q, b, a, r: {"radio": f.set_channel(a, r, b["channel"])}),
             ("GET", f"/onos/wifi/agents/{seg}/vaps/{seg}/rates", lambda q, b, a, v: f.vap_rates(a, v)),

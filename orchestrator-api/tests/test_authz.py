@@ -47,6 +47,7 @@ ENDPOINTS = [
     ("POST", "/api/v1/wifi-agents/ap-1/radios/phy0/channel", {"channel": 11}, "operator"),
     ("GET", "/api/v1/wifi-agents/ap-1/clients", None, "operator"),
     ("DELETE", "/api/v1/wifi-agents/ap-1/clients/{mac}", None, "operator"),
+    ("POST", "/api/v1/clients/{mac}/steer", {"target_vap": "steer-target"}, "operator"),
     ("GET", "/api/v1/clients", None, "operator"),
     ("GET", "/api/v1/vaps", None, "operator"),
     ("GET", "/api/v1/mec-agents", None, "operator"),
@@ -89,6 +90,9 @@ def _setup(tmp_path):
     created = w.call("POST", "/api/v1/tenants/1/slices", w.tenant_a, json=slice_body()).get_json()
     s = w.call("GET", f"/api/v1/tenants/1/slices/{created['slice_id']}", w.tenant_a).get_json()
     mac = next(c["mac"] for c in w.fake.clients.values() if c["vap_id"] == s["vaps"][0]["vap_id"])
+    # A vAP to steer that client to (on the fake only: no slice owns it).
+    w.fake.create_vap("ap-2", {"vap_id": "steer-target", "radio": "phy0", "ssid": "video-wifi",
+                               "security": {"mode": "open"}})
     # Spare tokens to revoke (revoking the callers' own would turn the rest of a shared world's calls into 401s).
     tok = w.call("POST", "/api/v1/tenants/1/tokens", w.operator, json={"name": "spare"}).get_json()["token_id"]
     optok = w.call("POST", "/api/v1/operator-tokens", w.operator, json={"name": "spare"}).get_json()["token_id"]

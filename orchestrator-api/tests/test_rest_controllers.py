@@ -22,6 +22,7 @@ REPLIES = {
     ("DELETE", "/onos/wifi/agents/ap-1/vaps/gone"): (404, {"code": "not_found", "message": "no vap gone"}),
     ("GET", "/onos/wifi/clients"): (200, {"clients": [{"mac": "02:00:00:00:00:01"}]}),
     ("DELETE", "/onos/wifi/agents/ap-1/clients/02:00:00:00:00:01"): (204, None),
+    ("POST", "/onos/wifi/clients/02:00:00:00:00:01/steer"): (200, {"mac": "02:00:00:00:00:01", "accepted": True}),
     ("POST", "/onos/wifi/agents/ap-1/radios/phy0/channel"): (200, {"radio": {"name": "phy0", "channel": 11}}),
     ("GET", "/onos/wifi/agents/ap-1/vaps/v1/rates"): (200, {"tx_bps": 5, "rx_bps": 6, "interval_s": 1}),
     ("GET", "/onos/wifi/stats"): (200, {"node": "n1", "agents": [{"agent_id": "ap-1", "ts": 1.0, "interval_s": 5,
@@ -71,6 +72,9 @@ def test_calls_follow_the_contract(onos):
     assert ctl.list_clients(vap_id="v1")[0]["mac"] == "02:00:00:00:00:01"
     assert seen[-1][2] == {"vap": "v1"}
     ctl.kick_client("ap-1", "02:00:00:00:00:01")
+    assert ctl.steer_client("02:00:00:00:00:01", {"target_vap": "v2"})["accepted"] is True
+    assert seen[-1][:2] == ("POST", "/onos/wifi/clients/02:00:00:00:00:01/steer")
+    assert seen[-1][3] == {"target_vap": "v2"}
     assert ctl.set_channel("ap-1", "phy0", 11)["channel"] == 11 and seen[-1][3] == {"channel": 11}
     assert ctl.vap_rates("ap-1", "v1")["tx_bps"] == 5
     assert ctl.wifi_stats()[0]["agent_id"] == "ap-1" and seen[-1][:2] == ("GET", "/onos/wifi/stats")

@@ -27,6 +27,8 @@ from ..schemas import (
     OperationSchema,
     OverviewSchema,
     RadioSchema,
+    SteerResultSchema,
+    SteerSchema,
     TopologySchema,
 )
 from ..service import event
@@ -84,6 +86,31 @@ def kick(agent_id: str, mac: str) -> None:
     service().controllers.kick_client(agent_id, mac.lower())
     event(db(), "client", f"client {mac.lower()} kicked from {agent_id} by an operator")
     db().commit()
+
+
+@blp.post("/clients/<mac:mac>/steer")
+@blp.arguments(SteerSchema)
+@blp.response(200, SteerResultSchema)
+def steer(body: dict[str, Any], mac: str) -> dict[str, Any]:
+    """Steer a client to another AP or vAP (802.11v BSS Transition Management through its serving AP). The
+    answer is the station's; that it moved shows in the clients list once it associated at the target."""
+    auth.require_operator()
+    target = dict(body)
+    if "target_bssid" in target:
+        target["target_bssid"] = target["target_bssid"].lower()
+    try:
+        result = service().controllers.steer_client(mac.lower(), target)
+    except ControllerError as exc:
+        # The client's state refuses it (already on the target, no BSS Transition support): the operator's
+        # request does not fit, not a controller failure (502).
+        if exc.code in ("bad_request", "unsupported"):
+            abort(409, f"cannot steer {mac.lower()}: {exc.message}")
+        raise
+    verdict = "accepted" if result.get("accepted") else f"refused ({result.get('reason', '')})"
+    event(db(), "client", f"client {mac.lower()} steered by an operator from {result.get('vap_id')} to "
+                          f"{result.get('target_vap_id')}: {verdict}")
+    db().commit()
+    return result
 
 
 @blp.get("/clients")

@@ -53,6 +53,13 @@ class Controllers(ABC):
     def kick_client(self, agent_id: str, mac: str) -> None: ...
 
     @abstractmethod
+    def steer_client(self, mac: str, target: Json) -> Json:
+        """Steer a station to another BSS by 802.11v BSS Transition Management (steerClient); target is
+        {target_vap, target_agent?} or {target_bssid}, with disassoc_timer_tbtt? (spec/onos-rest/README.md). The
+        answer names the serving and target vAPs and carries the station's answer (accepted, status_code,
+        reason)."""
+
+    @abstractmethod
     def set_channel(self, agent_id: str, radio: str, channel: int) -> Json: ...
 
     @abstractmethod

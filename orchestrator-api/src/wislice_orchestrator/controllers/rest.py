@@ -80,6 +80,9 @@ class RestControllers(Controllers):
     def kick_client(self, agent_id: str, mac: str) -> None:
         self._call("DELETE", f"/onos/wifi/agents/{segment(agent_id)}/clients/{segment(mac)}")
 
+    def steer_client(self, mac: str, target: Json) -> Json:
+        return self._call("POST", f"/onos/wifi/clients/{segment(mac)}/steer", target)
+
     def set_channel(self, agent_id: str, radio: str, channel: int) -> Json:
         path = f"/onos/wifi/agents/{segment(agent_id)}/radios/{segment(radio)}/channel"
         return self._call("POST", path, {"channel": channel})["radio"]

@@ -27,6 +27,8 @@ from .infra import (
     OperationSchema,
     OverviewSchema,
     RadioSchema,
+    SteerResultSchema,
+    SteerSchema,
     StepSchema,
     TopologySchema,
 )
@@ -119,6 +121,8 @@ __all__ = [
     "SliceSchema",
     "SliceStatsSchema",
     "SliceTelemetrySchema",
+    "SteerResultSchema",
+    "SteerSchema",
     "StepSchema",
     "Strict",
     "TelemetryPointSchema",

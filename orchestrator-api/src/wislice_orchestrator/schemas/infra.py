@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import Schema, fields, post_dump, validate
+from marshmallow import Schema, ValidationError, fields, post_dump, validate, validates_schema
 
-from .base import IDENT, Int, QueryInt, Rounded, Strict, UtcDateTime
+from .base import IDENT, MAC, Int, QueryInt, Rounded, Strict, UtcDateTime
 
 
 class StepSchema(Schema):
@@ -48,6 +48,40 @@ class OperationListSchema(Schema):
 # --- infrastructure -----------------------------------------------------------------------------------------
 class ChannelSchema(Strict):
     channel = Int(required=True, validate=validate.Range(min=1, max=196))
+
+
+class SteerSchema(Strict):
+    """Where to steer a client: a vAP (on one agent, or wherever it is) or a BSSID the WiFi controller knows."""
+
+    target_vap = fields.String(validate=IDENT, metadata={"description": "the target vAP's vap_id"})
+    target_agent = fields.String(validate=IDENT, metadata={"description": "the agent of target_vap (optional)"})
+    target_bssid = fields.String(validate=[validate.Length(min=17, max=17), MAC],
+                                 metadata={"description": "the target BSS, instead of target_vap"})
+    disassoc_timer_tbtt = Int(validate=validate.Range(min=0, max=65535), metadata={
+        "description": "Disassociation Imminent: the serving AP disassociates the station after this many beacon "
+                       "intervals (0: at any time); absent: the station may stay"})
+
+    @validates_schema
+    def _one_target(self, data: dict[str, Any], **_kwargs: Any) -> None:
+        if ("target_vap" in data) == ("target_bssid" in data):
+            raise ValidationError("give target_vap or target_bssid, one of them")
+        if "target_agent" in data and "target_vap" not in data:
+            raise ValidationError("target_agent needs target_vap", "target_agent")
+
+
+class SteerResultSchema(Schema):
+    """The station's answer to the BSS Transition Management request (steerClient, spec/agent/PROTOCOL.md)."""
+
+    agent_id = fields.String()
+    vap_id = fields.String()
+    mac = fields.String()
+    target_agent_id = fields.String()
+    target_vap_id = fields.String()
+    target_bssid = fields.String()
+    accepted = fields.Boolean(metadata={"description": "the station answered accept (status 0)"})
+    status_code = fields.Integer(allow_none=True, metadata={
+        "description": "the BSS Transition Management response status, null when the station did not answer"})
+    reason = fields.String()
 
 
 class AgentListSchema(Schema):

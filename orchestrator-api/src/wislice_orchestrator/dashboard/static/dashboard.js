@@ -77,13 +77,35 @@ const renderers = {
     document.getElementById("aps").replaceChildren(...boxes);
   },
   async clients() {
-    const { clients } = await api("GET", "/clients");
+    const [{ clients }, { vaps }] = await Promise.all([api("GET", "/clients"), api("GET", "/vaps")]);
+    const out = document.getElementById("steer-result");
     fillTable(document.getElementById("clients-table"), [["mac", "MAC"], ["agent_id", "AP"], ["vap_id", "vAP"],
       ["signal_dbm", "Signal dBm"], ["connected_s", "Connected s"]], clients.map(c => ({ ...c, _key: c.mac })),
-      c => el("button", { "data-kick": c.mac, onclick: async () => {
-        await api("DELETE", `/wifi-agents/${encodeURIComponent(c.agent_id)}/clients/${encodeURIComponent(c.mac)}`);
-        refresh();
-      } }, "Kick"));
+      c => {
+        const kick = el("button", { "data-kick": c.mac, onclick: async () => {
+          await api("DELETE", `/wifi-agents/${encodeURIComponent(c.agent_id)}/clients/${encodeURIComponent(c.mac)}`);
+          refresh();
+        } }, "Kick");
+        // Steer (802.11v BSS Transition) to another vAP of the same SSID: the station has its credentials there.
+        const ssid = (vaps.find(v => v.vap_id === c.vap_id && v.agent_id === c.agent_id) || {}).ssid;
+        const targets = vaps.filter(v => v.ssid === ssid && !(v.vap_id === c.vap_id && v.agent_id === c.agent_id));
+        if (!targets.length) return [kick];
+        const to = el("select", { "data-steer-to": c.mac },
+          ...targets.map(v => el("option", { value: `${v.agent_id}/${v.vap_id}` }, `${v.agent_id} ${v.vap_id}`)));
+        return [kick, to, el("button", { "data-steer": c.mac, onclick: async () => {
+          const [agent, vap] = to.value.split("/");
+          try {
+            const r = await api("POST", `/clients/${encodeURIComponent(c.mac)}/steer`,
+                                { target_agent: agent, target_vap: vap });
+            out.textContent = `${c.mac} -> ${r.target_agent_id} ${r.target_vap_id}: ${r.accepted ? "accepted" : r.reason}`;
+            out.dataset.status = r.accepted ? "accepted" : "refused";
+          } catch (e) {
+            out.textContent = `${c.mac}: ${e.message}`;
+            out.dataset.status = "error";
+          }
+          refresh();
+        } }, "Steer")];
+      });
   },
   async mec() {
     const { nodes } = await api("GET", "/mec-agents");
