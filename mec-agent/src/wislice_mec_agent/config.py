@@ -34,9 +34,9 @@ class AgentConfig:
     # the agent's own affinity) and the pof-switch's lcores (its EAL -l; empty = a switch not pinned to a core).
     node_cpus: str = ""
     switch_cpus: str = ""
-    # getVnfs / createVnf VnfStates carry "cpus" and "cpu_mode" (spec/agent). Off until the nfv-controller accepts
-    # them: its VnfState check refuses fields it does not know, so an older controller would refuse the reply.
-    report_placement: bool = False
+    # getVnfs / createVnf VnfStates carry "cpus" and "cpu_mode" (spec/agent), which the nfv-controller shows. Turn
+    # it off only for an nfv-controller from before them: its VnfState check refuses fields it does not know.
+    report_placement: bool = True
     controller: str = ""  # host:port of the nfv-controller; empty = run without one
     tls_ca: str = ""  # CA file: when set the controller connection is TLS and its certificate is checked
     tls_cert: str = ""  # client certificate (PEM) for a controller that requires one (tlsClientCaFile); CN = agent_id

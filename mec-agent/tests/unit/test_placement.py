@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 
@@ -16,19 +17,7 @@ from wislice_mec_agent.reconcile import reconcile
 
 from .conftest import Node, spec
 
-
-def wire_state(instance: int, cls: str, cpus: str = "", mode: str = "") -> dict[str, object]:
-    """A VnfState as a getVnfs reply carries it (placement fields when given). Not a spec/agent vector yet: the
-    nfv-controller's codecs refuse the two fields, and so would its vector tests (agent-server CodecVectorTest)."""
-    vnf_id = 2 << 16 | instance
-    state: dict[str, object] = {
-        "tenant_id": 2, "instance_id": instance, "image": "dpdk-vnf" if cls == "dpdk" else "kernel-fwd",
-        "params": {}, "cpu": 0.1, "memory_mib": 64, "chain_position": instance, "vnf_id": vnf_id,
-        "address": f"0.2.0.{instance}", "class": cls, "state": "running", "container_id": f"{vnf_id:012x}",
-        "ports": [{"name": f"wm{vnf_id:08x}", "pof_port": instance}]}
-    if cpus:
-        state.update(cpus=cpus, cpu_mode=mode)
-    return state
+SPEC = Path(__file__).resolve().parents[3] / "spec" / "agent"
 
 
 def test_cpu_lists_parse_as_the_kernel_writes_them() -> None:
@@ -103,8 +92,9 @@ def test_a_dpdk_vnf_gets_its_core_as_cpuset_and_reports_it(tmp_path: Path) -> No
     assert node.manager.planner.placement(65540) is None
 
 
-def test_placement_fields_stay_off_the_wire_unless_configured(tmp_path: Path) -> None:
-    node = placed_node(tmp_path)
+def test_placement_fields_stay_off_the_wire_when_turned_off(tmp_path: Path) -> None:
+    assert AgentConfig(agent_id="a", state_dir="/tmp/x").report_placement  # on by default
+    node = placed_node(tmp_path, report_placement=False)  # for an nfv-controller from before the fields
     state = node.manager.create(spec(image="dpdk-vnf"))
     assert "cpus" not in state and "cpus" not in node.manager.list_states()[0]
     assert node.manager.list_states(placement=True)[0]["cpus"] == "1"
@@ -147,9 +137,12 @@ def test_placed_vnf_states_are_what_the_spec_says(tmp_path: Path) -> None:
     node.manager.create(spec(image="dpdk-vnf"))
     node.manager.create(spec(instance=3))
     states = node.manager.list_states()
-    states += [wire_state(7, "dpdk", "1", "exclusive"), wire_state(8, "dpdk", "2-3,5", "shared"),
-               wire_state(9, "dpdk", "0", "switch"), wire_state(10, "kernel")]
-    assert [s.get("cpu_mode") for s in states] == ["exclusive", None, "exclusive", "shared", "switch", None]
+    # The spec's vectors, which the nfv-controller's codecs read too (agent-server CodecVectorTest).
+    valid = SPEC / "vectors" / "valid"
+    states += json.loads((valid / "reply-ok-getVnfs-placed.json").read_text())["result"]["vnfs"]
+    states.append(json.loads((valid / "reply-ok-vnf-placed-switch.json").read_text())["result"]["vnf"])
+    modes = ["exclusive", None, "exclusive", "shared", "shared", None, "switch"]
+    assert [s.get("cpu_mode") for s in states] == modes
     for state in states:
         SCHEMA.check(state, "#/$defs/vnfState", "vnf")
     for bad in ({"cpu_mode": "pinned"}, {"cpus": "1-"}, {"cpus": ""}, {"cpus": 1}):
