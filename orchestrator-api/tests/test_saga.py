@@ -46,6 +46,15 @@ def test_all_steps_succeed(world):
                                  "up_guaranteed_kbps": 1000}
 
 
+def test_each_slice_is_its_own_vnf_chain(world):
+    # Two slices of one tenant: the MEC node groups backpressure chains by chain_id, so each gets its slice's id.
+    first = create(world, slice_body(vnfs=2))
+    second = create(world, slice_body(name="bulk", agent="ap-2", vnfs=1))
+    assert first["status"] == second["status"] == "succeeded" and first["slice_id"] != second["slice_id"]
+    chains = sorted(v["chain_id"] for v in world.fake.vnfs.values())
+    assert chains == sorted([first["slice_id"]] * 2 + [second["slice_id"]])
+
+
 @pytest.mark.parametrize("after", [False, True], ids=["fails-before", "fails-after-effect"])
 @pytest.mark.parametrize("method,nth", STEPS, ids=[f"{m}-{n}" for m, n in STEPS])
 def test_any_failing_step_leaves_nothing(world, method, nth, after):

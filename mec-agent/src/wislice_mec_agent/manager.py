@@ -4,6 +4,7 @@ boundaries, with SQLite records. Every create step registers its undo, so a fail
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import os
 import shlex
@@ -112,9 +113,10 @@ class VnfManager:
         return host_ifname(self.config.veth_prefix, vnf_id)
 
     def state_of(self, rec: VnfRecord, placement: bool | None = None) -> dict[str, Any]:
-        """VnfState (spec/agent: VnfSpec plus vnf_id, address, class, state, container_id, ports; cpus and cpu_mode
-        for a placed vNF when ``placement``, by default config.report_placement)."""
+        """VnfState (spec/agent: VnfSpec without chain_id, plus vnf_id, address, class, state, container_id, ports;
+        cpus and cpu_mode for a placed vNF when ``placement``, by default config.report_placement)."""
         state = dict(rec.spec.to_json())
+        state.pop("chain_id", None)  # VnfState has no chain_id: the nfv-controller's check refuses unknown fields
         state.update(vnf_id=rec.vnf_id, address=address_of(rec.vnf_id), state=rec.state, ports=rec.ports,
                      container_id=rec.container_id or "0" * 12)
         state["class"] = rec.vnf_class
@@ -287,7 +289,9 @@ class VnfManager:
             for rec in self.store.all():
                 want = desired.get(rec.vnf_id)
                 healthy = rec.state == "running" and live.get(rec.container_name) == "running"
-                if want is not None and want == rec.spec and healthy:
+                if want is not None and healthy and dataclasses.replace(want, chain_id=rec.spec.chain_id) == rec.spec:
+                    if want.chain_id != rec.spec.chain_id:  # only the agent reads it: recorded, the vNF stays
+                        self.store.put(rec.with_(spec=want))
                     kept.append(rec.vnf_id)
                     continue
                 try:

@@ -8,7 +8,9 @@
 - Per-chain backpressure with hysteresis: when a downstream vNF's queue passes the high watermark the chain head
   is throttled (drops at the head, so no upstream work is wasted on packets that would die downstream), and
   released only when every downstream queue is back under the low watermark. A chain is the running vNFs of one
-  tenant ordered by chain_position; a chain of one vNF has no downstream and never throttles.
+  (tenant_id, chain_id) ordered by chain_position: chain_id is the slice, so one slice's queue never throttles
+  another slice of the same tenant; vNFs without a chain_id (an older controller) are one chain per tenant. A
+  chain of one vNF has no downstream and never throttles.
 - Queue depth, in bytes, measured by the agent from outside the vNF: the receive queues of the sockets in the
   vNF's network namespace (rx_queue of /proc/<pid>/net/{udp,udp6,tcp,tcp6}; TCP listeners skipped) plus the
   backlog of its interfaces' root qdiscs. A vNF that knows better writes /run/vnf/queue (bytes), which wins.
@@ -218,7 +220,7 @@ class SchedulerLoop:
     def step(self) -> dict[int, int]:
         with self.lock:
             pids: dict[int, int] = {}
-            chains: dict[int, list[Any]] = {}
+            chains: dict[Any, list[Any]] = {}  # (tenant_id, chain_id or None) -> its running vNFs
             recs = self.m.store.all()
             known = {r.container_id for r in recs}
             self._pids = {cid: v for cid, v in self._pids.items() if cid in known}
@@ -236,7 +238,7 @@ class SchedulerLoop:
                 else:  # no host veth (DPDK): what the switch sent on its port is what arrived
                     rx = switch_tx.get(self.m.port_name(rec.vnf_id), 0)
                 self.estimators.setdefault(rec.vnf_id, CostEstimator()).add(Sample(time.monotonic(), cpu, rx))
-                chains.setdefault(rec.spec.tenant_id, []).append(rec)
+                chains.setdefault(rec.spec.chain, []).append(rec)
             shares = compute_shares({v: self.estimators[v].load for v in pids})
             for vnf_id, value in shares.items():
                 if self.last_shares.get(vnf_id) != value and self.apply(pids[vnf_id], value):
@@ -285,7 +287,7 @@ class SchedulerLoop:
                 log.debug("qdisc backlog of pid %d: %s", pid, exc)
         return total
 
-    def _backpressure(self, chains: dict[int, list[Any]], pids: dict[int, int], recs: Iterable[Any]) -> None:
+    def _backpressure(self, chains: dict[Any, list[Any]], pids: dict[int, int], recs: Iterable[Any]) -> None:
         wanted: dict[Any, Head] = {}
         for chain in list(self.backpressure.throttled):
             if chain not in chains:
@@ -373,8 +375,9 @@ class SchedulerLoop:
             self.backpressure.throttled.clear()
 
     def report(self) -> dict[Any, dict[str, Any]]:
-        """Per chain (tenant): whether its head drops, which vNF that is, the downstream queues (bytes) seen at the
-        last step, and the packets dropped at the head by backpressure (all episodes, the current one live)."""
+        """Per chain ((tenant_id, chain_id); chain_id None for vNFs sent without one): whether its head drops, which
+        vNF that is, the downstream queues (bytes) seen at the last step, and the packets dropped at the head by
+        backpressure (all episodes, the current one live)."""
         with self.lock:
             for chain, head in self.plan.active.items():
                 self._count(chain, head)

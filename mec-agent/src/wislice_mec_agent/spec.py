@@ -15,8 +15,9 @@ from .ids import check_assignable, vnf_id_of
 PARAM_NAME_RE = re.compile(r"^[A-Za-z0-9_]{1,64}$")
 MAX_PARAMS = 64
 MAX_PARAM_STRING = 4096
-SPEC_KEYS = {"tenant_id", "instance_id", "image", "params", "cpu", "memory_mib", "chain_position"}
-REQUIRED_KEYS = SPEC_KEYS - {"params"}
+SPEC_KEYS = {"tenant_id", "instance_id", "image", "params", "cpu", "memory_mib", "chain_position", "chain_id"}
+REQUIRED_KEYS = SPEC_KEYS - {"params", "chain_id"}
+MAX_CHAIN_ID = 0xFFFFFFFF
 
 ParamValue = str | int | float | bool
 
@@ -30,13 +31,23 @@ class VnfSpec:
     memory_mib: int
     chain_position: int
     params: dict[str, ParamValue] = field(default_factory=dict)
+    chain_id: int | None = None  # the orchestrator's slice id; None from a controller that does not send it
 
     @property
     def vnf_id(self) -> int:
         return self.tenant_id << 16 | self.instance_id
 
+    @property
+    def chain(self) -> tuple[int, int | None]:
+        """The chain the vNF is in (scheduler backpressure): its tenant's slice, or the whole tenant without one."""
+        return self.tenant_id, self.chain_id
+
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        """The wire VnfSpec: chain_id left out when there is none (the schema has no null for it)."""
+        out = asdict(self)
+        if self.chain_id is None:
+            del out["chain_id"]
+        return out
 
 
 def _int(obj: dict[str, Any], key: str, lo: int, hi: int) -> int:
@@ -91,5 +102,6 @@ def parse_vnf_spec(obj: object) -> VnfSpec:
         raise bad_request(f"cpu must be a number of cores > 0 and <= 1024, got {cpu!r}")
     memory_mib = _int(obj, "memory_mib", 1, 1048576)
     chain_position = _int(obj, "chain_position", 0, 255)
+    chain_id = _int(obj, "chain_id", 1, MAX_CHAIN_ID) if "chain_id" in obj else None
     return VnfSpec(tenant_id=tenant_id, instance_id=instance_id, image=image, cpu=float(cpu), memory_mib=memory_mib,
-                   chain_position=chain_position, params=_params(obj.get("params", {})))
+                   chain_position=chain_position, params=_params(obj.get("params", {})), chain_id=chain_id)

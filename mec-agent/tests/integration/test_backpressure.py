@@ -21,13 +21,15 @@ from .conftest import RealNode
 
 pytestmark = pytest.mark.integration
 TENANT = 9
+SLICE = 3
+CHAIN = (TENANT, SLICE)  # the scheduler's chain key: (tenant_id, chain_id)
 IN_PORT = 5004
 TS_NULL = (b"\x47\x1f\xff\x10" + b"\xff" * 184) * 7  # 7 MPEG-TS null packets = 1316 bytes, what ffmpeg expects
 
 
 def kspec(instance: int, image: str, position: int, **kw: object) -> dict:
     s = {"tenant_id": TENANT, "instance_id": instance, "image": image, "params": {}, "cpu": 0.5,
-         "memory_mib": 256 if image == "transcoder" else 32, "chain_position": position}
+         "memory_mib": 256 if image == "transcoder" else 32, "chain_position": position, "chain_id": SLICE}
     s.update(kw)
     return s
 
@@ -72,7 +74,7 @@ def test_stalled_downstream_throttles_the_chain_head_and_releases_after_draining
     try:
         wait_for(lambda: udp_listening(tail_pid, IN_PORT), 30, f"ffmpeg listening on udp {IN_PORT}")
         loop.step()
-        assert not loop.report()[TENANT]["throttled"] and not drop.active(head_if)
+        assert not loop.report()[CHAIN]["throttled"] and not drop.active(head_if)
         assert ping_ok(real_node, head_addr)
 
         docker.pause(tail_cid)
@@ -84,23 +86,23 @@ def test_stalled_downstream_throttles_the_chain_head_and_releases_after_draining
                 tx.sendto(TS_NULL, (tail_addr, IN_PORT))
             sent += 20
         loop.step()
-        rep = loop.report()[TENANT]
+        rep = loop.report()[CHAIN]
         assert rep["throttled"] and rep["head"] == head["vnf_id"], rep
         assert rep["queues"][tail["vnf_id"]] > high, rep
         assert drop.active(head_if) and (head_dir / "throttle").exists()
         assert not ping_ok(real_node, head_addr), "the throttled head still answers"
-        drops = loop.report()[TENANT]["drops"]
+        drops = loop.report()[CHAIN]["drops"]
         assert drops >= 3, loop.report()  # the pings (and their ARP) died on the head's host veth
 
         loop.step()  # between the watermarks nothing changes (the tail is still frozen)
-        assert loop.report()[TENANT]["throttled"]
+        assert loop.report()[CHAIN]["throttled"]
 
         docker.unpause(tail_cid)
         paused = False
         wait_for(lambda: socket_rx_bytes(tail_pid) < low, 20, "the transcoder draining its socket")
         assert real_node.runtime.inspect(tail_cid).status == "running"
         loop.step()
-        rep = loop.report()[TENANT]
+        rep = loop.report()[CHAIN]
         assert not rep["throttled"] and rep["drops"] >= drops and rep["episodes"] == 1, rep
         assert not drop.active(head_if) and not (head_dir / "throttle").exists()
         assert ping_ok(real_node, head_addr)

@@ -42,12 +42,27 @@ def test_non_unicast_addresses_are_refused(tenant: int, instance: int) -> None:
     ({"params": {"bad-name": 1}}, "parameter name"),
     ({"params": {"x": "a\nb"}}, "no control characters"),
     ({"extra": 1}, "unknown VnfSpec fields: extra"),
+    ({"chain_id": 0}, "chain_id 0 out of range"),
+    ({"chain_id": "7"}, "chain_id must be an integer"),
 ])
 def test_spec_validation_errors(change: dict, words: str) -> None:
     with pytest.raises(AgentError) as err:
         parse_vnf_spec(spec(**change))
     assert err.value.code == "bad_request"
     assert words in err.value.message
+
+
+def test_chain_id_vectors() -> None:
+    from .test_protocol import SPEC
+
+    good = json.loads((SPEC / "vectors" / "valid" / "req-createVnf-chain.json").read_text())
+    parsed = parse_vnf_spec(good["params"]["vnf"])
+    assert parsed.chain_id == 42 and parsed.chain == (1, 42) and parsed.to_json() == good["params"]["vnf"] | {
+        "params": {}}
+    assert parse_vnf_spec(spec()).chain == (1, None) and "chain_id" not in parse_vnf_spec(spec()).to_json()
+    bad = json.loads((SPEC / "vectors" / "invalid" / "vnf-chain-id-zero.json").read_text())
+    with pytest.raises(AgentError, match="chain_id 0 out of range"):
+        parse_vnf_spec(bad["message"]["params"]["vnf"])
 
 
 def test_missing_fields() -> None:

@@ -118,6 +118,18 @@ def test_sync_replaces_a_changed_spec(node: Node) -> None:
     assert node.manager.list_states()[0]["cpu"] == 1.0
 
 
+def test_chain_id_is_kept_with_the_vnf_not_echoed_and_a_sync_that_only_adds_it_keeps_the_vnf(node: Node) -> None:
+    state = node.manager.create(spec(chain_id=7))
+    assert "chain_id" not in state and "chain_id" not in node.manager.list_states()[0]
+    assert node.new_manager().store.get(65538).spec.chain_id == 7  # from the records, as a restart reads them
+    node.manager.create(spec(instance=3))
+    cid = node.runtime.inspect("wv-mec-t-65539").id
+    result = node.manager.sync([spec(chain_id=7), spec(instance=3, chain_id=8)])
+    assert result["kept"] == [65538, 65539] and result["created"] == []
+    assert node.runtime.inspect("wv-mec-t-65539").id == cid
+    assert node.manager.store.get(65539).spec.chain_id == 8
+
+
 def test_events_are_emitted(node: Node) -> None:
     seen = []
     node.manager.events.append(lambda vnf_id, state: seen.append((vnf_id, state)))

@@ -17,6 +17,8 @@ from wislice_mec_agent.scheduler import (
 
 from .conftest import Node, spec
 
+LEGACY = (1, None)  # the chain of tenant 1's vNFs sent without a chain_id (an older controller): the whole tenant
+
 
 def test_shares_follow_rate_times_cost() -> None:
     # Same arrival rate, costs 1:2:4 -> shares 1:2:4 (scaled so the average is 1024).
@@ -155,7 +157,7 @@ def test_measured_downstream_queue_throttles_the_head_counts_drops_and_releases(
     head, mid, tail = (s["vnf_id"] for s in c.states)
     c.queues = {mid: 50, tail: 999}
     c.loop.step()
-    assert not c.drop.filters and not c.loop.report()[1]["throttled"]
+    assert not c.drop.filters and not c.loop.report()[LEGACY]["throttled"]
     c.queues[tail] = 1001  # over high
     c.loop.step()
     assert c.drop.filters == {c.ifname(0): 0} and c.throttle_file(0).exists()
@@ -163,13 +165,38 @@ def test_measured_downstream_queue_throttles_the_head_counts_drops_and_releases(
     c.drop.filters[c.ifname(0)] = 42  # the filter dropped 42 packets
     c.queues[tail] = 500
     c.loop.step()
-    rep = c.loop.report()[1]
+    rep = c.loop.report()[LEGACY]
     assert rep == {"throttled": True, "head": head, "queues": {mid: 50, tail: 500}, "episodes": 1, "drops": 42}
     c.queues[tail] = 99
     c.loop.step()
     assert c.drop.filters == {} and not c.throttle_file(0).exists()
-    assert c.loop.report()[1]["drops"] == 42 and not c.loop.report()[1]["throttled"]
+    assert c.loop.report()[LEGACY]["drops"] == 42 and not c.loop.report()[LEGACY]["throttled"]
     assert c.drop.calls.count(("apply", c.ifname(0))) == 1  # applied once per episode, not every step
+
+
+def test_chains_are_slices_not_tenants(tmp_path) -> None:
+    # Tenant 1 has slice 7 (a two-vNF chain) and slice 8 (one vNF); grouped by tenant, slice 8's vNF would sit
+    # downstream of slice 7's head and its queue would throttle it.
+    node = Node(tmp_path)
+    a_head, b, a_tail = (node.manager.create(spec(instance=i, chain_position=p, chain_id=c))
+                         for i, p, c in ((1, 0, 7), (2, 0, 8), (3, 1, 7)))
+    queues: dict[int, int] = {}
+    drop = FakeDrop(node.wiring.links)
+    loop = SchedulerLoop(node.manager, 1.0, high=1000, low=100, apply=lambda pid, v: True, dropper=drop,
+                         socket_queue=lambda pid: next((q for v, q in queues.items() if pid_of(v) == pid), 0))
+
+    def pid_of(vnf_id: int) -> int:
+        return node.runtime.inspect(node.manager.store.get(vnf_id).container_id).pid
+
+    queues[b["vnf_id"]] = 5000  # slice 8's only vNF backs up: nothing upstream of it in its slice
+    loop.step()
+    assert drop.filters == {} and not (node.manager.vnf_dir(a_head["vnf_id"]) / "throttle").exists()
+    queues[a_tail["vnf_id"]] = 5000  # slice 7's tail backs up: slice 7's head drops, and only it
+    loop.step()
+    assert drop.filters == {a_head["ports"][0]["name"]: 0}
+    rep = loop.report()
+    assert rep[(1, 7)]["throttled"] and rep[(1, 7)]["head"] == a_head["vnf_id"]
+    assert rep[(1, 7)]["queues"] == {a_tail["vnf_id"]: 5000} and (1, 8) not in rep
 
 
 def test_the_vnf_written_queue_file_wins_over_the_measured_queue(tmp_path) -> None:
@@ -178,7 +205,7 @@ def test_the_vnf_written_queue_file_wins_over_the_measured_queue(tmp_path) -> No
     c.queues[tail] = 5000
     (c.node.manager.vnf_dir(tail) / "queue").write_text("10\n")
     c.loop.step()
-    assert not c.drop.filters and c.loop.report()[1]["queues"] == {tail: 10}
+    assert not c.drop.filters and c.loop.report()[LEGACY]["queues"] == {tail: 10}
     (c.node.manager.vnf_dir(tail) / "queue").unlink()
     c.loop.step()
     assert c.drop.filters
@@ -204,7 +231,7 @@ def test_deleting_the_downstream_or_the_head_releases_or_moves_the_drop(tmp_path
     c.node.manager.delete(c.states[2]["vnf_id"])  # no downstream left: a chain of one never throttles
     c.loop.step()
     assert c.drop.filters == {} and not c.throttle_file(1).exists()
-    assert c.loop.report()[1]["episodes"] == 2
+    assert c.loop.report()[LEGACY]["episodes"] == 2
 
 
 def test_stop_releases_and_the_first_step_sweeps_leftover_filters(tmp_path) -> None:
@@ -215,7 +242,7 @@ def test_stop_releases_and_the_first_step_sweeps_leftover_filters(tmp_path) -> N
     c.loop.step()
     assert set(c.drop.filters) == {c.ifname(0)} and not c.throttle_file(2).exists()
     c.loop.stop()
-    assert c.drop.filters == {} and not c.throttle_file(0).exists() and not c.loop.report()[1]["throttled"]
+    assert c.drop.filters == {} and not c.throttle_file(0).exists() and not c.loop.report()[LEGACY]["throttled"]
 
 
 def test_watermarks_come_from_the_config_and_are_validated(tmp_path) -> None:

@@ -253,8 +253,9 @@ public final class Schema {
     }
 
     public static void vnfSpec(JsonNode v, String path) throws ProtocolException {
-        Fields.object(v, path, VNF_SPEC_FIELDS, VNF_SPEC_REQUIRED);
+        Fields.object(v, path, union(VNF_SPEC_FIELDS, Set.of("chain_id")), VNF_SPEC_REQUIRED);
         vnfCommon(v, path);
+        Fields.integer(v, "chain_id", path, 1, U32); // a VnfSpec's own: VnfState does not echo it
     }
 
     public static void vnfState(JsonNode v, String path) throws ProtocolException {

@@ -5,6 +5,7 @@ import org.wislice.onos.agent.AgentValue;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /** VnfSpec: a vNF as the controller wants it on a MEC node (createVnf, syncVnfs). */
 public final class VnfSpec extends AgentValue {
@@ -17,9 +18,16 @@ public final class VnfSpec extends AgentValue {
     final Number cpu;
     final long memoryMib;
     final int chainPosition;
+    /** The chain (the orchestrator's slice id) the vNF is in; null when the request had none. */
+    final Long chainId;
 
     public VnfSpec(int tenantId, int instanceId, String image, Map<String, Object> params, Number cpu,
                    long memoryMib, int chainPosition) {
+        this(tenantId, instanceId, image, params, cpu, memoryMib, chainPosition, null);
+    }
+
+    public VnfSpec(int tenantId, int instanceId, String image, Map<String, Object> params, Number cpu,
+                   long memoryMib, int chainPosition, Long chainId) {
         this.tenantId = tenantId;
         this.instanceId = instanceId;
         this.image = image;
@@ -27,6 +35,7 @@ public final class VnfSpec extends AgentValue {
         this.cpu = cpu;
         this.memoryMib = memoryMib;
         this.chainPosition = chainPosition;
+        this.chainId = chainId;
     }
 
     /** vnf_id = tenant_id << 16 | instance_id. */
@@ -46,8 +55,13 @@ public final class VnfSpec extends AgentValue {
         return memoryMib;
     }
 
+    /** The chain the node groups the vNF in (spec/agent PROTOCOL.md); empty: the tenant's one chain. */
+    public Optional<Long> chainId() {
+        return Optional.ofNullable(chainId);
+    }
+
     @Override
     protected Object[] fields() {
-        return new Object[] {tenantId, instanceId, image, params, cpu, memoryMib, chainPosition};
+        return new Object[] {tenantId, instanceId, image, params, cpu, memoryMib, chainPosition, chainId};
     }
 }

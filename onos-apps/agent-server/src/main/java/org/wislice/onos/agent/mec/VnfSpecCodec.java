@@ -10,7 +10,7 @@ import org.wislice.onos.agent.Schema;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** VnfSpec: {tenant_id, instance_id, image, params?, cpu, memory_mib, chain_position}. */
+/** VnfSpec: {tenant_id, instance_id, image, params?, cpu, memory_mib, chain_position, chain_id?}. */
 public final class VnfSpecCodec extends AgentCodec<VnfSpec> {
 
     VnfSpecCodec() {
@@ -35,7 +35,8 @@ public final class VnfSpecCodec extends AgentCodec<VnfSpec> {
             }
         }
         return new VnfSpec(j.get("tenant_id").asInt(), j.get("instance_id").asInt(), text(j, "image"), params,
-                           number(j, "cpu"), j.get("memory_mib").asLong(), j.get("chain_position").asInt());
+                           number(j, "cpu"), j.get("memory_mib").asLong(), j.get("chain_position").asInt(),
+                           longOrNull(j, "chain_id"));
     }
 
     @Override
@@ -47,6 +48,8 @@ public final class VnfSpecCodec extends AgentCodec<VnfSpec> {
             v.params.forEach((name, value) -> putIfSet(params, name, value));
         }
         putNumber(j, "cpu", v.cpu);
-        return j.put("memory_mib", v.memoryMib).put("chain_position", v.chainPosition);
+        j.put("memory_mib", v.memoryMib).put("chain_position", v.chainPosition);
+        putIfSet(j, "chain_id", v.chainId);
+        return j;
     }
 }

@@ -89,6 +89,7 @@ public class NfvManagerTest {
 
     static ObjectNode vnfState(JsonNode spec) {
         ObjectNode s = spec.deepCopy();
+        s.remove("chain_id"); // the node keeps it; VnfState has none
         long id = spec.get("tenant_id").asLong() << 16 | spec.get("instance_id").asLong();
         s.put("vnf_id", id).put("address", "0.1.0." + spec.get("instance_id").asInt()).put("class", "kernel")
                 .put("state", "running").put("container_id", "0123456789ab");
@@ -253,5 +254,34 @@ public class NfvManagerTest {
             }
             assertTrue(store.desiredVnfs().isEmpty());
         }
+    }
+
+    @Test
+    public void theChainIdGoesToTheAgentAndShowsInTheVnf() throws Exception {
+        try (TestAgentClient mec = connect("mec-1", 4)) {
+            CompletableFuture<ObjectNode> created = CompletableFuture.supplyAsync(
+                    () -> manager.createVnf(request(2).put("chain_id", 5)));
+            JsonNode req = mec.serveOne(r -> Json.object().set("vnf", vnfState(r.get("params").get("vnf"))));
+            assertEquals(5, req.at("/params/vnf/chain_id").asLong());
+            assertEquals(5, created.get(5, TimeUnit.SECONDS).at("/vnf/chain_id").asLong());
+            assertEquals(5, vnfOf(65538).get("chain_id").asLong());
+
+            created = CompletableFuture.supplyAsync(() -> manager.createVnf(request(3)));
+            req = mec.serveOne(r -> Json.object().set("vnf", vnfState(r.get("params").get("vnf"))));
+            created.get(5, TimeUnit.SECONDS);
+            assertTrue("no chain_id asked, none sent or shown",
+                       !req.at("/params/vnf").has("chain_id") && !vnfOf(65539).has("chain_id"));
+            try {
+                manager.createVnf(request(4).put("chain_id", 0));
+                fail("chain_id 0 accepted");
+            } catch (ControllerException e) {
+                assertEquals("bad_request", e.code());
+            }
+            assertEquals(2, manager.vnfs().size());
+        }
+    }
+
+    private JsonNode vnfOf(long vnfId) {
+        return manager.vnfs().stream().filter(v -> v.get("vnf_id").asLong() == vnfId).findFirst().orElseThrow();
     }
 }
