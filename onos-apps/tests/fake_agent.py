@@ -211,7 +211,7 @@ class FakeAgent:
 
     def _vnf_state(self, spec: dict[str, Any]) -> dict[str, Any]:
         vnf_id = spec["tenant_id"] << 16 | spec["instance_id"]
-        state = dict(spec)
+        state = {k: v for k, v in spec.items() if k != "chain_id"}  # the mec-agent keeps chain_id; VnfState has none
         state.update(vnf_id=vnf_id, address=".".join(str((vnf_id >> s) & 0xff) for s in (24, 16, 8, 0)),
                      state="running", container_id=f"{vnf_id:012x}", ports=[{"name": f"vnf{vnf_id}-in",
                                                                              "pof_port": 20}])

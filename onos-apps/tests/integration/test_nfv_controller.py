@@ -44,10 +44,11 @@ def test_placement_create_stats_remove(nfv: tuple[Onos, int]) -> None:
         assert code == 200 and {n["agent_id"] for n in nodes["nodes"]} >= {"mec-near", "mec-far"}
 
         spec = {"tenant_id": 1, "instance_id": 2, "image": "firewall", "params": {"allow_tcp": "80"}, "cpu": 1,
-                "memory_mib": 128, "chain_position": 0, "near_ap": "ap-1"}
+                "memory_mib": 128, "chain_position": 0, "chain_id": 7, "near_ap": "ap-1"}
         code, out = await asyncio.to_thread(onos.request, "POST", "/onos/nfv/vnfs", spec)
         assert code == 201, out
         assert out["node"] == "mec-near" and out["vnf"]["vnf_id"] == 65538 and 65538 in near.vnfs
+        assert out["vnf"]["chain_id"] == 7 and near.vnfs[65538]["chain_id"] == 7  # passed through to the node
 
         # The near node is now half full: a 1.5-CPU vNF must go far away.
         big = dict(spec, instance_id=3, cpu=1.5)
@@ -66,6 +67,7 @@ def test_placement_create_stats_remove(nfv: tuple[Onos, int]) -> None:
         await near.close()
         again = await connect(port, "mec-near", 2)
         assert 65538 in again.vnfs and again.requests_seen[0] == "syncVnfs"
+        assert again.vnfs[65538]["chain_id"] == 7  # kept in the controller's desired store
 
         for vnf_id, agent in ((65538, again), (65539, far)):
             code, _ = await asyncio.to_thread(onos.request, "DELETE", f"/onos/nfv/vnfs/{vnf_id}")
