@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))  # benchl
 
 from benchlib import percentile, write_result
 from common import MD_IN_PORT, MM, SWITCH_CPU, SteeredPofSwitch, bench_node
-from vnf_chain import OFFLOADS, Ids, chain_vnfs, delta, mac_of, read_vnf_stats
+from vnf_chain import OFFLOADS, Ids, chain_vnfs, delta, mac_of, read_vnf_stats, vnf_note
 
 from wislice_mec_agent.cgroups import host
 from wislice_mec_agent.cgroups.base import SHARES_MAX
@@ -252,11 +252,6 @@ def _namespace(cls: Any, tag: str) -> Iterator[Any]:
 
 def p(values: list[float], pct: float) -> float:
     return percentile(values, pct) if values else float("nan")
-
-
-def vnf_note(stats: list[dict]) -> str:
-    return " ".join(f"[wake {s['wake']} burst {s['burst']} mean {s['mean_burst']:.1f} rx {s['rx_packets']} "
-                    f"ring_max {s['occupancy_max']} tx_dropped {s['tx_dropped']}]" for s in stats)
 
 
 def main() -> int:

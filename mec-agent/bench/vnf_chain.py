@@ -308,9 +308,10 @@ def hops_note(d: dict[str, dict[str, int]]) -> str:
 
 
 def vnf_note(stats: list[dict]) -> str:
-    """What our vNFs said about themselves: wake mode, mean burst, idle sleeps, tx drops, most in the ring."""
-    return " ".join(f"[wake {s['wake']} burst {s['mean_burst']:.1f} sleeps {s['idle_sleeps']} tx_dropped "
-                    f"{s['tx_dropped']} ring_max {s['occupancy_max']}]" for s in stats)
+    """What our vNFs said about themselves: wake mode, burst (set, mean), idle sleeps, packets, tx drops, most in
+    the ring."""
+    return " ".join(f"[wake {s['wake']} burst {s['burst']} mean {s['mean_burst']:.1f} sleeps {s['idle_sleeps']} "
+                    f"rx {s['rx_packets']} tx_dropped {s['tx_dropped']} ring_max {s['occupancy_max']}]" for s in stats)
 
 
 def main() -> int:
