@@ -20,7 +20,7 @@ from wislice_agent_proto.errors import AgentError
 from .hostapd_ctrl import CtrlError, HostapdControl
 
 if TYPE_CHECKING:
-    from .vaps import Vap
+    from .vap import Vap
 
 log = logging.getLogger(__name__)
 

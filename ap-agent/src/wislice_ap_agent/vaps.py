@@ -14,7 +14,6 @@ import logging
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,55 +23,22 @@ from wislice_agent_proto.errors import AgentError
 from . import bssconf
 from .bssconf import RadioConfig
 from .capacity import DEFAULT_CAPACITY_KBPS, RadioCapacity, phy_rates
-from .clients import Stations, StationWalk, counter
+from .clients import Stations, StationWalk
 from .events import BssDisabled, BssEnabled, ChannelSwitched, Event, StaConnected, StaDisconnected
 from .hostapd_ctrl import CtrlError, HostapdControl, channel_to_freq, freq_to_channel
 from .pofswitch import NoSwitch, PortAttacher, SwitchError, UplinkRate
 from .radio import radio_dict
 from .shaping import NullShaper, Shaper, ShapingError, wants_shaping
 from .stats import RateMeter
+from .vap import Vap, normalized, same_bss
+from .vap_recovery import VapRecovery
 
 log = logging.getLogger(__name__)
 
 EmitFn = Callable[[str, dict[str, Any]], None]
 
 
-@dataclass
-class Vap:
-    spec: dict[str, Any]
-    slot: int
-    ifname: str
-    bssid: str
-    state: str = "down"
-    pof_port: int | None = None
-    clients: dict[str, float] = field(default_factory=dict)  # mac -> monotonic time of association
-
-    def public(self) -> dict[str, Any]:
-        """VapState: the spec without the passphrase, plus run-time facts."""
-        out = {k: v for k, v in self.spec.items() if k != "security"}
-        out["security"] = {"mode": self.spec["security"]["mode"]}
-        out.setdefault("hidden", False)
-        out.update(ifname=self.ifname, bssid=self.bssid, state=self.state, clients=len(self.clients),
-                   pof_port=self.pof_port)
-        return out
-
-
-def normalized(spec: dict[str, Any]) -> dict[str, Any]:
-    """The spec with defaults filled in, so equal intent compares equal."""
-    out = dict(spec)
-    out.setdefault("hidden", False)
-    return out
-
-
-def same_bss(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    """True when two specs give the same BSS (everything but the rates, which change in place)."""
-    strip = ("rate_limit", "tenant_id", "slice_id")
-    return {k: v for k, v in normalized(a).items() if k not in strip} == {
-        k: v for k, v in normalized(b).items() if k not in strip
-    }
-
-
-class VapManager:
+class VapManager(VapRecovery):
     def __init__(
         self,
         hostapd: HostapdControl,
@@ -285,107 +251,6 @@ class VapManager:
                 result["failed"].append({"vap_id": vap_id, "error": {"code": e.code, "message": e.message}})
         return result
 
-    def adopt_existing(self) -> list[str]:
-        """After an agent restart: take over the vAPs of our previous run that hostapd still runs (from the state
-        files), so the controller's syncVaps keeps them; forget files of vAPs hostapd no longer has."""
-        adopted = []
-        for state_path in sorted(self.conf_dir.glob("*.json")):
-            ifname = state_path.stem
-            try:
-                spec = V.vap_spec(json.loads(state_path.read_text()))
-                radio = self.radios[spec["radio"]]
-                slot = int(ifname.rsplit("_", 1)[1])
-                if bssconf.vap_ifname(radio.iface, slot) != ifname or spec["vap_id"] in self.vaps:
-                    raise ValueError("inconsistent state file")
-                status = self.hostapd.status(ifname)
-            except (ValueError, KeyError, IndexError, CtrlError, V.ValidationError) as e:
-                log.info("not adopting %s: %s", ifname, e)
-                for p in self._paths(ifname):
-                    p.unlink(missing_ok=True)
-                continue
-            vap = Vap(normalized(spec), slot, ifname, bssconf.derive_bssid(radio.mac, slot))
-            vap.state = "up" if status.get("state") == "ENABLED" else "down"
-            self._reshape(vap)
-            vap.pof_port = self._reattach(ifname)
-            for sta in self.hostapd.all_sta(ifname):
-                vap.clients[sta["mac"]] = time.monotonic() - counter(sta.get("connected_time"))
-            self.vaps[spec["vap_id"]] = vap
-            self.meter.start(ifname)
-            adopted.append(spec["vap_id"])
-        self._sweep_unfinished()
-        return adopted
-
-    def _sweep_unfinished(self) -> None:
-        """A creation cut short by a crash left a config file without a state file (written last): hostapd may
-        run its BSS, the radio's hierarchy may hold its class, the switch its port. Nobody holds that vAP (the
-        controller's createVap failed with us), so undo all of it."""
-        for conf_path in sorted(self.conf_dir.glob("*.conf")):
-            ifname = conf_path.stem
-            if self.by_ifname(ifname) is not None:
-                continue
-            slot_of = {bssconf.vap_ifname(r.iface, s): (r, s) for r in self.radios.values()
-                       for s in range(1, r.max_vaps + 1)}
-            if ifname in slot_of:
-                radio, slot = slot_of[ifname]
-                # pof_port 0: try the switch too (detach is quiet when it has no such port)
-                orphan = Vap({"radio": radio.name}, slot, ifname, "", pof_port=0)
-                if self._bss_state(ifname) != "failed":
-                    log.warning("removing %s: a vAP whose creation a crash cut short", ifname)
-                errors = self._teardown(orphan)
-                log.info("unfinished vAP %s swept%s", ifname, f" ({'; '.join(errors)})" if errors else "")
-            conf_path.unlink(missing_ok=True)
-
-    def recover(self) -> list[str]:
-        """After hostapd came back (a crash and restart): add again the vAPs it lost, from their config files,
-        with their caps and switch ports; vAPs it still runs are left alone."""
-        restored = []
-        for vap_id, vap in list(self.vaps.items()):
-            try:
-                self.hostapd.status(vap.ifname)
-                continue
-            except CtrlError:
-                pass
-            radio = self.radios[vap.spec["radio"]]
-            conf_path = self._paths(vap.ifname)[0]
-            try:
-                self._hostapd_add(radio, vap.ifname, str(conf_path))
-                # a new netdev: its filters went with the old one, and the switch's port is bound to the old one
-                self.shaper.remove(radio.name, vap.ifname, vap.slot)
-                self.shaper.apply(radio.name, vap.ifname, vap.slot, vap.spec["rate_limit"])
-                self._rebind_port(vap)
-                state = self._bss_state(vap.ifname)
-            except (CtrlError, ShapingError) as e:
-                log.warning("could not restore vAP %s: %s", vap_id, e)
-                state = "failed"
-            vap.clients.clear()
-            if state != vap.state:
-                vap.state = state
-                self.emit("vapState", {"vap_id": vap_id, "state": state})
-            restored.append(vap_id)
-        return restored
-
-    def _reshape(self, vap: Vap) -> None:
-        """After an agent restart: the vAP's class and filters again, as its state file says (idempotent)."""
-        try:
-            self.shaper.apply(vap.spec["radio"], vap.ifname, vap.slot, vap.spec["rate_limit"])
-        except ShapingError as e:
-            log.warning("vAP %s: rates not re-applied: %s", vap.spec["vap_id"], e)
-
-    def _rebind_port(self, vap: Vap) -> None:
-        """The vAP's switch port again, on its new netdev, with the number the controller's flows use."""
-        try:
-            self.attacher.detach(vap.ifname)
-            vap.pof_port = self.attacher.attach(vap.ifname, vap.pof_port)
-        except SwitchError as e:
-            log.warning("pof-switch port for %s: %s", vap.ifname, e)
-
-    def _reattach(self, ifname: str) -> int | None:
-        try:
-            return self.attacher.attach(ifname)
-        except SwitchError as e:
-            log.warning("pof-switch port for %s: %s", ifname, e)
-            return None
-
     # ---- hostapd events ------------------------------------------------------------------------------------
 
     def on_event(self, ev: Event) -> None:
@@ -499,31 +364,6 @@ class VapManager:
                 log.warning("radio %s: hierarchy not re-rated: %s", name, e)
         self.update_uplink_rate()
         return changed
-
-    def reattach_lost_ports(self) -> list[str]:
-        """A restarted pof-switch has only its command-line ports: add the vAPs' ports again, each as the number
-        it had (the controller's flows name ports by number), and rate its uplink again. Quiet while the switch is
-        away (the next check retries). Returns the vAPs whose ports were added."""
-        if not self.attacher.present or not self.vaps:
-            return []
-        try:
-            present = self.attacher.port_names()
-        except SwitchError:
-            return []
-        readded = []
-        for vap in sorted(self.vaps.values(), key=lambda v: v.pof_port or 0):
-            if vap.ifname in present or vap.pof_port is None:
-                continue
-            try:
-                self.attacher.attach(vap.ifname, vap.pof_port)
-            except SwitchError as e:
-                log.warning("pof-switch lost the port of vAP %s and refused it again: %s", vap.spec["vap_id"], e)
-                continue
-            readded.append(vap.spec["vap_id"])
-        if readded:
-            self.uplink.rate = None  # the restarted switch forgot it too
-            self.update_uplink_rate()
-        return readded
 
     def update_uplink_rate(self) -> None:
         """The pof-switch's uplink port sends at the sum of the radios' capacities (docs/guaranteed-slices.md)."""
