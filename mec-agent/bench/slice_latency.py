@@ -47,7 +47,7 @@ SRC_IP, DST_IP = "10.11.0.1", "10.11.0.2"
 DST_KBPS = 200_000  # the shared output port's rate: the bulk slice overflows it, so its queue builds in the switch
 PROBE_CAP_KBPS = 100_000  # the probe slice's cap (charged on each of its 4 flows: 1400 B x 1000/s x 4 = 45 Mbit/s)
 BULK_KBPS = 10_000_000  # best effort: a meter far above the port
-METER_PROBE, METER_BULK = 1, 2
+METER_PROBE, METER_BULK, METER_BULK_SOURCE = 1, 2, 3
 LATENCY = 1  # METER_MOD flag
 PROBES = 1500
 PROBE_INTERVAL = "0.001"
@@ -108,9 +108,11 @@ def mgmt(sw: SteeredPofSwitch, line: str) -> str:
 class ProbePath:
     """One case's switch, vNFs and flows (see the module's docstring); a context manager that removes them."""
 
-    def __init__(self, m: Any, node: Any, hp: Any, ids: Ids, case: Case, bulk_now: bool = True) -> None:
+    def __init__(self, m: Any, node: Any, hp: Any, ids: Ids, case: Case, bulk_now: bool = True,
+                 bulk_kbps: int = BULK_KBPS) -> None:
         self.m, self.node, self.hp, self.ids, self.case = m, node, hp, ids, case
         self.bulk_now = bulk_now  # loaded: start the bulk slice's source at once (else: start_bulk())
+        self.bulk_kbps = bulk_kbps  # the bulk slice's meter: far above the port by default, its vNFs take a core
         self.stack = contextlib.ExitStack()
 
     def __enter__(self) -> ProbePath:
@@ -182,6 +184,10 @@ class ProbePath:
         ctl, ids = self.sw.ctl, self.sw.port_ids
         ctl.meter(METER_PROBE, PROBE_CAP_KBPS, flags=LATENCY if self.case.latency else 0)
         ctl.meter(METER_BULK, BULK_KBPS)
+        # The bulk slice's cap on its source's hop only: a meter shared by every hop of a flood would fill its
+        # shaping queue with the first hop's packets and drop the later hops' (the controller meters a slice's
+        # client-facing hops only, none between the vNFs of its chain).
+        ctl.meter(METER_BULK_SOURCE, self.bulk_kbps)
         pp = [s["ports"][0]["pof_port"] for s in self.states[:2]]
         hops = [(a, b, METER_PROBE) for a, b in itertools.pairwise([ids["src"], *pp, ids["dst"]])]
         hops.append((ids["dst"], ids["src"], METER_PROBE))
@@ -199,7 +205,7 @@ class ProbePath:
         """The bulk slice's source: a net_null port hot-added (frames as fast as the switch polls) and its flow to
         B1. A port, not a flow, switches it on and off: a net_null port the switch polls always generates."""
         port = int(mgmt(self.sw, "port-add bulk net_null0,size=1500").split()[1])
-        self._flow(len(self.hops), port, self.states[2]["ports"][0]["pof_port"], METER_BULK)
+        self._flow(len(self.hops), port, self.states[2]["ports"][0]["pof_port"], METER_BULK_SOURCE)
         self.sw.ctl.echo()
         self.sw.ctl.expect_no("ERROR", wait=0.2)
 
