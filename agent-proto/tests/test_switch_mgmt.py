@@ -44,7 +44,10 @@ class FakeSwitch:
                     reply = self.answer(raw.decode().rstrip("\n"))
                     if not reply:
                         break  # hang up without a word
-                    conn.sendall(reply)
+                    try:
+                        conn.sendall(reply)
+                    except (BrokenPipeError, ConnectionResetError):
+                        break  # the client hung up mid-reply (as it does after 64 KiB of one)
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
