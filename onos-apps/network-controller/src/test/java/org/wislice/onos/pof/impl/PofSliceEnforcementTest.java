@@ -12,7 +12,7 @@ import java.util.List;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
-import static org.junit.Assert.fail;
+import static org.wislice.onos.pof.impl.SliceManagerHarness.refused;
 import static org.wislice.onos.pof.impl.SliceManagerHarness.D1;
 import static org.wislice.onos.pof.impl.SliceManagerHarness.D2;
 import static org.wislice.onos.pof.impl.SliceManagerHarness.REF;
@@ -35,16 +35,6 @@ public class PofSliceEnforcementTest {
         return new SlicePath(id, 1, 0, down, up, true, List.of(new SlicePath.Hop(D1, 1, 2),
                 new SlicePath.Hop(REF, 1, 2), new SlicePath.Hop(D2, 1, 2)), List.of(), requireEnforcement,
                 List.of());
-    }
-
-    private static SliceException refused(Runnable r) {
-        try {
-            r.run();
-        } catch (SliceException e) {
-            return e;
-        }
-        fail("expected meters_not_enforced");
-        return null;
     }
 
     @Test

@@ -19,7 +19,7 @@ import java.util.stream.Collectors;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
-import static org.junit.Assert.fail;
+import static org.wislice.onos.pof.impl.SliceManagerHarness.refused;
 import static org.wislice.onos.pof.impl.SliceManagerHarness.D1;
 import static org.wislice.onos.pof.impl.SliceManagerHarness.D2;
 import static org.wislice.onos.pof.impl.SliceManagerHarness.D3;
@@ -52,16 +52,6 @@ public class PofSliceLatencyTest {
             Meter meter = h.meters.get(m.deviceId + "/" + m.meterId);
             return SliceMeters.pofFlags(meter);
         }, Collectors.toList())));
-    }
-
-    private static SliceException refused(Runnable r) {
-        try {
-            r.run();
-        } catch (SliceException e) {
-            return e;
-        }
-        fail("not refused");
-        return null;
     }
 
     @Test

@@ -31,6 +31,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
+import org.wislice.onos.pof.api.SliceException;
+
+import static org.junit.Assert.fail;
 
 /**
  * The slice manager on ONOS service adapters, the real meter capability manager and the real distributed-map code
@@ -154,5 +157,16 @@ final class SliceManagerHarness {
             return getDevice(id) != null && n.toLong() >= 1 && n.toLong() <= 4
                     ? new DefaultPort(getDevice(id), n, true) : null;
         }
+    }
+
+    /** The SliceException that r throws; fails the test when it throws none. */
+    static SliceException refused(Runnable r) {
+        try {
+            r.run();
+        } catch (SliceException e) {
+            return e;
+        }
+        fail("expected a SliceException");
+        return null;
     }
 }
