@@ -31,10 +31,12 @@ build: deps
 lint: deps
 	@$(WISLICE_VENV)/bin/ruff check .
 
-# Each tier runs every component even when one fails, then fails if any did: one run shows every failure.
+# Each tier runs every component even when one fails, then fails if any did: one run shows every failure. Each
+# component's time is printed: make test has a 40 min budget on a 2-core machine.
 define run_tier
-	@failed=""; for c in $(COMPONENTS); do echo "== $(1) $$c"; \
-	  $(MAKE) --no-print-directory -C $$c $(1) || failed="$$failed $$c"; done; \
+	@failed=""; for c in $(COMPONENTS); do echo "== $(1) $$c"; t0=$$(date +%s); \
+	  $(MAKE) --no-print-directory -C $$c $(1) || failed="$$failed $$c"; \
+	  echo "== $(1) $$c took $$(( $$(date +%s) - t0 )) s"; done; \
 	if [ -n "$$failed" ]; then echo "$(1) FAILED in:$$failed"; exit 1; fi; echo "$(1): all components passed"
 endef
 

@@ -16,7 +16,7 @@ import pytest
 from conftest import Host, Switch, pofswitch_afp, start_switch
 from pofctl import ETH_TYPE, Controller, mx, output
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.rates]
 
 MM, EM = 0, 2
 EM0 = 20

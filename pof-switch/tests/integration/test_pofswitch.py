@@ -105,6 +105,7 @@ def test_rewrite_to_another_host(switch: Switch, controller: Controller, hosts: 
     assert out.split() == ["rewritten", "10.9.0.1"]
 
 
+@pytest.mark.rates
 def test_tcp_through_a_10_mbit_meter_gets_its_cap(switch: Switch, controller: Controller, hosts: list[Host],
                                                   processes: Any) -> None:
     program(controller, switch, hosts, meter_kbps=10000)
@@ -117,6 +118,7 @@ def test_tcp_through_a_10_mbit_meter_gets_its_cap(switch: Switch, controller: Co
     assert 9.0 <= mbps <= 10.5, f"{mbps:.2f} Mbit/s through a 10 Mbit/s meter"
 
 
+@pytest.mark.rates
 def test_unmetered_path_is_much_faster(switch: Switch, controller: Controller, hosts: list[Host],
                                        processes: Any) -> None:
     """The cap comes from the meter, not from the switch: h1 -> h3 has no meter."""
@@ -211,6 +213,7 @@ def test_handshake_out_of_order_makes_it_reconnect(processes: Any, controller: C
     assert list(ports) == ["s1"] and ports["s1"]["of_enable"] == 0
 
 
+@pytest.mark.rates
 def test_dpdk_backend_forwards_on_veths(request: Any, processes: Any, controller: Controller, hosts: list[Host],
                                         hugepages: Any, tmp_path: Any) -> None:
     """The DPDK build with net_af_packet ports: the same program forwards pings, ports are hot-added."""

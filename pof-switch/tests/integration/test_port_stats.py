@@ -144,6 +144,7 @@ def check_errors(c: Controller) -> None:
     assert [e["port_no"] for e in entries] == [1]
 
 
+@pytest.mark.rates
 @pytest.mark.parametrize("build", ["release", "asan"])
 def test_port_stats_count_what_was_sent(build: str, processes: Any, controller: Controller, hosts: list[Host],
                                         tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ import pytest
 from conftest import BUILD, Host, Switch, pofswitch_afp, start_switch
 from pofctl import ETH_TYPE, SCRIPTED_CONTROLLER_ARGS, Controller, mx, output
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.rates]
 
 MM, EM = 0, 2
 EM0 = 20
