@@ -46,8 +46,9 @@ class Hugepages:
         hp = cls(pages=pages, mount=Path(tempfile.mkdtemp(prefix="wislice-huge-")), previous=previous, base=base)
         hp._token = janitor.register(f"hugepages {hp.mount} (nr_hugepages back to {previous})", hp.release)
         try:
-            hp._added = pages
+            hp._added = pages  # until we know what the kernel gave: release() then takes back no more than that
             (base / "nr_hugepages").write_text(str(previous + pages))
+            hp._added = max(0, read_counter("nr_hugepages", base) - previous)
             got = read_counter("free_hugepages", base) - free_before
             if got < pages:
                 raise OSError(f"asked for {pages} hugepages, the kernel gave {got} (memory fragmented?)")
@@ -65,9 +66,11 @@ class Hugepages:
         if str(self.mount) in hugetlbfs_mounts():  # unmounting frees the pages of files left in it
             umount(str(self.mount), lazy=False)
         if self._added:
-            # Give back only what we added: others may have raised the pool meanwhile.
+            # Give back exactly what we added: others may have raised the pool meanwhile, or given theirs back
+            # already (reservations overlap without nesting on a shared machine: a floor at ``previous`` then
+            # kept the other run's pages in the pool for good, 384 and 96 pages left behind in one morning).
             current = read_counter("nr_hugepages", self.base)
-            target = max(self.previous, current - self._added)
+            target = max(0, current - self._added)
             if current != target:
                 (self.base / "nr_hugepages").write_text(str(target))
             self._added = 0

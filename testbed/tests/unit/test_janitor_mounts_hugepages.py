@@ -48,11 +48,20 @@ def test_hugepages_release_gives_back_only_what_was_added(tmp_path: Path) -> Non
     assert not mnt.exists()
 
 
-def test_hugepages_release_never_goes_below_previous(tmp_path: Path) -> None:
+def test_hugepages_release_after_an_earlier_reservation_was_given_back(tmp_path: Path) -> None:
+    # A (previous 0) took 384, we (previous 384) took 96, A gave its 384 back first: we give back our 96, down
+    # to 0, not to our stale previous (384).
+    (tmp_path / "nr_hugepages").write_text("96\n")
+    hp = Hugepages(pages=96, mount=tmp_path / "gone", previous=384, base=tmp_path, _added=96)
+    hp.release()
+    assert (tmp_path / "nr_hugepages").read_text() == "0"
+
+
+def test_hugepages_release_never_goes_below_zero(tmp_path: Path) -> None:
     (tmp_path / "nr_hugepages").write_text("10\n")
     hp = Hugepages(pages=64, mount=tmp_path / "gone", previous=8, base=tmp_path, _added=64)
     hp.release()
-    assert (tmp_path / "nr_hugepages").read_text() == "8"
+    assert (tmp_path / "nr_hugepages").read_text() == "0"
 
 
 def test_busybox_rootfs_tar(tmp_path: Path) -> None:
