@@ -1,8 +1,13 @@
-"""The MEC node: a private dockerd, the node's pofswitch-afp on the host, and the real mec-agent daemon dialling
-the nfv-controller. vNF containers get veths whose host ends the agent hot-adds to the switch."""
+"""The MEC node: a private dockerd, the node's pof-switch on the host, and the real mec-agent daemon dialling
+the nfv-controller. vNF containers get veths whose host ends the agent hot-adds to the switch.
+
+The switch is pofswitch-afp (``switch="afp"``, the default) or the DPDK pofswitch (``switch="dpdk"``): then the
+node reserves hugepages (testbed/hugepages.py) for the switch and the DPDK vNFs, the uplink and kernel vNFs' veths
+are net_af_packet vdevs, and DPDK vNFs get vhost-user ports (the switch is the server). See testbed/README.md."""
 
 from __future__ import annotations
 
+import secrets
 import shutil
 import sys
 import tempfile
@@ -13,12 +18,21 @@ from pathlib import Path
 from typing import Any
 
 from ..dockerd import PrivateDockerd
+from ..hugepages import Hugepages
 from .common import wait_for
 from .onos import Onos
-from .pofswitch import device_id, start_switch
+from .pofswitch import device_id, start_dpdk_switch, start_switch
 
 MEC_DEV_ID = 3
 VETH_PREFIX = "wsv"  # vNF veths are wsv<vnf_id hex>: "ws" so leakcheck would notice any left behind
+# The DPDK switch: 2 MiB pages for its mempool and the DPDK vNFs' (mec-agent's tests run a switch and two dpdk-vnf
+# on 64), and its one lcore; the agent keeps DPDK vNFs off that core (switch_cpus).
+DPDK_HUGEPAGES = 96
+DPDK_SWITCH_LCORE = 1
+# The agent's port templates for the DPDK switch (mec-agent README, examples/mec-agent.toml): qdisc_bypass=0 so
+# the scheduler's backpressure filter on a kernel vNF's veth sees what the switch sends it.
+DPDK_VETH_ARGS = "net_af_packet_{name},iface={ifname},qdisc_bypass=0"
+DPDK_VHOST_ARGS = "net_vhost_{name},iface={socket}"
 
 
 @dataclass
@@ -30,6 +44,8 @@ class MecNode:
     agent: Any
     switch: Any
     processes: Any = field(repr=False, default=None)
+    switch_kind: str = "afp"
+    hugepages: Hugepages | None = None
 
     @property
     def device_id(self) -> str:
@@ -44,28 +60,42 @@ class MecNode:
 
 
 @contextmanager
-def mec_node(onos: Onos, processes: Any, uplink: str, agent_id: str = "mec-1", say: Any = print
-             ) -> Iterator[MecNode]:
-    """``uplink`` is the host netdev toward the core switch: port 1 of the MEC switch."""
+def mec_node(onos: Onos, processes: Any, uplink: str, agent_id: str = "mec-1", say: Any = print,
+             switch: str = "afp") -> Iterator[MecNode]:
+    """``uplink`` is the host netdev toward the core switch: port 1 of the MEC switch. ``switch``: "afp" or "dpdk"."""
+    if switch not in ("afp", "dpdk"):
+        raise ValueError(f"switch must be 'afp' or 'dpdk', not {switch!r}")
     state_dir = Path(tempfile.mkdtemp(prefix="wislice-demo-mec-"))
-    dockerd = PrivateDockerd.start("mec", live_restore=True)  # as a MEC node's engine runs (mec-agent README)
+    dockerd = hp = sw = None
     agent = node = None
+    prefix = f"wsmec{secrets.token_hex(3)}"  # the DPDK switch's EAL --file-prefix
     try:
+        dockerd = PrivateDockerd.start("mec", live_restore=True)  # as a MEC node's engine runs (mec-agent README)
         say(f"private dockerd up ({dockerd.socket})")
         mgmt = state_dir / "pof-mgmt.sock"
-        switch = start_switch(processes, MEC_DEV_ID, [("core", uplink)], mgmt, f"127.0.0.1:{onos.pof_port}")
-        wait_for("MEC switch management socket", mgmt.exists, timeout=10)
+        controller = f"127.0.0.1:{onos.pof_port}"
+        node_conf = ['switch_veth_args = "{ifname}"']
+        if switch == "dpdk":
+            hp = Hugepages.reserve(DPDK_HUGEPAGES)
+            sw = start_dpdk_switch(processes, MEC_DEV_ID, [("core", uplink, "")], mgmt, controller, hp.mount,
+                                   prefix, DPDK_SWITCH_LCORE)
+            node_conf = [f'switch_veth_args = "{DPDK_VETH_ARGS}"', f'switch_vhost_args = "{DPDK_VHOST_ARGS}"',
+                         f'hugepages_dir = "{hp.mount}"', f'switch_cpus = "{DPDK_SWITCH_LCORE}"']
+            say(f"DPDK pofswitch on lcore {DPDK_SWITCH_LCORE}, {DPDK_HUGEPAGES} hugepages at {hp.mount}")
+        else:
+            sw = start_switch(processes, MEC_DEV_ID, [("core", uplink)], mgmt, controller)
+        wait_for("MEC switch management socket", mgmt.exists, timeout=20)
         (state_dir / "secret").write_text(onos.secret)
         conf = state_dir / "mec-agent.toml"
         conf.write_text("\n".join([
             f'agent_id = "{agent_id}"', f'state_dir = "{state_dir / "state"}"',
             f'docker_url = "unix://{dockerd.socket}"', "capacity_cpu = 2.0", "capacity_memory_mib = 2048",
-            f'veth_prefix = "{VETH_PREFIX}"', f'switch_mgmt = "{mgmt}"', 'switch_veth_args = "{ifname}"',
+            f'veth_prefix = "{VETH_PREFIX}"', f'switch_mgmt = "{mgmt}"', *node_conf,
             f'controller = "127.0.0.1:{onos.nfv_port}"', f'secret_file = "{state_dir / "secret"}"',
             "stats_interval_s = 2.0", "scheduler_interval_s = 0.1", ""]))
         agent = processes.start([sys.executable, "-m", "wislice_mec_agent", "--config", str(conf)],
                                 log_name="mec-agent")
-        node = MecNode(agent_id, dockerd, state_dir, mgmt, agent, switch, processes)
+        node = MecNode(agent_id, dockerd, state_dir, mgmt, agent, sw, processes, switch, hp)
         wait_for("MEC switch connected to the network controller",
                  lambda: onos.switch_connected(node.device_id), timeout=60, period=0.5)
         wait_for("mec-agent connected to the nfv-controller", lambda: any(
@@ -78,5 +108,13 @@ def mec_node(onos: Onos, processes: Any, uplink: str, agent_id: str = "mec-1", s
         elif agent is not None:
             processes.stop(agent)
         # vNFs the demo did not remove go with the dockerd (containers removed, their netns and veths with them).
-        dockerd.stop()
+        if dockerd is not None:
+            dockerd.stop()
+        if switch == "dpdk":
+            # The switch and the DPDK vNFs hold hugepages: both gone before the pool shrinks back.
+            if sw is not None:
+                processes.stop(node.switch if node is not None else sw)
+            shutil.rmtree(Path("/var/run/dpdk") / prefix, ignore_errors=True)
+            if hp is not None:
+                hp.release()
         shutil.rmtree(state_dir, ignore_errors=True)

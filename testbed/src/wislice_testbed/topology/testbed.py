@@ -57,7 +57,8 @@ class Testbed:
 
 
 @contextmanager
-def up(log: StepLog, stations: int = 2, radio_capacity_kbps: int = 0) -> Iterator[Testbed]:
+def up(log: StepLog, stations: int = 2, radio_capacity_kbps: int = 0, mec_switch: str = "afp") -> Iterator[Testbed]:
+    """``mec_switch``: the MEC node's switch, "afp" (pofswitch-afp) or "dpdk" (the DPDK pofswitch, see mecnode)."""
     with ExitStack() as stack:
         log_dir = Path(tempfile.mkdtemp(prefix="wislice-demo-logs-"))
         processes = ProcessManager(log_dir)
@@ -75,8 +76,8 @@ def up(log: StepLog, stations: int = 2, radio_capacity_kbps: int = 0) -> Iterato
         with log.step("ap", "AP VM: hostapd, ap-agent, AP pof-switch, stations"):
             ap = stack.enter_context(ap_node(onos, tap, stations=stations, say=log.say,
                                                 capacity_kbps=radio_capacity_kbps))
-        with log.step("mec", "MEC node: private dockerd, MEC pof-switch, mec-agent"):
-            mec = stack.enter_context(mec_node(onos, processes, link.b, say=log.say))
+        with log.step("mec", f"MEC node: private dockerd, MEC pof-switch ({mec_switch}), mec-agent"):
+            mec = stack.enter_context(mec_node(onos, processes, link.b, say=log.say, switch=mec_switch))
         with log.step("orchestrator", "orchestrator-api (SQLite, real ONOS controllers)"):
             orch = stack.enter_context(orchestrator(onos, processes, say=log.say))
         tb = Testbed(onos, ap, mec, orch, server, processes, log_dir, core_switch)
