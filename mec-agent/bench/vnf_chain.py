@@ -189,9 +189,10 @@ def mac_of(ns: Any, ifname: str) -> str:
     return ns.exec(["cat", f"/sys/class/net/{ifname}/address"]).stdout.strip()
 
 
-def kernel_chain(m: Any, node: Any, hp: Any, ids: Ids, kind: str, k: int, frame: int, seconds: float) -> Measured:
-    """src -> dst through k kernel-fwd vNFs (k = 0: directly through the switch): iperf3 TCP goodput at 1500 B,
-    UDP 64-byte frames counted at the dst port otherwise."""
+@contextlib.contextmanager
+def kernel_hosts(node: Any) -> Any:
+    """Namespaces src (SRC_IP) and dst (DST_IP) on veths into ``node``, offloads off: (src, dst, [src pair, dst
+    pair]), the pairs' b ends in the node. Removed on the way out."""
     from wislice_testbed.netns import Namespace
     from wislice_testbed.veth import create_veth
 
@@ -204,34 +205,56 @@ def kernel_chain(m: Any, node: Any, hp: Any, ids: Ids, kind: str, k: int, frame:
         for pair, ns in zip(pairs, (src, dst), strict=True):
             ns.exec(["ethtool", "-K", pair.a, *OFFLOADS])
             node.exec(["ethtool", "-K", pair.b, *OFFLOADS])
+        yield src, dst, pairs
+    finally:
+        # Veths first: a VethPair left to the testbed janitor would reopen (and so recreate, pyroute2 NetNS
+        # uses O_CREAT) the namespaces deleted here.
+        for pair in pairs:
+            pair.delete()
+        for ns in (src, dst):
+            if ns is not None:
+                ns.delete()
+
+
+def route_chain(sw: SteeredPofSwitch, node: Any, src: Any, dst: Any, pairs: list[Any], states: list[dict],
+                pids: list[int]) -> None:
+    """src -> kernel vNF 1 -> ... -> k -> dst and dst -> src through the switch (k = 0: directly): offloads off on
+    each vNF's veth, each vNF sends what it forwards to the next hop's MAC; returns once src reaches dst."""
+    k = len(states)
+    macs = []
+    for s, pid in zip(states, pids, strict=True):
+        node.exec(["ethtool", "-K", s["ports"][0]["name"], *OFFLOADS])
+        in_ns(pid, "ethtool", "-K", "in", *OFFLOADS)
+        with contextlib.closing(iproute_in(f"/proc/{pid}/ns/net")) as ipr:
+            macs.append(ipr.get_links(ipr.link_lookup(ifname="in")[0])[0].get_attr("IFLA_ADDRESS"))
+    dst_mac, src_mac = mac_of(dst, pairs[1].a), mac_of(src, pairs[0].a)
+    for i, pid in enumerate(pids):
+        nxt = macs[i + 1] if i + 1 < k else dst_mac
+        in_ns(pid, "ip", "neigh", "replace", DST_IP, "lladdr", nxt, "dev", "in", "nud", "permanent")
+    src.exec(["ip", "neigh", "replace", DST_IP, "lladdr", macs[0] if k else dst_mac, "dev", pairs[0].a,
+              "nud", "permanent"])
+    dst.exec(["ip", "neigh", "replace", SRC_IP, "lladdr", src_mac, "dev", pairs[1].a, "nud", "permanent"])
+    path = [sw.port_ids["src"], *(s["ports"][0]["pof_port"] for s in states), sw.port_ids["dst"]]
+    sw.steer([*itertools.pairwise(path), (sw.port_ids["dst"], sw.port_ids["src"])])
+    # The first frames may go while the switch still brings a just added port up.
+    deadline = time.monotonic() + 15
+    while src.exec(["ping", "-c", "1", "-W", "1", DST_IP], check=False).returncode != 0:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"kernel chain of {k}: {DST_IP} unreachable through the switch; "
+                               f"ports {sw.counters()}\n{sw.tails()}")
+
+
+def kernel_chain(m: Any, node: Any, hp: Any, ids: Ids, kind: str, k: int, frame: int, seconds: float) -> Measured:
+    """src -> dst through k kernel-fwd vNFs (k = 0: directly through the switch): iperf3 TCP goodput at 1500 B,
+    UDP 64-byte frames counted at the dst port otherwise."""
+    with kernel_hosts(node) as (src, dst, pairs):
         ports = [("src", f"net_af_packet0,iface={pairs[0].b},qdisc_bypass=0"),
                  ("dst", f"net_af_packet1,iface={pairs[1].b},qdisc_bypass=0")]
         with (SteeredPofSwitch(node, str(hp.mount), Path(m.config.state_dir), ports, tag="chk") as sw,
               chain_vnfs(m, sw, specs_of(kind, ids, k)) as states):
             names = [s["ports"][0]["name"] for s in states]
             pids = [m.runtime.inspect(m.store.get(s["vnf_id"]).container_id).pid for s in states]
-            macs = []
-            for name, pid in zip(names, pids, strict=True):
-                node.exec(["ethtool", "-K", name, *OFFLOADS])
-                in_ns(pid, "ethtool", "-K", "in", *OFFLOADS)
-                with contextlib.closing(iproute_in(f"/proc/{pid}/ns/net")) as ipr:
-                    macs.append(ipr.get_links(ipr.link_lookup(ifname="in")[0])[0].get_attr("IFLA_ADDRESS"))
-            dst_mac, src_mac = mac_of(dst, pairs[1].a), mac_of(src, pairs[0].a)
-            for i, pid in enumerate(pids):  # each vNF sends what it forwards to the next hop's MAC
-                nxt = macs[i + 1] if i + 1 < k else dst_mac
-                in_ns(pid, "ip", "neigh", "replace", DST_IP, "lladdr", nxt, "dev", "in", "nud", "permanent")
-            src.exec(["ip", "neigh", "replace", DST_IP, "lladdr", macs[0] if k else dst_mac, "dev", pairs[0].a,
-                      "nud", "permanent"])
-            dst.exec(["ip", "neigh", "replace", SRC_IP, "lladdr", src_mac, "dev", pairs[1].a, "nud",
-                      "permanent"])
-            path = [sw.port_ids["src"], *(s["ports"][0]["pof_port"] for s in states), sw.port_ids["dst"]]
-            sw.steer([*itertools.pairwise(path), (sw.port_ids["dst"], sw.port_ids["src"])])
-            # The first frames may go while the switch still brings a just added port up.
-            deadline = time.monotonic() + 15
-            while src.exec(["ping", "-c", "1", "-W", "1", DST_IP], check=False).returncode != 0:
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"kernel chain of {k}: {DST_IP} unreachable through the switch; "
-                                       f"ports {sw.counters()}\n{sw.tails()}")
+            route_chain(sw, node, src, dst, pairs, states, pids)
             cpu = CpuMeter(m, states)
             if frame >= 1500:
                 before = sw.counters()
@@ -254,14 +277,6 @@ def kernel_chain(m: Any, node: Any, hp: Any, ids: Ids, kind: str, k: int, frame:
             check_hops(d, names, d["dst"]["tx_bytes"], f"kernel chain of {k} at {frame} B")
             return Measured(d["dst"]["tx_bytes"] * 8 / (t1 - t0) / 1e9, d["dst"]["tx_packets"] / (t1 - t0) / 1e6,
                             d, cpu_pct)
-    finally:
-        # Veths first: a VethPair left to the testbed janitor would reopen (and so recreate, pyroute2 NetNS
-        # uses O_CREAT) the namespaces deleted here.
-        for pair in pairs:
-            pair.delete()
-        for ns in (src, dst):
-            if ns is not None:
-                ns.delete()
 
 
 def stop_proc(proc: subprocess.Popen) -> None:

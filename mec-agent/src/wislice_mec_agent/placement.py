@@ -10,6 +10,11 @@ run on 1 anyway and the kernel could not spread it.
   vNF's. Otherwise it shares: it goes to the non-switch core with the fewest DPDK vNFs (ties: the lowest number),
   and the vNFs of a core split it by their CPU weights (cpu.weight / cpu.shares, the scheduler).
 - A node whose only cores are the switch's puts its vNFs there, with a warning: they take CPU from the switch.
+- A latency slice's vNF (its params say latency=true, issue 15) takes a free core first like any other, and other
+  vNFs keep off its core while the node has another vNF core: it keeps its exclusive core. Whether it busy-polls
+  follows from its placement (``run_params``): only on a core of its own; shared (or on the switch's core) it runs
+  burst 1 with rx-interrupt sleep, since two busy pollers on one core take turns by scheduler slices
+  (milliseconds; mec-agent/bench/slice_latency.py). The scheduler gives it the highest CPU weight.
 - The mode is what a core holds now: a vNF is exclusive while it is alone on a core that is not the switch's,
   shared when another DPDK vNF joins it, "switch" on a switch core. Freeing a vNF frees its core.
 Kernel vNFs are not placed (no cpuset): their forwarding is softirq work on whatever core the packet arrives on.
@@ -23,6 +28,7 @@ import threading
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 log = logging.getLogger(__name__)
 EXCLUSIVE, SHARED, SWITCH = "exclusive", "shared", "switch"
@@ -70,6 +76,7 @@ class CorePlanner:
         self.switch = set(switch_cpus) & set(self.cpus)
         self.vnf_cores = [c for c in self.cpus if c not in self.switch]
         self.assigned: dict[int, int] = {}
+        self.latency: set[int] = set()  # latency slices' vNFs: other vNFs keep off their cores
         self.lock = threading.Lock()
         if not self.vnf_cores:
             log.warning("placement: the node's only cores (%s) are the pof-switch's: DPDK vNFs will share them with"
@@ -80,20 +87,25 @@ class CorePlanner:
         """The node has no core but the switch's: vNFs placed here compete with the switch."""
         return not self.vnf_cores
 
-    def place(self, vnf_id: int) -> Placement:
-        """A core for the vNF (its own when one is free); the same one again if it has one already."""
+    def place(self, vnf_id: int, latency: bool = False) -> Placement:
+        """A core for the vNF (its own when one is free); the same one again if it has one already. Every vNF keeps
+        off the cores of latency vNFs while it has another core to go to (a second latency vNF too: the first one
+        busy-polls there)."""
         with self.lock:
             if vnf_id not in self.assigned:
                 cores = self.vnf_cores or self.cpus
                 load = Counter(self.assigned.values())
-                core = min(cores, key=lambda c: (load[c], c))
+                held = {self.assigned[v] for v in self.latency if v in self.assigned}
+                core = min(cores, key=lambda c: (c in held, load[c], c))
+                if latency:
+                    self.latency.add(vnf_id)
                 self.assigned[vnf_id] = core
                 if core in self.switch:
                     log.warning("placement: vNF %d runs on CPU %d, the pof-switch's (the node has no other core)",
                                 vnf_id, core)
             return self._placement(vnf_id)
 
-    def adopt(self, vnf_id: int, cpuset: str) -> bool:
+    def adopt(self, vnf_id: int, cpuset: str, latency: bool = False) -> bool:
         """Record a running vNF's core from its container's cpuset (after an agent restart); False when that is
         not one core of this node (a container from before placement, or a node whose CPUs changed): the vNF then
         stays unplaced and takes no core."""
@@ -106,11 +118,14 @@ class CorePlanner:
                 self.assigned.pop(vnf_id, None)
                 return False
             self.assigned[vnf_id] = cpus[0]
+            if latency:
+                self.latency.add(vnf_id)
             return True
 
     def release(self, vnf_id: int) -> None:
         with self.lock:
             self.assigned.pop(vnf_id, None)
+            self.latency.discard(vnf_id)
 
     def placement(self, vnf_id: int) -> Placement | None:
         with self.lock:
@@ -125,3 +140,19 @@ class CorePlanner:
         else:
             mode = EXCLUSIVE
         return Placement(str(core), mode)
+
+
+def wants_latency(params: dict[str, Any]) -> bool:
+    """A latency slice's vNF: its params ask for latency mode (dpdk-vnf's catalog param ``latency``)."""
+    return params.get("latency") is True
+
+
+def run_params(params: dict[str, Any], placement: Placement) -> dict[str, Any]:
+    """The params a vNF starts with on ``placement``: a latency vNF busy-polls (latency=true, burst 1) only on an
+    exclusive core; elsewhere latency is dropped for burst 1, so it sleeps on rx interrupts between packets and
+    leaves the core to its neighbours. Other params pass unchanged."""
+    if not wants_latency(params) or placement.mode == EXCLUSIVE:
+        return dict(params)
+    out = {k: v for k, v in params.items() if k != "latency"}
+    out["burst"] = 1
+    return out

@@ -4,7 +4,10 @@
   (cost = CPU ns spent per packet received, measured from its cgroup's CPU usage and port counters, smoothed), so
   a vNF that needs more CPU per packet at the same rate gets more of the shared core instead of an equal split.
   Weights are computed in cpu.shares units (1024 = the default) and written through the cgroups module: cgroup v1
-  cpu.shares, or the equivalent v2 cpu.weight.
+  cpu.shares, or the equivalent v2 cpu.weight. A downstream vNF's arrival rate is at least what its upstream in
+  the chain sent on (packets dropped at its full input are load it did not get to), and a throttled chain head
+  gets the floor weight (its work would only be dropped). A latency slice's vNF (params latency=true) gets the
+  highest weight of the node.
 - Per-chain backpressure with hysteresis: when a downstream vNF's queue passes the high watermark the chain head
   is throttled (drops at the head, so no upstream work is wasted on packets that would die downstream), and
   released only when every downstream queue is back under the low watermark. A chain is the running vNFs of one
@@ -31,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from .cgroups import CgroupFs, host
+from .placement import wants_latency
 from .vnf_classes import vnf_class
 
 log = logging.getLogger(__name__)
@@ -55,6 +59,15 @@ def compute_shares(loads: dict[int, float], total: int = TOTAL_SHARES, floor: in
     if whole <= 0:
         return dict.fromkeys(loads, total)
     return {k: max(floor, round(total * len(loads) * v / whole)) for k, v in positive.items()}
+
+
+def favour_latency(shares: dict[int, int], latency: set[int]) -> dict[int, int]:
+    """Latency slices' vNFs get the highest weight of the node (at least the default), whatever their load: their
+    packets must not wait behind a bulk vNF's slice."""
+    if not latency & shares.keys():
+        return shares
+    top = max(TOTAL_SHARES, *shares.values())
+    return {k: top if k in latency else v for k, v in shares.items()}
 
 
 class Backpressure:
@@ -132,6 +145,9 @@ class Sample:
     cpu_ns: int
     rx_packets: int  # arrivals (what reached the vNF's input)
     processed: int | None = None  # packets the vNF finished, when it reports them; else arrivals stand in
+    # (upstream vNF id, packets it sent on): a downstream vNF's offered load. Its rate counts when higher than the
+    # arrivals, and only while the upstream is the same vNF (another's counter has another origin).
+    offered: tuple[int, int] | None = None
 
 
 class CostEstimator:
@@ -146,6 +162,8 @@ class CostEstimator:
     def add(self, s: Sample) -> None:
         if self.last is not None and s.t > self.last.t:
             da = s.rx_packets - self.last.rx_packets
+            if s.offered is not None and self.last.offered is not None and s.offered[0] == self.last.offered[0]:
+                da = max(da, s.offered[1] - self.last.offered[1])
             dp = da if s.processed is None or self.last.processed is None else s.processed - self.last.processed
             dc = s.cpu_ns - self.last.cpu_ns
             rate = max(0.0, da / (s.t - self.last.t))
@@ -224,7 +242,8 @@ class SchedulerLoop:
             recs = self.m.store.all()
             known = {r.container_id for r in recs}
             self._pids = {cid: v for cid, v in self._pids.items() if cid in known}
-            switch_tx = self._switch_tx(recs)
+            switch = self._switch_ports(recs)
+            measured: dict[int, tuple[int, int, int]] = {}  # vnf_id -> (cpu ns, arrived, sent on)
             for rec in recs:
                 pid = self._pid_of(rec.container_id) if rec.state == "running" and rec.container_id else 0
                 if not pid:
@@ -232,27 +251,47 @@ class SchedulerLoop:
                 pids[rec.vnf_id] = pid
                 cg = self.cgroups.of_pid(pid)
                 cpu = (self.cgroups.cpu_usage_ns(cg) if cg is not None else None) or 0
-                if rec.host_ifname:
+                if rec.host_ifname:  # the host veth: tx = towards the vNF, rx = what it sent
                     stats = self.m.wiring.stats(rec.host_ifname)
-                    rx = stats.tx_packets if stats else 0
-                else:  # no host veth (DPDK): what the switch sent on its port is what arrived
-                    rx = switch_tx.get(self.m.port_name(rec.vnf_id), 0)
-                self.estimators.setdefault(rec.vnf_id, CostEstimator()).add(Sample(time.monotonic(), cpu, rx))
+                    rx, sent = (stats.tx_packets, stats.rx_packets) if stats else (0, 0)
+                else:  # no host veth (DPDK): the switch's port, tx = what it sent the vNF
+                    port = switch.get(self.m.port_name(rec.vnf_id))
+                    rx, sent = (port.tx_packets, port.rx_packets) if port else (0, 0)
+                measured[rec.vnf_id] = (cpu, rx, sent)
                 chains.setdefault(rec.spec.chain, []).append(rec)
-            shares = compute_shares({v: self.estimators[v].load for v in pids})
+            now = time.monotonic()
+            for members in chains.values():
+                members.sort(key=lambda r: (r.spec.chain_position, r.vnf_id))
+                upstream: Any = None
+                for rec in members:
+                    # Offered = what the upstream vNF sent on: the switch's enqueue into a full ring drops without
+                    # counting, so arrivals alone would read a starved vNF as idle and starve it further.
+                    offered = (upstream.vnf_id, measured[upstream.vnf_id][2]) if upstream is not None else None
+                    cpu, rx, _ = measured[rec.vnf_id]
+                    self.estimators.setdefault(rec.vnf_id, CostEstimator()).add(Sample(now, cpu, rx, offered=offered))
+                    upstream = rec
+            self._backpressure(chains, pids, recs)
+            latency = {r.vnf_id for r in recs if r.vnf_id in pids and wants_latency(r.spec.params)}
+            shares = favour_latency(compute_shares({v: self.load_of(v) for v in pids}), latency)
             for vnf_id, value in shares.items():
                 if self.last_shares.get(vnf_id) != value and self.apply(pids[vnf_id], value):
                     self.last_shares[vnf_id] = value
-            self._backpressure(chains, pids, recs)
             return shares
 
-    def _switch_tx(self, recs: list[Any]) -> dict[str, int]:
-        """Packets the switch sent on each port, asked once per step and only when a running vNF has no host veth;
+    def load_of(self, vnf_id: int) -> float:
+        """rate x cost; 0 (the floor weight) for a throttled chain head: all it would do now is drop, and the CPU
+        it leaves goes to the downstream vNFs that must drain (NFVnice does not wake a throttled NF)."""
+        if any(h.vnf_id == vnf_id for h in self.plan.active.values()):
+            return 0.0
+        return self.estimators[vnf_id].load
+
+    def _switch_ports(self, recs: list[Any]) -> dict[str, Any]:
+        """The switch's ports (counters), asked once per step and only when a running vNF has no host veth;
         without this a DPDK vNF's arrival rate, hence its load, would read 0 and its weight sink to the floor."""
         if not self.m.switch.present or all(r.host_ifname or r.state != "running" for r in recs):
             return {}
         try:
-            return {name: port.tx_packets for name, port in self.m.switch.ports().items()}
+            return dict(self.m.switch.ports())
         except Exception as exc:  # a switch restarting: no rates this step
             log.debug("switch ports: %s", exc)
             return {}

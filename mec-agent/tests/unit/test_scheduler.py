@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from wislice_mec_agent.scheduler import (
+    MIN_SHARES,
     Backpressure,
     CostEstimator,
     Head,
@@ -12,8 +14,10 @@ from wislice_mec_agent.scheduler import (
     SchedulerLoop,
     ThrottlePlan,
     compute_shares,
+    favour_latency,
     parse_proc_net_rx,
 )
+from wislice_mec_agent.wiring import LinkStats
 
 from .conftest import Node, spec
 
@@ -291,3 +295,55 @@ def test_a_dpdk_vnf_arrivals_are_its_switch_port_tx_and_pids_are_cached(tmp_path
     assert loop.estimators[dpdk["vnf_id"]].last.rx_packets == 7
     assert loop.estimators[kernel["vnf_id"]].last.rx_packets == 2
     assert sorted(inspected) == sorted([kernel["container_id"], dpdk["container_id"]])  # once each in two steps
+
+
+def test_offered_load_counts_when_higher_and_only_from_the_same_upstream() -> None:
+    est = CostEstimator()
+    est.add(Sample(0.0, 0, 0, offered=(5, 0)))
+    est.add(Sample(1.0, 1000, 100, offered=(5, 300)))  # 300 sent on by upstream 5, 100 got in
+    assert est.rate == 300
+    other = CostEstimator()
+    other.add(Sample(0.0, 0, 0, offered=(5, 0)))
+    other.add(Sample(1.0, 1000, 100, offered=(6, 900)))  # another upstream: its counter is no rate
+    assert other.rate == 100 and other.cost_ns == 10
+
+
+def test_latency_vnfs_get_the_highest_weight() -> None:
+    assert favour_latency({1: 3000, 2: 40, 3: 2}, {2}) == {1: 3000, 2: 3000, 3: 2}
+    assert favour_latency({1: 300, 2: 40}, {2}) == {1: 300, 2: 1024}  # at least the default
+    assert favour_latency({1: 300}, {9}) == {1: 300}  # not running here: nothing to favour
+
+
+def test_a_downstream_vnf_is_loaded_by_what_its_upstream_sent(tmp_path) -> None:
+    c = Chain(tmp_path, 2)
+    head, tail = (s["vnf_id"] for s in c.states)
+    sent = {"n": 0}
+
+    def stats(ifname: str) -> LinkStats:  # the head forwards 10x what reaches the tail (dropped on the way)
+        if ifname == c.ifname(0):
+            return LinkStats(rx_packets=sent["n"] * 10, tx_packets=sent["n"] * 10)
+        return LinkStats(rx_packets=sent["n"], tx_packets=sent["n"])
+
+    c.node.wiring.stats = stats  # type: ignore[method-assign]
+    for _ in range(3):
+        sent["n"] += 100
+        c.loop.step()
+    assert c.loop.estimators[tail].rate == pytest.approx(c.loop.estimators[head].rate)
+
+
+def test_a_throttled_head_gets_the_floor_weight_and_a_latency_vnf_the_top(tmp_path) -> None:
+    c = Chain(tmp_path, 3)
+    head, mid, tail = (s["vnf_id"] for s in c.states)
+    c.loop.step()
+    for est in c.loop.estimators.values():  # equal, positive loads
+        est.rate, est.cost_ns = 1000.0, 100.0
+    c.queues[tail] = 5000
+    shares = c.loop.step()
+    assert c.loop.report()[LEGACY]["throttled"]
+    assert shares[head] == MIN_SHARES and shares[mid] == shares[tail] > 1024
+    c.queues[tail] = 0
+    assert c.loop.step()[head] > MIN_SHARES  # released: weighted by its load again
+    rec = c.node.manager.store.get(mid)
+    c.node.manager.store.put(rec.with_(spec=replace(rec.spec, params={"latency": True})))
+    shares = c.loop.step()
+    assert shares[mid] == max(shares.values()) >= 1024

@@ -14,6 +14,7 @@ void vnf_args_defaults(struct vnf_args *a)
     a->spin_rounds = 256;   /* as pof-switch (SPIN_ROUNDS_BEFORE_SLEEP) */
     a->max_sleep_us = 1000; /* as pof-switch's default --max-sleep-us */
     a->stats_interval_ms = 500;
+    a->queue_interval_ms = 10;
     a->high_pct = 80;
     a->low_pct = 20;
 }
@@ -57,6 +58,7 @@ static const struct num_opt NUM_OPTS[] = {
     {"--high-pct", 1, 100},
     {"--low-pct", 0, 99},
     {"--spin-rounds", 0, 10000000},
+    {"--queue-interval-ms", 1, 60000},
 };
 
 static void set_num(struct vnf_args *a, size_t which, uint64_t v)
@@ -69,7 +71,8 @@ static void set_num(struct vnf_args *a, size_t which, uint64_t v)
     case 4: a->stats_interval_ms = (uint32_t)v; break;
     case 5: a->high_pct = (uint32_t)v; break;
     case 6: a->low_pct = (uint32_t)v; break;
-    default: a->spin_rounds = (uint32_t)v; break;
+    case 7: a->spin_rounds = (uint32_t)v; break;
+    default: a->queue_interval_ms = (uint32_t)v; break;
     }
 }
 

@@ -18,7 +18,8 @@ struct vnf_args {
     uint16_t ring_size;          /* virtio-user queue size the port asks for */
     uint32_t spin_rounds;        /* adaptive polling: empty polls before the first sleep */
     uint32_t max_sleep_us;       /* adaptive polling: longest idle sleep */
-    uint32_t stats_interval_ms;  /* how often stats and the queue file are written */
+    uint32_t stats_interval_ms;  /* how often the stats file is written */
+    uint32_t queue_interval_ms;  /* how often the queue file is written and the throttle file looked at */
     uint32_t high_pct, low_pct;  /* ring occupancy watermarks, percent of ring_size */
     bool busy_poll;              /* never sleep (reference, like testpmd) */
     bool no_intr;                /* do not try rx interrupts, backoff only */

@@ -55,6 +55,8 @@ struct vnf {
     bool intr;          /* rx interrupts armed through the per-thread epoll */
     bool queue_count;   /* rte_eth_rx_queue_count works on this port */
     uint32_t drain_run; /* "drain" occupancy: packets taken since the last burst that was not full */
+    uint32_t queue_max; /* the most in the rx ring since the queue file was last written */
+    uint64_t queue_written; /* what it said */
     uint64_t start_tsc;
 };
 
@@ -83,6 +85,8 @@ static void sample_occupancy(struct vnf *v)
     v->st.occupancy = (uint32_t)c;
     if (v->st.occupancy > v->st.occupancy_max)
         v->st.occupancy_max = v->st.occupancy;
+    if (v->st.occupancy > v->queue_max)
+        v->queue_max = v->st.occupancy;
     vnf_watermark_update(&v->st.wm, v->st.occupancy);
 }
 
@@ -99,21 +103,34 @@ static void drain_occupancy(struct vnf *v, uint16_t n)
     v->st.occupancy = v->drain_run < v->args.ring_size ? v->drain_run : v->args.ring_size;
     if (v->st.occupancy > v->st.occupancy_max)
         v->st.occupancy_max = v->st.occupancy;
+    if (v->st.occupancy > v->queue_max)
+        v->queue_max = v->st.occupancy;
     vnf_watermark_update(&v->st.wm, v->st.occupancy);
     v->drain_run = n == v->args.burst ? v->args.ring_size : 0;
 }
 
-static void periodic(struct vnf *v)
+/* Backpressure's side, every queue_interval_ms (10): the queue file (the most the ring held since the last
+ * write, so a backlog that built while we waited for a shared core is seen after our slice drained it) and whether
+ * the agent throttles us. Often, because a ring of 1024 fills in a few ms; stats.json is for people, every 500. */
+static void queue_tick(struct vnf *v)
 {
     v->st.throttled = v->args.throttle_file[0] && access(v->args.throttle_file, F_OK) == 0;
+    sample_occupancy(v);
+    char buf[32];
+    v->queue_written = vnf_stats_queue_bytes(&v->st, v->queue_max);
+    int n = snprintf(buf, sizeof(buf), "%llu\n", (unsigned long long)v->queue_written);
+    write_file(v->args.queue_file, buf, (size_t)n);
+    v->queue_max = v->st.occupancy;
+}
+
+static void periodic(struct vnf *v)
+{
     sample_occupancy(v);
     char buf[2048];
     uint64_t up_ms = (rte_rdtsc() - v->start_tsc) * 1000 / v->info.tsc_hz;
     int n = vnf_stats_json(&v->st, &v->info, up_ms, buf, sizeof(buf));
     if (n > 0)
         write_file(v->args.stats_file, buf, (size_t)n);
-    n = snprintf(buf, sizeof(buf), "%llu\n", (unsigned long long)vnf_stats_queue_bytes(&v->st));
-    write_file(v->args.queue_file, buf, (size_t)n);
     v->st.occupancy_max = v->st.occupancy;
 }
 
@@ -186,13 +203,29 @@ static void run(struct vnf *v)
     struct vnf_backoff bo;
     vnf_backoff_init(&bo, v->args.spin_rounds, v->args.max_sleep_us, v->args.busy_poll);
     uint64_t interval = v->info.tsc_hz * v->args.stats_interval_ms / 1000;
-    uint64_t next_periodic = rte_rdtsc();
+    uint64_t queue_interval = v->info.tsc_hz * v->args.queue_interval_ms / 1000;
+    uint64_t next_periodic = rte_rdtsc(), next_queue = next_periodic;
     uint32_t polls = 0;
     while (!quit) {
         uint64_t now = rte_rdtsc();
+        if (now >= next_queue) {
+            queue_tick(v);
+            next_queue = now + queue_interval;
+        }
         if (now >= next_periodic) {
             periodic(v);
             next_periodic = now + interval;
+        }
+        if (v->st.throttled) {
+            /* The agent throttles our chain at its head: leave the ring alone until the next look at the throttle
+             * file. The switch then drops at our full ring, before any vNF did work on those packets, and the
+             * core we share goes to the downstream vNFs that must drain (taking and dropping at line rate here
+             * would spend it; NFVnice does not schedule a throttled NF at all). */
+            uint64_t until = next_queue < next_periodic ? next_queue : next_periodic;
+            uint64_t ns = until > now ? (until - now) * 1000000000ull / v->info.tsc_hz : 0;
+            struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000ull), .tv_nsec = (long)(ns % 1000000000ull)};
+            nanosleep(&ts, NULL);
+            continue;
         }
         if (v->queue_count && ++polls % OCCUPANCY_EVERY == 0)
             sample_occupancy(v);
@@ -203,7 +236,9 @@ static void run(struct vnf *v)
             handle(v, pkts, n);
         uint32_t us = vnf_backoff_after_poll(&bo, n);
         if (us) {
-            n = idle_sleep(v, us, next_periodic, pkts);
+            /* idle: the queue file needs rewriting only while it says non-zero or we are throttled */
+            bool tick = v->queue_written || v->st.throttled;
+            n = idle_sleep(v, us, tick && next_queue < next_periodic ? next_queue : next_periodic, pkts);
             if (n) {
                 vnf_stats_burst(&v->st, n);
                 drain_occupancy(v, n);
@@ -212,6 +247,7 @@ static void run(struct vnf *v)
             }
         }
     }
+    queue_tick(v);
     periodic(v);
 }
 

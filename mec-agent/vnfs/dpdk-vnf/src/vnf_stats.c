@@ -49,9 +49,9 @@ double vnf_stats_mean_burst(const struct vnf_stats *s)
     return bursts ? (double)s->rx_packets / (double)bursts : 0.0;
 }
 
-uint64_t vnf_stats_queue_bytes(const struct vnf_stats *s)
+uint64_t vnf_stats_queue_bytes(const struct vnf_stats *s, uint32_t occupancy)
 {
-    return s->rx_packets ? (uint64_t)s->occupancy * (s->rx_bytes / s->rx_packets) : 0;
+    return s->rx_packets ? (uint64_t)occupancy * (s->rx_bytes / s->rx_packets) : 0;
 }
 
 struct out { char *p; size_t left; bool full; };
@@ -96,7 +96,7 @@ int vnf_stats_json(const struct vnf_stats *s, const struct vnf_info *i, uint64_t
             "\"watermark_high\":%u,\"watermark_low\":%u,\"over_watermark\":%s,\"watermark_episodes\":%llu,"
             "\"throttled\":%s}\n",
         (ull)s->idle_sleeps, (ull)s->slept_us, (ull)s->intr_wakeups, (ull)s->cost_cycles_spent, s->occupancy,
-        s->occupancy_max, i->occupancy_source, (ull)vnf_stats_queue_bytes(s), s->wm.high, s->wm.low,
+        s->occupancy_max, i->occupancy_source, (ull)vnf_stats_queue_bytes(s, s->occupancy_max), s->wm.high, s->wm.low,
         s->wm.over ? "true" : "false", (ull)s->wm.episodes, s->throttled ? "true" : "false");
     return o.full ? -1 : (int)(o.p - buf);
 }

@@ -44,8 +44,11 @@ bool vnf_watermark_update(struct vnf_watermark *w, uint32_t occupancy);
 void vnf_stats_burst(struct vnf_stats *s, uint32_t n);
 unsigned vnf_burst_bucket(uint32_t n); /* n >= 1 */
 double vnf_stats_mean_burst(const struct vnf_stats *s); /* packets per non-empty poll */
-/* Bytes waiting in the rx ring: occupancy x the mean packet size so far (0 before the first packet). */
-uint64_t vnf_stats_queue_bytes(const struct vnf_stats *s);
+/* Bytes in the rx ring: `occupancy` packets x the mean packet size so far (0 before the first packet). The
+ * queue file and stats.json's queue_bytes give the most the ring held since their previous write, not the last
+ * sample: on a shared core the vNF writes as it wakes, after its previous slice drained the ring, while the
+ * backlog built up as it waited for the CPU. */
+uint64_t vnf_stats_queue_bytes(const struct vnf_stats *s, uint32_t occupancy);
 
 /* The stats JSON (one object, newline-terminated) into buf; returns its length, or -1 if it does not fit. */
 int vnf_stats_json(const struct vnf_stats *s, const struct vnf_info *info, uint64_t uptime_ms, char *buf,

@@ -20,7 +20,7 @@ int main(void)
     CHECK(parse(&a, err, none) == 0);
     CHECK(a.mode == VNF_MODE_FWD && a.burst == 32 && a.ring_size == 1024 && a.cost_cycles == 0);
     CHECK(a.max_sleep_us == 1000 && a.high_pct == 80 && a.low_pct == 20 && !a.busy_poll && !a.no_intr);
-    CHECK(a.spin_rounds == 256 && a.stats_interval_ms == 500 && !a.latency);
+    CHECK(a.spin_rounds == 256 && a.stats_interval_ms == 500 && a.queue_interval_ms == 10 && !a.latency);
 
     /* latency mode: burst 1 and busy poll, whichever order, with either mode */
     const char *lat[] = {"x", "--latency", NULL};
@@ -36,11 +36,11 @@ int main(void)
                           "--max-sleep-us", "200", "--stats-file", "/run/vnf/stats.json", "--queue-file",
                           "/run/vnf/queue", "--throttle-file", "/run/vnf/throttle", "--stats-interval-ms", "100",
                           "--high-pct", "90", "--low-pct", "10", "--no-intr",
-                          "--spin-rounds", "0", "--busy-poll", NULL};
+                          "--spin-rounds", "0", "--busy-poll", "--queue-interval-ms", "3", NULL};
     CHECK(parse(&a, err, full) == 0);
     CHECK(a.mode == VNF_MODE_COST && a.cost_cycles == 2500 && a.burst == 64 && a.ring_size == 512);
     CHECK(a.max_sleep_us == 200 && a.stats_interval_ms == 100 && a.high_pct == 90 && a.low_pct == 10);
-    CHECK(a.busy_poll && a.spin_rounds == 0);
+    CHECK(a.busy_poll && a.spin_rounds == 0 && a.queue_interval_ms == 3);
     CHECK(a.no_intr && !strcmp(a.stats_file, "/run/vnf/stats.json") && !strcmp(a.queue_file, "/run/vnf/queue"));
     CHECK(!strcmp(a.throttle_file, "/run/vnf/throttle"));
     CHECK(!strcmp(vnf_mode_name(a.mode), "cost"));
@@ -63,6 +63,7 @@ int main(void)
         {"x", "--frobnicate", "1", NULL},
         {"x", "--spin-rounds", "10000001", NULL},
         {"x", "--stats-interval-ms", "9", NULL},
+        {"x", "--queue-interval-ms", "0", NULL},
         {"x", "--latency", "--burst", "32", NULL},   /* latency forwards with burst 1 */
         {"x", "--burst", "2", "--latency", NULL},
         {"x", "--latency", "1", NULL},               /* a flag: takes no value */

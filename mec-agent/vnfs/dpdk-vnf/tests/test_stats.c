@@ -22,7 +22,7 @@ int main(void)
 
     struct vnf_stats s;
     memset(&s, 0, sizeof(s));
-    CHECK(vnf_stats_mean_burst(&s) == 0.0 && vnf_stats_queue_bytes(&s) == 0);
+    CHECK(vnf_stats_mean_burst(&s) == 0.0 && vnf_stats_queue_bytes(&s, 5) == 0);
     vnf_stats_burst(&s, 0);
     vnf_stats_burst(&s, 32);
     vnf_stats_burst(&s, 8);
@@ -30,8 +30,9 @@ int main(void)
     s.rx_bytes = 40 * 1500;
     CHECK(s.polls == 3 && s.empty_polls == 1 && s.burst_hist[5] == 1 && s.burst_hist[3] == 1);
     CHECK(vnf_stats_mean_burst(&s) == 20.0);
-    s.occupancy = 100;
-    CHECK(vnf_stats_queue_bytes(&s) == 150000);
+    s.occupancy = 3; /* the ring drained, but it held 100 since the last report */
+    s.occupancy_max = 100;
+    CHECK(vnf_stats_queue_bytes(&s, 100) == 150000 && vnf_stats_queue_bytes(&s, 3) == 4500);
 
     s.wm = w;
     s.tx_packets = 39;
