@@ -20,7 +20,7 @@ from wislice_agent_proto.errors import AgentError
 from .catalog import Catalog, CatalogImage
 from .config import AgentConfig
 from .ids import address_of, check_vnf_id, container_name, host_ifname
-from .placement import CorePlanner, node_cpus, parse_cpus
+from .placement import CorePlanner, node_cpus, parse_cpus, run_params, wants_latency
 from .runtime import LABEL_AGENT, LABEL_IMAGE, LABEL_VNF_ID, ContainerRuntime
 from .spec import VnfSpec, parse_vnf_spec
 from .store import Store, VnfRecord
@@ -177,10 +177,14 @@ class VnfManager:
 
     def _build_steps(self, rec: VnfRecord, image: CatalogImage, undo: Undo) -> VnfRecord:
         spec, vnf_id, cls = rec.spec, rec.vnf_id, vnf_class(image.vnf_class)
-        cpus = ""
+        cpus, params = "", spec.params
         if cls.placed:
-            cpus = self.planner.place(vnf_id).cpus
+            placed = self.planner.place(vnf_id, wants_latency(spec.params))
             undo.push("cpu placement", lambda: self.planner.release(vnf_id))
+            cpus, params = placed.cpus, run_params(spec.params, placed)
+            if params != spec.params:
+                log.info("vNF %d: latency slice on a %s core: burst 1 with rx-interrupt sleep, not busy poll",
+                         vnf_id, placed.mode)
         claimed = self.pool.claim(image.name) if self.pool is not None else None
         if claimed is not None:
             container_id, pid, cdir = claimed.container_id, claimed.pid, Path(claimed.config_dir)
@@ -190,12 +194,12 @@ class VnfManager:
             undo.push("config dir", lambda: shutil.rmtree(cdir, ignore_errors=True))
             self.runtime.rename(container_id, rec.container_name)
             self.runtime.update_limits(container_id, spec.cpu, spec.memory_mib, cpus)
-            (cdir / "params.env").write_text(params_env(spec.params))
+            (cdir / "params.env").write_text(params_env(params))
         else:
             cdir = Path(rec.config_dir)
             cdir.mkdir(parents=True, exist_ok=True)
             undo.push("config dir", lambda: shutil.rmtree(cdir, ignore_errors=True))
-            (cdir / "params.env").write_text(params_env(spec.params))
+            (cdir / "params.env").write_text(params_env(params))
         ports = cls.wire_before_start(self, rec, cdir, undo)
         self._pause("switch")
         if claimed is None:

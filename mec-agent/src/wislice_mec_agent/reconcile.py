@@ -13,6 +13,7 @@ from typing import Any
 from wislice_agent_proto.errors import AgentError
 
 from .manager import VnfManager
+from .placement import wants_latency
 from .store import VnfRecord
 from .vnf_classes import vnf_class
 
@@ -51,7 +52,9 @@ def reconcile(m: VnfManager) -> dict[str, Any]:
                     report["failed"].append({"vnf_id": rec.vnf_id, "error": "; ".join(errors)})
             elif is_healthy(m, rec, running, _readd_lost_ports(m, rec, running, switch_ports, report)):
                 report["adopted"].append(rec.vnf_id)
-                if vnf_class(rec.vnf_class).placed and not m.planner.adopt(rec.vnf_id, cpusets[rec.container_name]):
+                latency = wants_latency(rec.spec.params)
+                if vnf_class(rec.vnf_class).placed and not m.planner.adopt(rec.vnf_id, cpusets[rec.container_name],
+                                                                           latency):
                     log.info("vNF %d runs on cpuset %r, not one core of this node: left unplaced", rec.vnf_id,
                                 cpusets[rec.container_name])
             else:

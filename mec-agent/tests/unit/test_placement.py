@@ -11,7 +11,7 @@ from wislice_agent_proto.errors import AgentError
 from wislice_agent_proto.validate import SCHEMA
 
 from wislice_mec_agent.config import AgentConfig
-from wislice_mec_agent.placement import CorePlanner, Placement, parse_cpus
+from wislice_mec_agent.placement import CorePlanner, Placement, parse_cpus, run_params
 from wislice_mec_agent.pool import WarmPool
 from wislice_mec_agent.reconcile import reconcile
 
@@ -147,3 +147,60 @@ def test_placed_vnf_states_are_what_the_spec_says(tmp_path: Path) -> None:
         SCHEMA.check(state, "#/$defs/vnfState", "vnf")
     for bad in ({"cpu_mode": "pinned"}, {"cpus": "1-"}, {"cpus": ""}, {"cpus": 1}):
         assert not SCHEMA.is_valid(dict(states[0], **bad), "#/$defs/vnfState"), bad
+
+
+def test_a_latency_vnf_keeps_its_core_while_others_have_one() -> None:
+    p = CorePlanner(range(4), [0])
+    assert p.place(1, latency=True) == Placement("1", "exclusive")
+    assert [p.place(v).cpus for v in (2, 3, 4, 5)] == ["2", "3", "2", "3"]  # not core 1, though it is as loaded
+    assert p.placement(1) == Placement("1", "exclusive")
+    assert p.place(6, latency=True) == Placement("2", "shared")  # no free core: not another latency vNF's either
+    p.release(1)
+    assert p.place(7).cpus == "1"  # a released latency vNF's core is anyone's again
+    only = CorePlanner([0, 1], [1])  # one vNF core: a neighbour has nowhere else to go
+    only.place(1, latency=True)
+    assert only.place(2) == Placement("0", "shared") and only.placement(1).mode == "shared"
+
+
+def test_latency_mode_follows_placement() -> None:
+    lat = {"mode": "fwd", "latency": True}
+    assert run_params(lat, Placement("1", "exclusive")) == lat  # busy poll only on a core of its own
+    for mode in ("shared", "switch"):
+        assert run_params(lat, Placement("1", mode)) == {"mode": "fwd", "burst": 1}  # rx-interrupt sleep
+    assert run_params({"burst": 8}, Placement("1", "shared")) == {"burst": 8}
+    assert run_params({"latency": False}, Placement("1", "shared")) == {"latency": False}
+
+
+def test_a_latency_vnf_busy_polls_only_on_its_own_core(tmp_path: Path) -> None:
+    node = Node(tmp_path, node_cpus="0-2", switch_cpus="0")
+    lat = {"latency": True}
+    first = node.manager.create(spec(image="dpdk-vnf", params=lat))
+    assert first["cpu_mode"] == "exclusive" and first["params"] == lat  # the spec as sent
+    other = node.manager.create(spec(instance=3, image="dpdk-vnf"))
+    assert other["cpus"] == "2"  # kept off the latency vNF's core
+    third = node.manager.create(spec(instance=4, image="dpdk-vnf", params=lat))
+    assert (third["cpus"], third["cpu_mode"]) == ("2", "shared")
+    env = {s["vnf_id"]: (node.manager.vnf_dir(s["vnf_id"]) / "params.env").read_text() for s in (first, third)}
+    assert env[first["vnf_id"]] == "P_latency=true\n"
+    assert env[third["vnf_id"]] == "P_burst=1\n"
+    node.manager = node.new_manager()  # an agent restart: the latency vNF keeps its core
+    reconcile(node.manager)
+    assert node.manager.planner.latency == {first["vnf_id"], third["vnf_id"]}
+    assert node.manager.planner.placement(first["vnf_id"]) == Placement("1", "exclusive")
+
+
+def test_kernel_vnfs_get_no_cpuset_fresh_claimed_or_adopted(tmp_path: Path) -> None:
+    # Kernel vNFs forward in softirq wherever a packet arrives: CFS weights are their only CPU control.
+    node = placed_node(tmp_path, warm_pool={"kernel-fwd": 1})
+    pool = WarmPool(node.config, node.catalog, node.runtime)
+    pool.fill()
+    node.manager = node.new_manager(pool=pool)
+    claimed = node.manager.create(spec())
+    fresh = node.manager.create(spec(instance=3))
+    for state in (claimed, fresh):
+        assert "cpus" not in state and node.runtime.containers[state["container_id"]].cpus == ""
+    assert node.manager.planner.assigned == {}
+    node.manager = node.new_manager(pool=pool)
+    reconcile(node.manager)
+    assert node.manager.planner.assigned == {} and node.manager.planner.latency == set()
+    pool.drain()
