@@ -13,5 +13,6 @@ def world(tmp_path: Any) -> Any:
     w = make_world(tmp_path)
     yield w
     w.service.runner.stop()
+    w.app.extensions["wislice_rollouts"].stop()
     w.app.extensions["wislice_telemetry"].stop()
     w.app.extensions["wislice_engine"].dispose()

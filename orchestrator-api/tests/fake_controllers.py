@@ -15,10 +15,12 @@ import threading
 import time
 from typing import Any
 
+from fake_firmware import FakeFirmware
+
 from wislice_orchestrator.controllers.base import ControllerError, Controllers, Json
 
 
-class FakeControllers(Controllers):
+class FakeControllers(FakeFirmware, Controllers):
     def __init__(self, aps: int = 2, mec_nodes: int = 2, max_vaps: int = 4,
                  radio_capacity_kbps: int | None = None, simulate_traffic: bool = False) -> None:
         self.lock = threading.Lock()
@@ -54,6 +56,7 @@ class FakeControllers(Controllers):
                                       "used": {"cpu": 0.0, "memory_mib": 0},
                                       "catalog": ["kernel-fwd", "firewall", "monitor", "transcoder", "dpdk-fwd"],
                                       "dpdk": True}
+        self.init_firmware()
 
     # --- test controls ------------------------------------------------------------------------------------
     def fail_next(self, method: str, status: int = 500, code: str = "internal") -> None:

@@ -17,6 +17,7 @@ from werkzeug.serving import WSGIRequestHandler, make_server
 from werkzeug.wrappers import Request, Response
 
 from wislice_orchestrator.controllers import ControllerError
+from wislice_orchestrator.controllers.rest import WIFI_APS
 
 
 @dataclass
@@ -51,6 +52,8 @@ class FakeOnos:
              lambda q, b, a, r: {"radio": f.set_channel(a, r, b["channel"])}),
             ("GET", f"/onos/wifi/agents/{seg}/vaps/{seg}/rates", lambda q, b, a, v: f.vap_rates(a, v)),
             ("GET", "/onos/wifi/stats", lambda q, b: {"agents": f.wifi_stats()}),
+            ("POST", f"{WIFI_APS}/{seg}/firmware", lambda q, b, a: f.request_upgrade(a, b)),
+            ("GET", f"{WIFI_APS}/{seg}", lambda q, b, a: f.get_agent(a)),
             ("GET", "/onos/nfv/nodes", lambda q, b: {"nodes": f.list_nodes()}),
             ("GET", "/onos/nfv/vnfs", lambda q, b: {"vnfs": f.list_vnfs()}),
             ("POST", "/onos/nfv/vnfs", self._create_vnf),

@@ -6,13 +6,15 @@ import json
 from pathlib import Path
 
 import pytest
+from firmware_helpers import SigningKey, upload
 from orch_helpers import make_world, slice_body
 
 OPENAPI = json.loads((Path(__file__).resolve().parents[1] / "openapi.json").read_text())
 T = "/api/v1/tenants/1/slices/{sid}"
 
 # (method, path, body, scope): scope "operator" = operators only, "tenant" = tenant 1's own resource,
-# "any" = any authenticated caller (answers are filtered to what the caller may see).
+# "any" = any authenticated caller (answers are filtered to what the caller may see), "public" = anyone (the
+# firmware download: its token in the query is the capability). The body UPLOAD is a signed multipart upload.
 ENDPOINTS = [
     ("GET", "/api/v1/me", None, "any"),
     ("GET", "/api/v1/tenants", None, "any"),
@@ -58,11 +60,23 @@ ENDPOINTS = [
     ("GET", "/api/v1/operations/{op}", None, "tenant"),
     ("GET", "/api/v1/events", None, "operator"),
     ("GET", "/api/v1/overview", None, "operator"),
+    ("POST", "/api/v1/firmware", "UPLOAD", "operator"),
+    ("GET", "/api/v1/firmware", None, "operator"),
+    ("GET", "/api/v1/firmware/{fw}", None, "operator"),
+    ("DELETE", "/api/v1/firmware/{fw2}", None, "operator"),
+    ("GET", "/api/v1/firmware/{fw}/download?token={dl}", None, "public"),
+    ("POST", "/api/v1/rollouts", {"firmware_id": "{fw}", "aps": ["ap-2"]}, "operator"),
+    ("GET", "/api/v1/rollouts", None, "operator"),
+    ("GET", "/api/v1/rollouts/{ro}", None, "operator"),
+    ("POST", "/api/v1/rollouts/{ro}/cancel", None, "operator"),
 ]
+KEY = SigningKey()
 WHO = ["anonymous", "tenant_a", "tenant_b", "operator"]
 
 
 def expected(scope: str, who: str) -> str:
+    if scope == "public":
+        return "2xx"
     if who == "anonymous":
         return "401"
     if who == "operator" or scope == "any":
@@ -80,13 +94,14 @@ def test_matrix_covers_every_operation():
                  .replace("{op}", "{operation_id}").replace("{tok}", "{token_id}").replace("{optok}", "{token_id}")
                  .replace("/tenants/1", "/tenants/{tenant_id}")
                  .replace("/tenants/2", "/tenants/{tenant_id}").replace("/wifi-agents/ap-1", "/wifi-agents/{agent_id}")
-                 .replace("/radios/phy0", "/radios/{radio}"))
+                 .replace("/radios/phy0", "/radios/{radio}").replace("{fw2}", "{firmware_id}")
+                 .replace("{fw}", "{firmware_id}").replace("{ro}", "{rollout_id}").split("?")[0])
         listed.add((method, templ))
     assert documented == listed
 
 
 def _setup(tmp_path):
-    w = make_world(tmp_path)
+    w = make_world(tmp_path, FIRMWARE_KEYS=KEY.public_line, FIRMWARE_BASE_URL="http://orch.test:8080")
     created = w.call("POST", "/api/v1/tenants/1/slices", w.tenant_a, json=slice_body()).get_json()
     s = w.call("GET", f"/api/v1/tenants/1/slices/{created['slice_id']}", w.tenant_a).get_json()
     mac = next(c["mac"] for c in w.fake.clients.values() if c["vap_id"] == s["vaps"][0]["vap_id"])
@@ -96,8 +111,15 @@ def _setup(tmp_path):
     # Spare tokens to revoke (revoking the callers' own would turn the rest of a shared world's calls into 401s).
     tok = w.call("POST", "/api/v1/tenants/1/tokens", w.operator, json={"name": "spare"}).get_json()["token_id"]
     optok = w.call("POST", "/api/v1/operator-tokens", w.operator, json={"name": "spare"}).get_json()["token_id"]
+    # Two firmware artifacts (one in a rollout of ap-1, one to delete) and the first's download token.
+    fw, fw2 = (upload(w, data, KEY.sign(data)).get_json()["firmware_id"] for data in (b"image one", b"image two"))
+    ro = w.call("POST", "/api/v1/rollouts", w.operator, json={"firmware_id": fw, "aps": ["ap-1"]}).get_json()
+    with w.service.session_factory() as db:
+        from wislice_orchestrator.models import Firmware
+        dl = db.get(Firmware, fw).download_token
     ids = {"sid": s["slice_id"], "vap": s["vaps"][0]["vap_id"], "vnf": s["vnfs"][0]["vnf_id"], "mac": mac,
-           "op": created["operation_id"], "tok": tok, "optok": optok}
+           "op": created["operation_id"], "tok": tok, "optok": optok, "fw": fw, "fw2": fw2, "dl": dl,
+           "ro": ro["rollout_id"]}
     return w, ids
 
 
@@ -118,7 +140,13 @@ def test_authorization(shared, tmp_path, method, path, body, scope, who):
     try:
         url = path.format(**ids)
         token = {"anonymous": None, "tenant_a": w.tenant_a, "tenant_b": w.tenant_b, "operator": w.operator}[who]
-        resp = w.call(method, url, token, json=body) if body is not None else w.call(method, url, token)
+        if body == "UPLOAD":
+            data = f"image of {who}".encode()
+            resp = upload(w, data, KEY.sign(data), token=token or None)
+        elif isinstance(body, dict) and body.get("firmware_id") == "{fw}":
+            resp = w.call(method, url, token, json=dict(body, firmware_id=ids["fw"]))
+        else:
+            resp = w.call(method, url, token, json=body) if body is not None else w.call(method, url, token)
         got = resp.status_code
         assert (200 <= got < 300) if want == "2xx" else got == int(want), (got, resp.get_data(as_text=True))
         if got >= 400:

@@ -27,6 +27,11 @@ REPLIES = {
     ("GET", "/onos/wifi/agents/ap-1/vaps/v1/rates"): (200, {"tx_bps": 5, "rx_bps": 6, "interval_s": 1}),
     ("GET", "/onos/wifi/stats"): (200, {"node": "n1", "agents": [{"agent_id": "ap-1", "ts": 1.0, "interval_s": 5,
                                                                    "vaps": [], "clients": []}]}),
+    ("POST", "/onos/wifi/aps/ap-1/firmware"): (202, {"state": "requested"}),
+    ("POST", "/onos/wifi/aps/ap-2/firmware"): (503, {"code": "agent_unreachable", "message": "not connected"}),
+    ("GET", "/onos/wifi/aps/ap-1"): (200, {"agent_id": "ap-1", "firmware_version": "1.0",
+                                           "upgrade": {"version": "2.0", "state": "downloading", "reason": "",
+                                                       "updated_ms": 1}}),
     ("GET", "/onos/nfv/nodes"): (200, {"nodes": []}),
     ("GET", "/onos/nfv/vnfs"): (200, {"vnfs": []}),
     ("POST", "/onos/nfv/vnfs"): (201, {"vnf": {"vnf_id": 65538, "state": "running"}, "node": "mec-1"}),
@@ -78,6 +83,14 @@ def test_calls_follow_the_contract(onos):
     assert ctl.set_channel("ap-1", "phy0", 11)["channel"] == 11 and seen[-1][3] == {"channel": 11}
     assert ctl.vap_rates("ap-1", "v1")["tx_bps"] == 5
     assert ctl.wifi_stats()[0]["agent_id"] == "ap-1" and seen[-1][:2] == ("GET", "/onos/wifi/stats")
+    upgrade = {"version": "2.0", "kind": "sysupgrade", "url": "http://o/x", "sha256": "0" * 64, "signature": "s",
+               "timeout_s": 600}
+    assert ctl.request_upgrade("ap-1", upgrade) == {"state": "requested"}
+    assert seen[-1][:2] == ("POST", "/onos/wifi/aps/ap-1/firmware") and seen[-1][3] == upgrade
+    assert ctl.get_agent("ap-1")["upgrade"]["state"] == "downloading" and seen[-1][:2] == ("GET", "/onos/wifi/aps/ap-1")
+    with pytest.raises(ControllerError) as refused:
+        ctl.request_upgrade("ap-2", upgrade)
+    assert refused.value.status == 503 and refused.value.code == "agent_unreachable"
     vnf, node = ctl.create_vnf({"tenant_id": 1, "instance_id": 2}, node="mec-1", near_ap="ap-1")
     assert node == "mec-1" and seen[-1][3] == {"tenant_id": 1, "instance_id": 2, "node": "mec-1", "near_ap": "ap-1"}
     ctl.delete_vnf(65538)

@@ -43,4 +43,5 @@ def test_worker_thread_runs_operations_and_metrics_count_them(tmp_path):
         assert 'wislice_operation_seconds_count{kind="create_slice"} 1.0' in text
     finally:
         w.service.runner.stop()
+        w.app.extensions["wislice_rollouts"].stop()
         w.app.extensions["wislice_engine"].dispose()

@@ -52,7 +52,9 @@ class ErrorResponsesPlugin(BasePlugin):
             for code, response in operation.get("responses", {}).items():
                 key = str(int(code)) if str(code).isdigit() else str(code)  # 422 and "422" are one response
                 responses[key] = _ours(key, response)
-            documented = [401, 400, 413] if "requestBody" in operation else [401]
+            documented = [400, 413] if "requestBody" in operation else []
+            if operation.get("security") != []:  # [] : public (the firmware download, its token in the query)
+                documented.insert(0, 401)
             for status in documented:
                 responses.setdefault(str(status), ERROR_RESPONSES[status].name)
             operation["responses"] = responses

@@ -9,7 +9,8 @@ from flask import Flask, g
 from sqlalchemy import func, select
 
 from . import auth, db, errors, guards, history, lease
-from .api import infra, slices, tenants, tokens
+from . import firmware as fw
+from .api import firmware, infra, slices, tenants, tokens
 from .api.common import register_converters
 from .api_spec import WiSliceApi
 from .config import from_environment
@@ -20,6 +21,7 @@ from .latency_budget import LatencyCosts
 from .metrics import Metrics
 from .models import ApiToken, Slice
 from .policy import PolicyEngine
+from .rollout import RolloutRunner
 from .service import SliceService
 from .telemetry import TelemetryCollector
 
@@ -100,6 +102,10 @@ def create_app(test_config: dict[str, Any] | None = None, controllers: Controlle
     telemetry.observers.append(policies.observe)
     metrics.add_telemetry(telemetry)
     _bootstrap(session_factory, settings)
+    app.extensions["wislice_firmware_keys"] = fw.load_keys(app.config["FIRMWARE_KEYS"])  # a bad key stops the start
+    rollouts = RolloutRunner(session_factory, ctl, terms, app.config["FIRMWARE_BASE_URL"],
+                             app.config["ROLLOUT_POLL_S"])
+    app.extensions["wislice_rollouts"] = rollouts
 
     @app.before_request
     def _open_session() -> None:
@@ -116,7 +122,7 @@ def create_app(test_config: dict[str, Any] | None = None, controllers: Controlle
     guards.init_app(app)  # after the caller is loaded (_open_session) and the request timer started
     api = WiSliceApi(app)
     register_converters(app, api)
-    for blp in (tenants.blp, tokens.blp, slices.blp, infra.blp):
+    for blp in (tenants.blp, tokens.blp, slices.blp, infra.blp, firmware.blp):
         api.register_blueprint(blp)
     errors.init_app(app)  # after flask-smorest, whose own HTTPException handler it replaces
     app.register_blueprint(dashboard_blp)
@@ -126,6 +132,7 @@ def create_app(test_config: dict[str, Any] | None = None, controllers: Controlle
         recovered = service.runner.recover()
         if recovered:
             log.warning("instance %s recovering interrupted operations %s", terms.owner, recovered)
+        rollouts.start()
     if app.config["TELEMETRY"]:
         telemetry.start()
     return app

@@ -301,14 +301,18 @@ def waitress_options(max_content_length: int) -> dict[str, Any]:
 def cmd_serve(a):
     from waitress import serve
 
+    from .api.firmware import upload_limit
     from .app import create_app
     from .at_rest import KeyFileError
+    from .firmware import FirmwareError
 
     try:
         app = create_app()
-    except KeyFileError as exc:
+    except (KeyFileError, FirmwareError) as exc:
         raise CliError(str(exc)) from None  # said plainly at start, not a traceback
-    serve(app, host=a.host, port=a.port, **waitress_options(app.config["MAX_CONTENT_LENGTH"]))
+    # The firmware upload takes the largest body (api/firmware.py); waitress's one bound must let it through.
+    largest = max(app.config["MAX_CONTENT_LENGTH"], (upload_limit(app.config) + 1) // 2)
+    serve(app, host=a.host, port=a.port, **waitress_options(largest))
 
 
 def cmd_db_upgrade(_a):

@@ -60,12 +60,24 @@ DEFAULTS: dict[str, Any] = {
     # Largest request body, bytes (413 above it, from the Content-Length alone). The largest legitimate body is a
     # big topology (about 100 bytes a link), far below 1 MiB.
     "MAX_CONTENT_LENGTH": 1024 * 1024,
+    # Fleet upgrades (issue 18; firmware.py, rollout.py). FIRMWARE_KEYS: the usign public keys uploads must be
+    # signed with: a directory of key files (as OpenWrt's /etc/opkg/keys) or base64 key lines separated by commas;
+    # none: every upload is refused. FIRMWARE_DIR: where artifacts are stored (default `firmware/` beside a SQLite
+    # file; required otherwise). FIRMWARE_MAX_BYTES: the largest artifact (POST /firmware alone takes a body that
+    # large). FIRMWARE_BASE_URL: the orchestrator as agents reach it (http://10.0.0.254:8080), for the download URL
+    # a rollout gives the controller; rollouts are refused while it is empty. ROLLOUT_POLL_S: how often the rollout
+    # runner asks the controller for each upgrading AP's state.
+    "FIRMWARE_KEYS": "",
+    "FIRMWARE_DIR": "",
+    "FIRMWARE_MAX_BYTES": 64 * 1024 * 1024,
+    "FIRMWARE_BASE_URL": "",
+    "ROLLOUT_POLL_S": 2.0,
 }
 
 INT_KEYS = {"AP_BUDGET_KBPS", "HISTORY_MAX_ROWS", "TELEMETRY_MAX_SLICES", "TELEMETRY_MAX_CLIENTS",
-            "MAX_CONTENT_LENGTH", "TOKEN_TTL_S", "OPERATOR_TOKEN_TTL_S", "TOKEN_MAX_TTL_S"}
+            "MAX_CONTENT_LENGTH", "TOKEN_TTL_S", "FIRMWARE_MAX_BYTES", "OPERATOR_TOKEN_TTL_S", "TOKEN_MAX_TTL_S"}
 FLOAT_KEYS = {"ONOS_TIMEOUT_S", "HISTORY_KEEP_S", "TELEMETRY_INTERVAL_S", "TELEMETRY_WINDOW_S", "LEASE_S",
-              "LEASE_RENEW_S"}
+              "LEASE_RENEW_S", "ROLLOUT_POLL_S"}
 BOOL_KEYS = {"START_WORKER", "TELEMETRY", "METRICS_PUBLIC"}
 
 

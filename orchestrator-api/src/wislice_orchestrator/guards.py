@@ -17,6 +17,7 @@ from __future__ import annotations
 from flask import Flask, Response, abort, g, request
 
 from . import auth
+from .api.firmware import DOWNLOAD_PATH, UPLOAD_PATH, upload_limit
 
 API_PREFIX = "/api/v1/"
 DASHBOARD_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
@@ -32,12 +33,16 @@ def init_app(app: Flask) -> None:
     @app.before_request
     def _limit_size() -> None:
         limit = app.config["MAX_CONTENT_LENGTH"]
+        if request.path == UPLOAD_PATH and request.method == "POST":
+            limit = upload_limit(app.config)  # a firmware artifact is far larger than any JSON body
+            request.max_content_length = limit  # also cuts a body sent without a Content-Length
         if limit is not None and request.content_length is not None and request.content_length > limit:
             abort(413, f"the body is {request.content_length} bytes; at most {limit} are accepted")
 
     @app.before_request
     def _authenticate() -> None:
-        if request.path.startswith(API_PREFIX) and request.path not in public and g.get("principal") is None:
+        if (request.path.startswith(API_PREFIX) and request.path not in public and g.get("principal") is None
+                and not DOWNLOAD_PATH.fullmatch(request.path)):  # agents: the firmware's token is the capability
             abort(401, auth.unauthorized())  # says "expired" or "revoked" when that is why
 
     @app.after_request

@@ -248,3 +248,73 @@ class Setting(Base):
     __tablename__ = "settings"
     key: Mapped[str] = mapped_column(String(64), primary_key=True)
     value: Mapped[Any] = mapped_column(JSON)
+
+
+class Firmware(Base):
+    """A signed firmware artifact the operator uploaded (firmware.py); its bytes are a file under the firmware
+    directory, named by their sha256."""
+
+    __tablename__ = "firmware"
+    __table_args__ = {"sqlite_autoincrement": True}  # ids are never reused: a rollout or URL names one artifact
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    version: Mapped[str] = mapped_column(String(64))
+    kind: Mapped[str] = mapped_column(String(16))  # sysupgrade | packages
+    size: Mapped[int] = mapped_column(Integer)
+    sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    signature: Mapped[str] = mapped_column(String(512))  # the usign signature file's text, as uploaded
+    key_id: Mapped[str] = mapped_column(String(16))  # hex id of the trusted key that verified it
+    # The agents' download capability (URL query); never shown by the API.
+    download_token: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+
+
+# Rollout states in which it still asks APs to upgrade; a rollout's runner works until finished_at is set (an
+# halted or cancelled rollout still watches the APs it had asked until they end).
+ROLLOUT_RUNNING = ("pending", "running")
+# Per-AP states still in the hands of the AP (the controller's upgrade states before an end).
+AP_UPGRADING = ("requested", "downloading", "verifying", "installing", "restarting")
+
+
+class Rollout(Base):
+    """A staged fleet upgrade (rollout.py), run by one instance at a time under a lease as operations are."""
+
+    __tablename__ = "rollouts"
+    __table_args__ = {"sqlite_autoincrement": True}
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    firmware_id: Mapped[int] = mapped_column(ForeignKey("firmware.id"))
+    # pending | running | finished | halted | cancelled
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    reason: Mapped[str] = mapped_column(String(500), default="")
+    stage_size: Mapped[int] = mapped_column(Integer)
+    parallel: Mapped[int] = mapped_column(Integer)
+    max_failures: Mapped[int] = mapped_column(Integer)
+    timeout_s: Mapped[int] = mapped_column(Integer)
+    retry_offline_s: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(nullable=True)
+    lease_owner: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    lease_expires_at: Mapped[dt.datetime | None] = mapped_column(nullable=True)
+    firmware: Mapped[Firmware] = relationship()
+    aps: Mapped[list[RolloutAp]] = relationship(back_populates="rollout", order_by="RolloutAp.id")
+
+
+class RolloutAp(Base):
+    """One AP of a rollout: pending, then the controller's upgrade states, until an end (ended_at set): done,
+    failed, rolled_back, offline (never connected within retry_offline_s), skipped (already on the version) or
+    not_started (the rollout halted or was cancelled first)."""
+
+    __tablename__ = "rollout_aps"
+    __table_args__ = (UniqueConstraint("rollout_id", "agent_id"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    rollout_id: Mapped[int] = mapped_column(ForeignKey("rollouts.id", ondelete="CASCADE"))
+    agent_id: Mapped[str] = mapped_column(String(64))
+    stage: Mapped[int] = mapped_column(Integer)  # 1: the first stage, 2: the rest
+    state: Mapped[str] = mapped_column(String(16), default="pending")
+    reason: Mapped[str] = mapped_column(String(500), default="")
+    from_version: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    requested_at: Mapped[dt.datetime | None] = mapped_column(nullable=True)
+    offline_since: Mapped[dt.datetime | None] = mapped_column(nullable=True)
+    updated_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    ended_at: Mapped[dt.datetime | None] = mapped_column(nullable=True)
+    rollout: Mapped[Rollout] = relationship(back_populates="aps")

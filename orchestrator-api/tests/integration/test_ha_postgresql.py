@@ -44,6 +44,7 @@ def instances(postgres_url, tmp_path):
     finally:
         for app in apps:
             app.extensions["wislice"].runner.stop()
+            app.extensions["wislice_rollouts"].stop()
             app.extensions["wislice_engine"].dispose()
 
 

@@ -71,6 +71,17 @@ class Controllers(ABC):
         vaps?: [{vap_id, tx_bps, rx_bps, clients}], radios?: [{name, capacity_kbps, capacity_source}], clients?:
         [{mac, vap_id, tx_bytes, rx_bytes, tx_bps?, rx_bps?}]}` (spec/onos-rest, GET /onos/wifi/stats)."""
 
+    @abstractmethod
+    def request_upgrade(self, agent_id: str, body: Json) -> Json:
+        """Ask an AP to upgrade its firmware: body {version, kind, url, sha256, signature, timeout_s} (the upgrade
+        contract, issue 18) -> {"state": "requested"}. ControllerError 404 unknown agent, 409 an upgrade already in
+        progress there, 503 agent not connected."""
+
+    @abstractmethod
+    def get_agent(self, agent_id: str) -> Json:
+        """One AP as the WiFi controller shows it, with "firmware_version" and "upgrade" ({version, state, reason,
+        updated_ms}, absent if none ever ran)."""
+
     # --- nfv ----------------------------------------------------------------------------------------------
     @abstractmethod
     def list_nodes(self) -> list[Json]: ...

@@ -9,6 +9,9 @@ import requests
 
 from .base import ControllerError, Controllers, Json
 
+# The WiFi controller's per-AP resources of the upgrade contract (issue 18).
+WIFI_APS = "/onos/wifi/aps"
+
 
 def segment(value: str) -> str:
     """One path segment of a controller URL: quoted (a '/', '?' or '#' in it stays part of it), and never '.' or
@@ -92,6 +95,12 @@ class RestControllers(Controllers):
 
     def wifi_stats(self) -> list[Json]:
         return self._call("GET", "/onos/wifi/stats")["agents"]
+
+    def request_upgrade(self, agent_id: str, body: Json) -> Json:
+        return self._call("POST", f"{WIFI_APS}/{segment(agent_id)}/firmware", body) or {}
+
+    def get_agent(self, agent_id: str) -> Json:
+        return self._call("GET", f"{WIFI_APS}/{segment(agent_id)}")
 
     # --- nfv ----------------------------------------------------------------------------------------------
     def list_nodes(self) -> list[Json]:
