@@ -16,7 +16,7 @@ from typing import Any
 
 import requests
 
-from . import cli_clients
+from . import cli_clients, cli_firmware
 
 
 class CliError(Exception):
@@ -461,6 +461,7 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("mac")
     k.set_defaults(run=cmd_kick)
     cli_clients.add_parsers(sub)
+    cli_firmware.add_parsers(sub)
     o = sub.add_parser("op", help="an operation and its steps")
     o.add_argument("id", type=int)
     o.add_argument("--wait", action="store_true")
