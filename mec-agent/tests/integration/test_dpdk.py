@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -101,6 +102,39 @@ def test_a_dpdk_vnf_placed_exclusively_gets_that_cpuset(private_dockerd: Any, ne
         node.manager.delete(second["vnf_id"])
         assert node.manager.list_states()[0]["cpu_mode"] == "exclusive"
         node.manager.delete(first["vnf_id"])
+        assert not any(node.holdings().values()), node.holdings()
+    finally:
+        peer.close()
+        node.cleanup()
+
+
+def test_a_latency_vnf_busy_polls_on_its_own_core_and_sleeps_on_a_shared_one(private_dockerd: Any, netns: Any,
+                                                                              hugepages: Any, tmp_path: Path) -> None:
+    """Issue 15: two latency slices' dpdk-vnf on a node with one vNF core: the first, alone there, runs latency mode
+    (burst 1, busy poll); the second, sharing it, was started with burst 1 and sleeps between packets."""
+    peer = TestpmdPeer(tmp_path)
+    node = RealNode(netns("mecl"), private_dockerd, tmp_path / "state", switch=peer,
+                    hugepages_dir=str(hugepages.mount), node_cpus="0-1", switch_cpus="0", report_placement=True)
+    try:
+        lat = {"latency": True}
+        first = node.manager.create(dspec(7, image="dpdk-vnf", params=lat, cpu=0.2))
+        second = node.manager.create(dspec(8, image="dpdk-vnf", params=lat, cpu=0.2))
+        assert (first["cpu_mode"], second["cpus"], second["cpu_mode"]) == ("exclusive", "1", "shared")
+        assert second["params"] == lat  # what was asked stays on the record; params.env has what runs
+        stats = {}
+        deadline = time.monotonic() + 20
+        while len(stats) < 2 and time.monotonic() < deadline:
+            for s in (first, second):
+                path = node.manager.vnf_dir(s["vnf_id"]) / "stats.json"
+                if path.exists():
+                    stats[s["vnf_id"]] = json.loads(path.read_text())
+            time.sleep(0.3)
+        assert len(stats) == 2, f"a vNF wrote no stats.json: {stats}"
+        busy, sleeper = stats[first["vnf_id"]], stats[second["vnf_id"]]
+        assert (busy["burst"], busy["wake"]) == (1, "busy")  # placed when its core was its own
+        assert sleeper["burst"] == 1 and sleeper["wake"] in ("intr", "backoff")
+        for s in (first, second):
+            node.manager.delete(s["vnf_id"])
         assert not any(node.holdings().values()), node.holdings()
     finally:
         peer.close()
