@@ -17,3 +17,12 @@ def test_metrics(world):
     text = world.call("GET", "/metrics", world.operator).get_data(as_text=True)
     assert "wislice_http_request_seconds_count" in text
     assert "wislice_slices" in text
+
+
+def test_upgrades_view_is_on_the_page(world):
+    html = world.client.get("/").get_data(as_text=True)
+    for part in ('data-tab="upgrades"', 'id="firmware-form"', 'id="rollout-form"', 'id="rollout-aps"'):
+        assert part in html
+    script = world.client.get("/static/dashboard.js")
+    assert "renderers.upgrades" in script.get_data(as_text=True)
+    script.close()

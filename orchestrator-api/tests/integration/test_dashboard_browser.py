@@ -177,3 +177,50 @@ def test_operator_workflow_on_the_testbed(page):
         wait_for("the kicked station gone from the wifi-controller", lambda: mac not in [
             c["mac"].lower() for c in tb.onos.get("/onos/wifi/clients")["clients"]], timeout=30)
         station.disconnect()
+
+
+def test_upgrades_view(processes, tmp_path, page):
+    """Issue 18: upload signed firmware in the Upgrades tab (a bad signature is refused with its reason), start a
+    rollout to every AP and watch each AP's progress reach done (the fake controller's simulated APs)."""
+    from firmware_helpers import SigningKey
+    from orch_served import start_orchestrator
+    from playwright.sync_api import expect
+
+    key = SigningKey()
+    served = start_orchestrator(processes, tmp_path, {"WISLICE_FIRMWARE_KEYS": key.public_line,
+                                                      "WISLICE_FIRMWARE_BASE_URL": "http://127.0.0.1:1",
+                                                      "WISLICE_ROLLOUT_POLL_S": "0.2"})
+    image = tmp_path / "wislice-2.0.bin"
+    image.write_bytes(b"\x27\x05\x19\x56 sysupgrade image" * 64)
+    good, bad = tmp_path / "good.sig", tmp_path / "bad.sig"
+    good.write_text(key.sign(image.read_bytes()))
+    bad.write_text(SigningKey().sign(image.read_bytes()))
+    refused: list[str] = []
+    page.on("console", lambda msg: refused.append(msg.text) if "Content Security Policy" in msg.text else None)
+    page.goto(served.url + "/")
+    page.fill("#token", served.operator)
+    page.click("#login-form button")
+    page.click('nav button[data-tab="upgrades"]')
+    form = page.locator("#firmware-form")
+    form.locator('input[name="file"]').set_input_files(str(image))
+    form.locator('input[name="version"]').fill("2.0")
+    form.locator('input[name="sig"]').set_input_files(str(bad))
+    form.locator("button[type=submit]").click()
+    result = page.locator("#firmware-result")
+    expect(result).to_have_attribute("data-status", "refused")
+    expect(result).to_contain_text("not a trusted key")
+    form.locator('input[name="sig"]').set_input_files(str(good))
+    form.locator("button[type=submit]").click()
+    expect(result).to_have_attribute("data-status", "stored")
+    expect(page.locator("#firmware-table tbody tr")).to_have_count(1)
+    rollout = page.locator("#rollout-form")
+    expect(rollout.locator('select[name="firmware"] option')).to_have_count(1)
+    rollout.locator('input[name="stage_size"]').fill("1")
+    rollout.locator("button[type=submit]").click()
+    expect(page.locator("#rollout-result")).to_have_attribute("data-status", "started")
+    box = page.locator("#rollout-box")
+    expect(box).to_have_attribute("data-status", "finished")
+    for ap in ("ap-1", "ap-2"):
+        expect(page.locator(f'#rollout-aps tr[data-row="{ap}"]')).to_contain_text("done")
+    expect(page.locator("#rollouts-table")).to_contain_text("2 done")
+    assert refused == []

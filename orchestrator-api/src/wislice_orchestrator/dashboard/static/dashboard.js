@@ -4,7 +4,7 @@
 
 const API = "/api/v1";
 const state = { token: sessionStorage.getItem("wislice-token"), tab: "overview", timer: null,
-                chart: null, clientChart: null, chartSlice: null, tele: null };
+                chart: null, clientChart: null, chartSlice: null, tele: null, rollout: null };
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -296,6 +296,91 @@ document.getElementById("edit-form").addEventListener("submit", async ev => {
               { bandwidth, latency_class: f.latency.value, latency_budget_us: budgetOf(f) }), out);
 });
 
+// --- fleet upgrades (issue 18): firmware, rollouts and each AP's progress -----------------------------------------
+// How far along an AP is, out of UPGRADE_STEPS (the controller's states; the ends fill the bar).
+const UPGRADE_STEPS = ["pending", "requested", "downloading", "verifying", "installing", "restarting", "done"];
+function upgradeBar(ap) {
+  const step = ap.ended ? UPGRADE_STEPS.length - 1 : Math.max(0, UPGRADE_STEPS.indexOf(ap.state));
+  const b = bar(step, UPGRADE_STEPS.length - 1);
+  if (["failed", "rolled_back", "offline"].includes(ap.state)) b.classList.add("bad");
+  return b;
+}
+renderers.upgrades = async function () {
+  const [{ firmware }, { rollouts }] = await Promise.all([api("GET", "/firmware"), api("GET", "/rollouts")]);
+  fillTable(document.getElementById("firmware-table"), [["firmware_id", "Firmware"], ["version", "Version"],
+    ["kind", "Kind"], ["size", "Bytes"], [f => f.sha256.slice(0, 16) + "…", "SHA-256"], ["key_id", "Key"],
+    ["created_at", "Uploaded"]], firmware.map(f => ({ ...f, _key: f.firmware_id })),
+    f => el("button", { "data-delete-firmware": f.firmware_id, onclick: async () => {
+      const out = document.getElementById("firmware-result");
+      try { await api("DELETE", `/firmware/${f.firmware_id}`); out.textContent = `firmware ${f.firmware_id} deleted`; }
+      catch (e) { out.textContent = e.message; out.className = "error"; }
+      refresh();
+    } }, "Delete"));
+  const select = document.getElementById("rollout-form").firmware;
+  const options = firmware.map(f => `${f.firmware_id}`).join();
+  if (select.dataset.options !== options) {  // refilled only when the list changed: a choice being made stays
+    select.dataset.options = options;
+    select.replaceChildren(...firmware.map(f => el("option", { value: f.firmware_id }, `${f.firmware_id} ${f.version} (${f.kind})`)));
+  }
+  fillTable(document.getElementById("rollouts-table"), [["rollout_id", "Rollout"], ["version", "Version"],
+    [r => el("span", { class: "status-" + r.status }, r.status), "Status"],
+    [r => Object.entries(r.counts).map(([k, n]) => `${n} ${k}`).join(", "), "APs"], ["reason", "Reason"],
+    ["created_at", "Started"]], rollouts.map(r => ({ ...r, _key: r.rollout_id })),
+    r => [el("button", { "data-show-rollout": r.rollout_id, onclick: () => { state.rollout = r.rollout_id; refresh(); } },
+             "Progress"),
+          ["pending", "running"].includes(r.status) ? el("button", { "data-cancel-rollout": r.rollout_id, onclick: async () => {
+            await api("POST", `/rollouts/${r.rollout_id}/cancel`);
+            refresh();
+          } }, "Cancel") : []]);
+  const shown = state.rollout ?? rollouts[0]?.rollout_id, box = document.getElementById("rollout-box");
+  box.hidden = shown === undefined;
+  if (shown === undefined) return;
+  const r = await api("GET", `/rollouts/${shown}`);
+  document.getElementById("rollout-title").textContent =
+    `Rollout ${r.rollout_id}: ${r.version} — ${r.status}${r.finished_at ? "" : " (in progress)"}`;
+  box.dataset.rollout = r.rollout_id;
+  box.dataset.status = r.status;
+  fillTable(document.getElementById("rollout-aps"), [["agent_id", "AP"], ["stage", "Stage"],
+    [upgradeBar, "Progress"], [ap => el("span", { class: "state-" + ap.state }, ap.state), "State"],
+    ["from_version", "From"], ["attempts", "Asked"], ["reason", "Reason"]],
+    r.aps.map(ap => ({ ...ap, _key: ap.agent_id })));
+};
+document.getElementById("firmware-form").addEventListener("submit", async ev => {
+  ev.preventDefault();
+  const f = ev.target, out = document.getElementById("firmware-result"), form = new FormData();
+  form.append("file", f.file.files[0]);
+  form.append("version", f.version.value);
+  form.append("kind", f.kind.value);
+  form.append("signature", await f.sig.files[0].text());
+  // Not api(): the body is multipart (the browser sets its Content-Type with the boundary).
+  const resp = await fetch(API + "/firmware", { method: "POST", body: form,
+                                                headers: { "Authorization": "Bearer " + state.token } });
+  const data = await resp.json();
+  out.className = resp.ok ? "" : "error";
+  out.textContent = resp.ok ? `firmware ${data.firmware_id} stored: ${data.version}, sha256 ${data.sha256}`
+    : `${data.detail || data.title}${data.errors ? ": " + JSON.stringify(data.errors) : ""}`;
+  out.dataset.status = resp.ok ? "stored" : "refused";
+  refresh();
+});
+document.getElementById("rollout-form").addEventListener("submit", async ev => {
+  ev.preventDefault();
+  const f = ev.target, out = document.getElementById("rollout-result");
+  const aps = f.aps.value.trim() === "all" ? "all" : f.aps.value.split(",").map(a => a.trim()).filter(a => a);
+  const body = { firmware_id: Number(f.firmware.value), aps };
+  for (const k of ["stage_size", "parallel", "max_failures", "timeout_s", "retry_offline_s"]) body[k] = Number(f[k].value);
+  try {
+    const r = await api("POST", "/rollouts", body);
+    state.rollout = r.rollout_id;
+    out.className = "";
+    out.textContent = `rollout ${r.rollout_id} started on ${r.aps.length} APs`;
+    out.dataset.status = "started";
+  } catch (e) {
+    out.className = "error";
+    out.textContent = e.message;
+    out.dataset.status = "error";
+  }
+  refresh();
+});
 // --- navigation and login ---------------------------------------------------------------------------------
 async function refresh() {
   try { await renderers[state.tab](); } catch (e) { console.error(e); }
