@@ -139,3 +139,44 @@ def test_runner_killed_mid_saga_is_taken_over(instances):
     assert again.status_code == 202
     assert finished(apps[0], again.headers["Location"], headers)["status"] == "succeeded"
     assert fake.resources() == EMPTY
+
+
+def test_a_rollout_runs_on_one_instance_and_moves_on_when_it_stops(instances):
+    """Issue 18: both instances' rollout runners go round at the same moments; only one holds the rollout and asks
+    APs. When it stops (dies), the other takes the rollout over once the lease expired and finishes it, asking no
+    AP twice."""
+    from wislice_orchestrator.models import Firmware, Rollout, RolloutAp
+
+    apps, fake, _ = instances
+    runners = [app.extensions["wislice_rollouts"] for app in apps]
+    for runner in runners:
+        runner.stop()  # rounds by hand, both at once
+    with apps[0].extensions["wislice"].session_factory() as s:
+        image = Firmware(version="2.0", kind="sysupgrade", size=1, sha256="ab" * 32, signature="sig",
+                         key_id="00" * 8, download_token="t" * 43)
+        s.add(image)
+        s.flush()
+        rollout = Rollout(firmware_id=image.id, stage_size=1, parallel=1, max_failures=1, timeout_s=600,
+                          retry_offline_s=60)
+        rollout.aps = [RolloutAp(agent_id="ap-1", stage=1), RolloutAp(agent_id="ap-2", stage=2)]
+        s.add(rollout)
+        s.commit()
+        rollout_id = rollout.id
+    with ThreadPoolExecutor(2) as pool:
+        for _ in range(3):
+            worked = list(pool.map(lambda r: r.tick(), runners))
+            assert sorted(worked) == [[], [rollout_id]], worked
+    holder = next(r for r, w in zip(runners, worked, strict=True) if w)
+    other = next(r for r in runners if r is not holder)
+    assert [agent for agent, _ in fake.upgrade_requests] == ["ap-1"]
+    time.sleep(LEASE["LEASE_S"] + 0.2)  # the holder is gone: its lease runs out
+    for _ in range(20):
+        assert other.tick() == [rollout_id]
+        with apps[1].extensions["wislice"].session_factory() as s:
+            done = s.get(Rollout, rollout_id)
+            ended = (done.status, {ap.agent_id: ap.state for ap in done.aps})
+            if done.finished_at is not None:
+                break
+    assert ended == ("finished", {"ap-1": "done", "ap-2": "done"})
+    assert sorted(agent for agent, _ in fake.upgrade_requests) == ["ap-1", "ap-2"]
+    assert holder.tick() == []

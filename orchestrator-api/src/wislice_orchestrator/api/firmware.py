@@ -45,6 +45,15 @@ def upload_limit(config: Any) -> int:
     return int(config["FIRMWARE_MAX_BYTES"]) + FORM_OVERHEAD
 
 
+def _store() -> Any:
+    """The firmware directory; 409 while none can be chosen (a database that is not a SQLite file needs
+    WISLICE_FIRMWARE_DIR)."""
+    try:
+        return fw.store_dir(current_app.config)
+    except fw.FirmwareError as exc:
+        abort(409, message=str(exc))
+
+
 def _get(firmware_id: int) -> Firmware:
     image = db().get(Firmware, firmware_id)
     if image is None:
@@ -85,7 +94,7 @@ def upload() -> Firmware:
     same = db().scalar(select(Firmware).where(Firmware.sha256 == sha256))
     if same is not None:
         abort(409, message=f"this artifact is already stored as firmware {same.id} (version {same.version})")
-    fw.write_artifact(fw.store_dir(config), sha256, data)
+    fw.write_artifact(_store(), sha256, data)
     image = Firmware(version=fields["version"], kind=fields["kind"], size=len(data), sha256=sha256,
                      signature=fields["signature"], key_id=key.key_id.hex(), download_token=fw.new_token())
     db().add(image)
@@ -130,7 +139,7 @@ def delete_firmware(firmware_id: int) -> None:
     db().delete(image)
     event(db(), "firmware", f"firmware {firmware_id} ({image.version}) deleted")
     db().commit()
-    (fw.store_dir(current_app.config) / f"{image.sha256}.bin").unlink(missing_ok=True)
+    (_store() / f"{image.sha256}.bin").unlink(missing_ok=True)
 
 
 @blp.get(f"/firmware/<int(max={MAX_ID}):firmware_id>/download")
@@ -143,7 +152,7 @@ def download(args: dict[str, Any], firmware_id: int) -> Response:
     image = db().get(Firmware, firmware_id)
     if image is None or not hmac.compare_digest(image.download_token.encode(), args["token"].encode()):
         abort(404, message=f"firmware {firmware_id} not found")
-    path = fw.store_dir(current_app.config) / f"{image.sha256}.bin"
+    path = _store() / f"{image.sha256}.bin"
     if not path.is_file():
         abort(404, message=f"the file of firmware {firmware_id} is missing from the firmware directory")
     return send_file(path, mimetype="application/octet-stream", download_name=f"{image.version}-{image.kind}.bin",
