@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import janitor
 from ..dockerd import PrivateDockerd
 from ..hugepages import Hugepages
 from .common import wait_for
@@ -69,6 +70,8 @@ def mec_node(onos: Onos, processes: Any, uplink: str, agent_id: str = "mec-1", s
     dockerd = hp = sw = None
     agent = node = None
     prefix = f"wsmec{secrets.token_hex(3)}"  # the DPDK switch's EAL --file-prefix
+    eal_dir = Path("/var/run/dpdk") / prefix  # EAL leaves it even with --in-memory
+    eal_token = None
     try:
         dockerd = PrivateDockerd.start("mec", live_restore=True)  # as a MEC node's engine runs (mec-agent README)
         say(f"private dockerd up ({dockerd.socket})")
@@ -77,6 +80,8 @@ def mec_node(onos: Onos, processes: Any, uplink: str, agent_id: str = "mec-1", s
         node_conf = ['switch_veth_args = "{ifname}"']
         if switch == "dpdk":
             hp = Hugepages.reserve(DPDK_HUGEPAGES)
+            eal_token = janitor.register(f"DPDK runtime dir {eal_dir}",
+                                         lambda: shutil.rmtree(eal_dir, ignore_errors=True))
             sw = start_dpdk_switch(processes, MEC_DEV_ID, [("core", uplink, "")], mgmt, controller, hp.mount,
                                    prefix, DPDK_SWITCH_LCORE)
             node_conf = [f'switch_veth_args = "{DPDK_VETH_ARGS}"', f'switch_vhost_args = "{DPDK_VHOST_ARGS}"',
@@ -114,7 +119,9 @@ def mec_node(onos: Onos, processes: Any, uplink: str, agent_id: str = "mec-1", s
             # The switch and the DPDK vNFs hold hugepages: both gone before the pool shrinks back.
             if sw is not None:
                 processes.stop(node.switch if node is not None else sw)
-            shutil.rmtree(Path("/var/run/dpdk") / prefix, ignore_errors=True)
+            shutil.rmtree(eal_dir, ignore_errors=True)
+            if eal_token is not None:
+                janitor.unregister(eal_token)
             if hp is not None:
                 hp.release()
         shutil.rmtree(state_dir, ignore_errors=True)
