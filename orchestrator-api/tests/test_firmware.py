@@ -153,3 +153,14 @@ def test_migration_0009_down_and_up(tmp_path):
         assert "AUTOINCREMENT" in ddl
     finally:
         engine.dispose()
+
+
+def test_the_upload_alone_takes_bodies_over_max_content_length(tmp_path, key):
+    w = upgrade_world(tmp_path, key, MAX_CONTENT_LENGTH=4096)  # the artifact (10 KiB) is over it, under the 64 KiB
+    try:
+        assert upload(w, IMAGE, key.sign(IMAGE)).status_code == 201
+        big = w.call("PUT", "/api/v1/topology", w.operator, data=b"{" + b" " * 8192 + b"}",
+                     content_type="application/json")
+        assert big.status_code == 413
+    finally:
+        w.app.extensions["wislice_engine"].dispose()
