@@ -211,7 +211,8 @@ class FakeAgent:
 
     def _vnf_state(self, spec: dict[str, Any]) -> dict[str, Any]:
         vnf_id = spec["tenant_id"] << 16 | spec["instance_id"]
-        state = {k: v for k, v in spec.items() if k != "chain_id"}  # the mec-agent keeps chain_id; VnfState has none
+        # the mec-agent keeps chain_id and latency_class; VnfState has neither
+        state = {k: v for k, v in spec.items() if k not in ("chain_id", "latency_class")}
         state.update(vnf_id=vnf_id, address=".".join(str((vnf_id >> s) & 0xff) for s in (24, 16, 8, 0)),
                      state="running", container_id=f"{vnf_id:012x}", ports=[{"name": f"vnf{vnf_id}-in",
                                                                              "pof_port": 20}])

@@ -55,6 +55,16 @@ def test_each_slice_is_its_own_vnf_chain(world):
     assert chains == sorted([first["slice_id"]] * 2 + [second["slice_id"]])
 
 
+def test_each_vnf_carries_its_slices_latency_class(world):
+    # The MEC node places a latency slice's vNFs on a core of their own and runs them in latency mode there.
+    low = create(world, slice_body(vnfs=2))
+    bulk = create(world, dict(slice_body(name="bulk", agent="ap-2", vnfs=1), latency_class="best_effort",
+                              latency_budget_us=None))
+    assert low["status"] == bulk["status"] == "succeeded"
+    classes = sorted((v["chain_id"], v["latency_class"]) for v in world.fake.vnfs.values())
+    assert classes == sorted([(low["slice_id"], "low")] * 2 + [(bulk["slice_id"], "best_effort")])
+
+
 @pytest.mark.parametrize("after", [False, True], ids=["fails-before", "fails-after-effect"])
 @pytest.mark.parametrize("method,nth", STEPS, ids=[f"{m}-{n}" for m, n in STEPS])
 def test_any_failing_step_leaves_nothing(world, method, nth, after):

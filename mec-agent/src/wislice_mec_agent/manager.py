@@ -117,6 +117,7 @@ class VnfManager:
         cpus and cpu_mode for a placed vNF when ``placement``, by default config.report_placement)."""
         state = dict(rec.spec.to_json())
         state.pop("chain_id", None)  # VnfState has no chain_id: the nfv-controller's check refuses unknown fields
+        state.pop("latency_class", None)  # nor latency_class
         state.update(vnf_id=rec.vnf_id, address=address_of(rec.vnf_id), state=rec.state, ports=rec.ports,
                      container_id=rec.container_id or "0" * 12)
         state["class"] = rec.vnf_class
@@ -179,12 +180,11 @@ class VnfManager:
         spec, vnf_id, cls = rec.spec, rec.vnf_id, vnf_class(image.vnf_class)
         cpus, params = "", spec.params
         if cls.placed:
-            placed = self.planner.place(vnf_id, wants_latency(spec.params))
+            placed = self.planner.place(vnf_id, wants_latency(spec))
             undo.push("cpu placement", lambda: self.planner.release(vnf_id))
-            cpus, params = placed.cpus, run_params(spec.params, placed)
+            cpus, params = placed.cpus, run_params(spec, placed, image.params)
             if params != spec.params:
-                log.info("vNF %d: latency slice on a %s core: burst 1 with rx-interrupt sleep, not busy poll",
-                         vnf_id, placed.mode)
+                log.info("vNF %d: latency slice on a %s core: runs with %s", vnf_id, placed.mode, params)
         claimed = self.pool.claim(image.name) if self.pool is not None else None
         if claimed is not None:
             container_id, pid, cdir = claimed.container_id, claimed.pid, Path(claimed.config_dir)

@@ -10,13 +10,12 @@ run on 1 anyway and the kernel could not spread it.
   vNF's. Otherwise it shares: it goes to the non-switch core with the fewest DPDK vNFs (ties: the lowest number),
   and the vNFs of a core split it by their CPU weights (cpu.weight / cpu.shares, the scheduler).
 - A node whose only cores are the switch's puts its vNFs there, with a warning: they take CPU from the switch.
-- A latency slice's vNF (its params say latency=true, issue 15) takes a free core first like any other, and other
-  vNFs keep off its core while the node has another vNF core: it keeps its exclusive core. Whether it busy-polls
-  follows from its placement (``run_params``): only on a core of its own; shared (or on the switch's core) it runs
-  burst 1 with rx-interrupt sleep, since two busy pollers on one core take turns by scheduler slices
-  (milliseconds; mec-agent/bench/slice_latency.py). The scheduler gives it the highest CPU weight.
-- The mode is what a core holds now: a vNF is exclusive while it is alone on a core that is not the switch's,
-  shared when another DPDK vNF joins it, "switch" on a switch core. Freeing a vNF frees its core.
+- A latency slice's vNF (VnfSpec latency_class ultra_low or low, or params latency=true; issue 15) takes a free
+  core first like any other, and other vNFs keep off its core while the node has another vNF core: it keeps its
+  exclusive core. Whether it busy-polls follows from its placement (``run_params``): only on a core of its own;
+  shared (or on the switch's core) it runs burst 1 with rx-interrupt sleep, since two busy pollers on one core
+  take turns by scheduler slices (milliseconds; mec-agent/bench/slice_latency.py). The scheduler gives it the
+  highest CPU weight.
 Kernel vNFs are not placed (no cpuset): their forwarding is softirq work on whatever core the packet arrives on.
 """
 
@@ -32,6 +31,7 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 EXCLUSIVE, SHARED, SWITCH = "exclusive", "shared", "switch"
+LATENCY_SLICES = ("ultra_low", "low")  # VnfSpec latency classes whose vNFs run in latency mode
 MAX_CPU = 4095
 
 
@@ -142,17 +142,27 @@ class CorePlanner:
         return Placement(str(core), mode)
 
 
-def wants_latency(params: dict[str, Any]) -> bool:
-    """A latency slice's vNF: its params ask for latency mode (dpdk-vnf's catalog param ``latency``)."""
-    return params.get("latency") is True
+def wants_latency(spec: Any) -> bool:
+    """A latency slice's vNF: its VnfSpec's latency_class is ultra_low or low, or its params ask for latency mode
+    (dpdk-vnf's catalog param ``latency``, for a controller that does not send the class)."""
+    return spec.latency_class in LATENCY_SLICES or spec.params.get("latency") is True
 
 
-def run_params(params: dict[str, Any], placement: Placement) -> dict[str, Any]:
-    """The params a vNF starts with on ``placement``: a latency vNF busy-polls (latency=true, burst 1) only on an
-    exclusive core; elsewhere latency is dropped for burst 1, so it sleeps on rx interrupts between packets and
-    leaves the core to its neighbours. Other params pass unchanged."""
-    if not wants_latency(params) or placement.mode == EXCLUSIVE:
-        return dict(params)
-    out = {k: v for k, v in params.items() if k != "latency"}
-    out["burst"] = 1
+def run_params(spec: Any, placement: Placement, accepted: Iterable[str]) -> dict[str, Any]:
+    """The params a vNF starts with on ``placement`` (``accepted``: the params its image takes). A latency slice's
+    vNF busy-polls (latency=true: burst 1, never sleeps) only on an exclusive core; elsewhere it gets burst 1
+    without latency, so it sleeps on rx interrupts between packets and leaves the core to its neighbours. An image
+    without those params starts with its params as sent; other vNFs too."""
+    out = dict(spec.params)
+    if not wants_latency(spec):
+        return out
+    accepted = set(accepted)
+    if placement.mode == EXCLUSIVE:
+        if "latency" in accepted:
+            out["latency"] = True
+            out.pop("burst", None)  # latency mode is burst 1; another burst beside it is refused
+    else:
+        out.pop("latency", None)
+        if "burst" in accepted:
+            out["burst"] = 1
     return out

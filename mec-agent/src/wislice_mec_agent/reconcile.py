@@ -52,7 +52,7 @@ def reconcile(m: VnfManager) -> dict[str, Any]:
                     report["failed"].append({"vnf_id": rec.vnf_id, "error": "; ".join(errors)})
             elif is_healthy(m, rec, running, _readd_lost_ports(m, rec, running, switch_ports, report)):
                 report["adopted"].append(rec.vnf_id)
-                latency = wants_latency(rec.spec.params)
+                latency = wants_latency(rec.spec)
                 if vnf_class(rec.vnf_class).placed and not m.planner.adopt(rec.vnf_id, cpusets[rec.container_name],
                                                                            latency):
                     log.info("vNF %d runs on cpuset %r, not one core of this node: left unplaced", rec.vnf_id,

@@ -6,7 +6,7 @@
   Weights are computed in cpu.shares units (1024 = the default) and written through the cgroups module: cgroup v1
   cpu.shares, or the equivalent v2 cpu.weight. A downstream vNF's arrival rate is at least what its upstream in
   the chain sent on (packets dropped at its full input are load it did not get to), and a throttled chain head
-  gets the floor weight (its work would only be dropped). A latency slice's vNF (params latency=true) gets the
+  gets the floor weight (its work would only be dropped). A latency slice's vNF (placement.wants_latency) gets the
   highest weight of the node.
 - Per-chain backpressure with hysteresis: when a downstream vNF's queue passes the high watermark the chain head
   is throttled (drops at the head, so no upstream work is wasted on packets that would die downstream), and
@@ -271,7 +271,7 @@ class SchedulerLoop:
                     self.estimators.setdefault(rec.vnf_id, CostEstimator()).add(Sample(now, cpu, rx, offered=offered))
                     upstream = rec
             self._backpressure(chains, pids, recs)
-            latency = {r.vnf_id for r in recs if r.vnf_id in pids and wants_latency(r.spec.params)}
+            latency = {r.vnf_id for r in recs if r.vnf_id in pids and wants_latency(r.spec)}
             shares = favour_latency(compute_shares({v: self.load_of(v) for v in pids}), latency)
             for vnf_id, value in shares.items():
                 if self.last_shares.get(vnf_id) != value and self.apply(pids[vnf_id], value):

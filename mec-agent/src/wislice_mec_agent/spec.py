@@ -15,8 +15,10 @@ from .ids import check_assignable, vnf_id_of
 PARAM_NAME_RE = re.compile(r"^[A-Za-z0-9_]{1,64}$")
 MAX_PARAMS = 64
 MAX_PARAM_STRING = 4096
-SPEC_KEYS = {"tenant_id", "instance_id", "image", "params", "cpu", "memory_mib", "chain_position", "chain_id"}
-REQUIRED_KEYS = SPEC_KEYS - {"params", "chain_id"}
+SPEC_KEYS = {"tenant_id", "instance_id", "image", "params", "cpu", "memory_mib", "chain_position", "chain_id",
+             "latency_class"}
+REQUIRED_KEYS = SPEC_KEYS - {"params", "chain_id", "latency_class"}
+LATENCY_CLASSES = ("ultra_low", "low", "best_effort")  # the orchestrator's slice classes (spec/agent schema)
 MAX_CHAIN_ID = 0xFFFFFFFF
 
 ParamValue = str | int | float | bool
@@ -32,6 +34,7 @@ class VnfSpec:
     chain_position: int
     params: dict[str, ParamValue] = field(default_factory=dict)
     chain_id: int | None = None  # the orchestrator's slice id; None from a controller that does not send it
+    latency_class: str | None = None  # its slice's latency class; None from a controller that does not send it
 
     @property
     def vnf_id(self) -> int:
@@ -43,10 +46,11 @@ class VnfSpec:
         return self.tenant_id, self.chain_id
 
     def to_json(self) -> dict[str, Any]:
-        """The wire VnfSpec: chain_id left out when there is none (the schema has no null for it)."""
+        """The wire VnfSpec: chain_id and latency_class left out when there is none (the schema has no null)."""
         out = asdict(self)
-        if self.chain_id is None:
-            del out["chain_id"]
+        for key in ("chain_id", "latency_class"):
+            if out[key] is None:
+                del out[key]
         return out
 
 
@@ -103,5 +107,11 @@ def parse_vnf_spec(obj: object) -> VnfSpec:
     memory_mib = _int(obj, "memory_mib", 1, 1048576)
     chain_position = _int(obj, "chain_position", 0, 255)
     chain_id = _int(obj, "chain_id", 1, MAX_CHAIN_ID) if "chain_id" in obj else None
+    latency_class = obj.get("latency_class")
+    if latency_class is not None and latency_class not in LATENCY_CLASSES:
+        raise bad_request(f"latency_class must be one of {', '.join(LATENCY_CLASSES)}, got {latency_class!r}")
+    if "latency_class" in obj and latency_class is None:
+        raise bad_request("latency_class must be a string; leave it out for none")
     return VnfSpec(tenant_id=tenant_id, instance_id=instance_id, image=image, cpu=float(cpu), memory_mib=memory_mib,
-                   chain_position=chain_position, params=_params(obj.get("params", {})), chain_id=chain_id)
+                   chain_position=chain_position, params=_params(obj.get("params", {})), chain_id=chain_id,
+                   latency_class=latency_class)

@@ -44,6 +44,8 @@ def test_non_unicast_addresses_are_refused(tenant: int, instance: int) -> None:
     ({"extra": 1}, "unknown VnfSpec fields: extra"),
     ({"chain_id": 0}, "chain_id 0 out of range"),
     ({"chain_id": "7"}, "chain_id must be an integer"),
+    ({"latency_class": "urllc"}, "latency_class must be one of ultra_low, low, best_effort"),
+    ({"latency_class": None}, "latency_class must be a string"),
 ])
 def test_spec_validation_errors(change: dict, words: str) -> None:
     with pytest.raises(AgentError) as err:
@@ -62,6 +64,18 @@ def test_chain_id_vectors() -> None:
     assert parse_vnf_spec(spec()).chain == (1, None) and "chain_id" not in parse_vnf_spec(spec()).to_json()
     bad = json.loads((SPEC / "vectors" / "invalid" / "vnf-chain-id-zero.json").read_text())
     with pytest.raises(AgentError, match="chain_id 0 out of range"):
+        parse_vnf_spec(bad["message"]["params"]["vnf"])
+
+
+def test_latency_class_vectors() -> None:
+    from .test_protocol import SPEC
+
+    good = json.loads((SPEC / "vectors" / "valid" / "req-createVnf-latency.json").read_text())
+    parsed = parse_vnf_spec(good["params"]["vnf"])
+    assert parsed.latency_class == "ultra_low" and parsed.to_json() == good["params"]["vnf"]
+    assert "latency_class" not in parse_vnf_spec(spec()).to_json()
+    bad = json.loads((SPEC / "vectors" / "invalid" / "vnf-latency-class-unknown.json").read_text())
+    with pytest.raises(AgentError, match="latency_class must be one of"):
         parse_vnf_spec(bad["message"]["params"]["vnf"])
 
 

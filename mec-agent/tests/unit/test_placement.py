@@ -14,6 +14,7 @@ from wislice_mec_agent.config import AgentConfig
 from wislice_mec_agent.placement import CorePlanner, Placement, parse_cpus, run_params
 from wislice_mec_agent.pool import WarmPool
 from wislice_mec_agent.reconcile import reconcile
+from wislice_mec_agent.spec import VnfSpec
 
 from .conftest import Node, spec
 
@@ -163,12 +164,21 @@ def test_a_latency_vnf_keeps_its_core_while_others_have_one() -> None:
 
 
 def test_latency_mode_follows_placement() -> None:
-    lat = {"mode": "fwd", "latency": True}
-    assert run_params(lat, Placement("1", "exclusive")) == lat  # busy poll only on a core of its own
-    for mode in ("shared", "switch"):
-        assert run_params(lat, Placement("1", mode)) == {"mode": "fwd", "burst": 1}  # rx-interrupt sleep
-    assert run_params({"burst": 8}, Placement("1", "shared")) == {"burst": 8}
-    assert run_params({"latency": False}, Placement("1", "shared")) == {"latency": False}
+    def vnf(params: dict, latency_class: str | None = None) -> VnfSpec:
+        return VnfSpec(1, 2, "dpdk-vnf", 0.5, 64, 0, params, None, latency_class)
+
+    dpdk = ("mode", "cost_cycles", "burst", "latency", "vhost_server")  # dpdk-vnf's catalog params
+    own, shared, switch = Placement("1", "exclusive"), Placement("1", "shared"), Placement("0", "switch")
+    lat = vnf({"mode": "fwd", "latency": True})
+    assert run_params(lat, own, dpdk) == {"mode": "fwd", "latency": True}  # busy poll only on a core of its own
+    for p in (shared, switch):
+        assert run_params(lat, p, dpdk) == {"mode": "fwd", "burst": 1}  # rx-interrupt sleep
+    cls = vnf({"burst": 32}, "ultra_low")  # the class alone is enough
+    assert run_params(cls, own, dpdk) == {"latency": True}
+    assert run_params(cls, shared, dpdk) == {"burst": 1}
+    assert run_params(cls, shared, ()) == {"burst": 32}  # an image without those params starts as sent
+    assert run_params(vnf({"burst": 8}, "best_effort"), shared, dpdk) == {"burst": 8}
+    assert run_params(vnf({"latency": False}), shared, dpdk) == {"latency": False}
 
 
 def test_a_latency_vnf_busy_polls_only_on_its_own_core(tmp_path: Path) -> None:
@@ -178,7 +188,8 @@ def test_a_latency_vnf_busy_polls_only_on_its_own_core(tmp_path: Path) -> None:
     assert first["cpu_mode"] == "exclusive" and first["params"] == lat  # the spec as sent
     other = node.manager.create(spec(instance=3, image="dpdk-vnf"))
     assert other["cpus"] == "2"  # kept off the latency vNF's core
-    third = node.manager.create(spec(instance=4, image="dpdk-vnf", params=lat))
+    third = node.manager.create(spec(instance=4, image="dpdk-vnf", latency_class="low"))  # the class, no param
+    assert "latency_class" not in third  # VnfState has none
     assert (third["cpus"], third["cpu_mode"]) == ("2", "shared")
     env = {s["vnf_id"]: (node.manager.vnf_dir(s["vnf_id"]) / "params.env").read_text() for s in (first, third)}
     assert env[first["vnf_id"]] == "P_latency=true\n"

@@ -43,10 +43,11 @@ def vap_spec(db: Session, slice_: Slice, vap: SliceVap) -> dict[str, Any]:
 
 def vnf_spec(vnf: SliceVnf) -> dict[str, Any]:
     """The VnfSpec; chain_id = the slice, so the MEC node's backpressure keeps each slice's chain to itself (a
-    tenant's other slices are other chains)."""
+    tenant's other slices are other chains); latency_class = the slice's, so the node runs a latency slice's vNF
+    in latency mode where it can give it a core (spec/agent PROTOCOL.md)."""
     return {"tenant_id": vnf.tenant_id, "instance_id": vnf.instance_id, "image": vnf.image, "params": vnf.params,
             "cpu": vnf.cpu, "memory_mib": vnf.memory_mib, "chain_position": vnf.chain_position,
-            "chain_id": vnf.slice_id}
+            "chain_id": vnf.slice_id, "latency_class": vnf.slice.latency_class}
 
 
 def path_id(slice_: Slice, vap: SliceVap) -> str:

@@ -23,6 +23,8 @@ public final class Schema {
 
     static final Set<String> SECURITY_MODES = Set.of("open", "wpa2-psk", "wpa3-sae", "wpa2-wpa3");
     public static final long U32 = 4294967295L;
+    /** A slice's latency classes (the orchestrator's), as a VnfSpec may carry them. */
+    public static final Set<String> LATENCY_CLASSES = Set.of("ultra_low", "low", "best_effort");
     /** Rates of a rate_limit (kbit/s). */
     public static final long MAX_RATE_KBPS = 10_000_000L;
     static final Set<String> CAPACITY_SOURCES = Set.of("operator", "measured", "default");
@@ -253,9 +255,10 @@ public final class Schema {
     }
 
     public static void vnfSpec(JsonNode v, String path) throws ProtocolException {
-        Fields.object(v, path, union(VNF_SPEC_FIELDS, Set.of("chain_id")), VNF_SPEC_REQUIRED);
+        Fields.object(v, path, union(VNF_SPEC_FIELDS, Set.of("chain_id", "latency_class")), VNF_SPEC_REQUIRED);
         vnfCommon(v, path);
         Fields.integer(v, "chain_id", path, 1, U32); // a VnfSpec's own: VnfState does not echo it
+        Fields.oneOf(v, "latency_class", path, LATENCY_CLASSES); // as chain_id
     }
 
     public static void vnfState(JsonNode v, String path) throws ProtocolException {

@@ -20,6 +20,8 @@ public final class VnfSpec extends AgentValue {
     final int chainPosition;
     /** The chain (the orchestrator's slice id) the vNF is in; null when the request had none. */
     final Long chainId;
+    /** Its slice's latency class (ultra_low, low, best_effort); null when the request had none. */
+    final String latencyClass;
 
     public VnfSpec(int tenantId, int instanceId, String image, Map<String, Object> params, Number cpu,
                    long memoryMib, int chainPosition) {
@@ -28,6 +30,11 @@ public final class VnfSpec extends AgentValue {
 
     public VnfSpec(int tenantId, int instanceId, String image, Map<String, Object> params, Number cpu,
                    long memoryMib, int chainPosition, Long chainId) {
+        this(tenantId, instanceId, image, params, cpu, memoryMib, chainPosition, chainId, null);
+    }
+
+    public VnfSpec(int tenantId, int instanceId, String image, Map<String, Object> params, Number cpu,
+                   long memoryMib, int chainPosition, Long chainId, String latencyClass) {
         this.tenantId = tenantId;
         this.instanceId = instanceId;
         this.image = image;
@@ -36,6 +43,7 @@ public final class VnfSpec extends AgentValue {
         this.memoryMib = memoryMib;
         this.chainPosition = chainPosition;
         this.chainId = chainId;
+        this.latencyClass = latencyClass;
     }
 
     /** vnf_id = tenant_id << 16 | instance_id. */
@@ -60,8 +68,14 @@ public final class VnfSpec extends AgentValue {
         return Optional.ofNullable(chainId);
     }
 
+    /** The latency class of the vNF's slice (the node places a latency slice's vNF for it); empty: none sent. */
+    public Optional<String> latencyClass() {
+        return Optional.ofNullable(latencyClass);
+    }
+
     @Override
     protected Object[] fields() {
-        return new Object[] {tenantId, instanceId, image, params, cpu, memoryMib, chainPosition, chainId};
+        return new Object[] {tenantId, instanceId, image, params, cpu, memoryMib, chainPosition, chainId,
+                             latencyClass};
     }
 }

@@ -10,7 +10,7 @@ import org.wislice.onos.agent.Schema;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** VnfSpec: {tenant_id, instance_id, image, params?, cpu, memory_mib, chain_position, chain_id?}. */
+/** VnfSpec: {tenant_id, instance_id, image, params?, cpu, memory_mib, chain_position, chain_id?, latency_class?}. */
 public final class VnfSpecCodec extends AgentCodec<VnfSpec> {
 
     VnfSpecCodec() {
@@ -36,7 +36,7 @@ public final class VnfSpecCodec extends AgentCodec<VnfSpec> {
         }
         return new VnfSpec(j.get("tenant_id").asInt(), j.get("instance_id").asInt(), text(j, "image"), params,
                            number(j, "cpu"), j.get("memory_mib").asLong(), j.get("chain_position").asInt(),
-                           longOrNull(j, "chain_id"));
+                           longOrNull(j, "chain_id"), j.hasNonNull("latency_class") ? text(j, "latency_class") : null);
     }
 
     @Override
@@ -50,6 +50,7 @@ public final class VnfSpecCodec extends AgentCodec<VnfSpec> {
         putNumber(j, "cpu", v.cpu);
         j.put("memory_mib", v.memoryMib).put("chain_position", v.chainPosition);
         putIfSet(j, "chain_id", v.chainId);
+        putIfSet(j, "latency_class", v.latencyClass);
         return j;
     }
 }

@@ -77,7 +77,7 @@ public class NfvManager extends AbstractListenerManager<NfvEvent, NfvListener> i
             AGENT_PORT_DEFAULT, "onos", SHARED_SECRET_DEFAULT, REQUEST_TIMEOUT_MS_DEFAULT, STATS_INTERVAL_S_DEFAULT,
             30).withTls(TLS_CERT_FILE_DEFAULT, TLS_KEY_FILE_DEFAULT, TLS_CLIENT_CA_FILE_DEFAULT);
     private static final Set<String> REQUEST_FIELDS = Set.of("tenant_id", "instance_id", "image", "params", "cpu",
-            "memory_mib", "chain_position", "chain_id", "node", "near_ap");
+            "memory_mib", "chain_position", "chain_id", "latency_class", "node", "near_ap");
     /** A VnfState's cpu_mode when its node runs it on the pof-switch's core (spec/agent PROTOCOL.md). */
     static final String SWITCH_MODE = "switch";
     private final Logger log = getLogger(getClass());
@@ -272,11 +272,13 @@ public class NfvManager extends AbstractListenerManager<NfvEvent, NfvListener> i
         return store.vnfs().stream().map(this::vnfJson).collect(Collectors.toList());
     }
 
-    /** A vNF's VnfState + node, and the chain_id it was asked with (the agent keeps it but VnfState has none). */
+    /** A vNF's VnfState + node, and the chain_id and latency_class it was asked with (the agent keeps them but
+     *  VnfState has neither). */
     private ObjectNode vnfJson(Placed<VnfState> vnf) {
         ObjectNode json = NfvRecords.VNF.encode(vnf);
-        store.desiredVnf(vnf.value().vnfId()).flatMap(d -> d.value().chainId())
-                .ifPresent(chain -> json.put("chain_id", chain));
+        Optional<VnfSpec> desired = store.desiredVnf(vnf.value().vnfId()).map(Placed::value);
+        desired.flatMap(VnfSpec::chainId).ifPresent(chain -> json.put("chain_id", chain));
+        desired.flatMap(VnfSpec::latencyClass).ifPresent(c -> json.put("latency_class", c));
         return json;
     }
 

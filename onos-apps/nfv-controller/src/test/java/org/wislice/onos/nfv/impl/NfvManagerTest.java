@@ -90,6 +90,7 @@ public class NfvManagerTest {
     static ObjectNode vnfState(JsonNode spec) {
         ObjectNode s = spec.deepCopy();
         s.remove("chain_id"); // the node keeps it; VnfState has none
+        s.remove("latency_class"); // the same
         long id = spec.get("tenant_id").asLong() << 16 | spec.get("instance_id").asLong();
         s.put("vnf_id", id).put("address", "0.1.0." + spec.get("instance_id").asInt()).put("class", "kernel")
                 .put("state", "running").put("container_id", "0123456789ab");
@@ -278,6 +279,25 @@ public class NfvManagerTest {
                 assertEquals("bad_request", e.code());
             }
             assertEquals(2, manager.vnfs().size());
+        }
+    }
+
+    @Test
+    public void theLatencyClassGoesToTheAgentAndShowsInTheVnf() throws Exception {
+        try (TestAgentClient mec = connect("mec-1", 4)) {
+            CompletableFuture<ObjectNode> created = CompletableFuture.supplyAsync(
+                    () -> manager.createVnf(request(2).put("latency_class", "ultra_low")));
+            JsonNode req = mec.serveOne(r -> Json.object().set("vnf", vnfState(r.get("params").get("vnf"))));
+            assertEquals("ultra_low", req.at("/params/vnf/latency_class").asText());
+            assertEquals("ultra_low", created.get(5, TimeUnit.SECONDS).at("/vnf/latency_class").asText());
+            assertEquals("ultra_low", vnfOf(65538).get("latency_class").asText());
+            try {
+                manager.createVnf(request(4).put("latency_class", "urllc"));
+                fail("latency_class urllc accepted");
+            } catch (ControllerException e) {
+                assertEquals("bad_request", e.code());
+            }
+            assertEquals(1, manager.vnfs().size());
         }
     }
 
