@@ -222,3 +222,20 @@ def test_a_second_instance_never_runs_the_same_rollout(uw):
     assert sorted(agent for agent, _ in uw.fake.upgrade_requests) == ["ap-1", "ap-2", "ap-3"]  # each asked once
     assert a.tick() == []  # the finished rollout is nobody's any more
 
+
+
+def test_a_controller_that_does_not_answer_delays_and_an_ap_it_forgot_fails(uw):
+    created = start(uw, aps=["ap-1", "ap-2"], stage_size=2, max_failures=2)
+    del uw.fake.agents["ap-2"]  # removed from the controller since the rollout was made
+    uw.fake.fail_next("get_agent", 504, "timeout")  # ap-1's first look
+    uw.runner.tick()
+    got = {ap["agent_id"]: ap for ap in show(uw, created["rollout_id"])["aps"]}
+    assert got["ap-1"]["state"] == "pending" and "next round" in got["ap-1"]["reason"]
+    assert got["ap-2"]["state"] == "failed" and "does not know" in got["ap-2"]["reason"]
+    uw.fake.fail_next("request_upgrade", 502, "unreachable")
+    uw.clock.advance(2)
+    uw.runner.tick()
+    assert states(show(uw, created["rollout_id"]))["ap-1"] == "pending"
+    final = run(uw, created["rollout_id"])
+    assert states(final) == {"ap-1": "done", "ap-2": "failed"} and final["status"] == "finished"
+    assert [agent for agent, _ in uw.fake.upgrade_requests] == ["ap-1"]

@@ -10,9 +10,10 @@ records their states, ends those past timeout_s + GRACE_S without an end (the ag
 timeout_s where it can, and the controller reports that as rolled_back; one that never comes back reports
 nothing); halts the rollout once max_failures APs failed or rolled back; and asks the next APs: the first stage
 (stage_size APs) at once, the rest only once no first-stage AP is pending or upgrading, at most `parallel` at a
-time. An AP already on the version is skipped; one not connected waits as "offline" and is asked as soon as it is
-connected, until retry_offline_s after it was first found offline (then it ends offline: not counted as a
-failure, the image is not at fault). Offline APs do not hold back the next stage.
+time. Before asking an AP it reads it (the contract's GET of the AP: firmware_version, connected): an AP already
+on the version is skipped; one not connected waits as "offline" and is asked as soon as it is connected, until
+retry_offline_s after it was first found offline (then it ends offline: not counted as a failure, the image is
+not at fault). Offline APs do not hold back the next stage.
 
 A halted or cancelled rollout asks no more APs (those not asked end not_started) but keeps watching the APs it
 asked until they end: an AP in the middle of an install cannot be stopped, and its outcome is worth recording.
@@ -111,7 +112,7 @@ class RolloutRunner:
                     worked.append(rollout_id)
                 except LeaseLost as exc:
                     log.warning("%s", exc)
-                except ControllerError as exc:  # the controller did not answer the AP list: next round
+                except ControllerError as exc:  # the controller did not answer: next round
                     log.warning("rollout %s waits for the WiFi controller: %s", rollout_id, exc.message)
         return worked
 
@@ -122,7 +123,6 @@ class RolloutRunner:
         if rollout.status == "pending":
             rollout.status = "running"
             self._commit(db, rollout_id)
-        agents = {a["agent_id"]: a for a in self.controllers.list_agents()}
         for ap in [a for a in rollout.aps if a.state in AP_UPGRADING]:
             self._poll(db, rollout, ap)
         if rollout.status in ROLLOUT_RUNNING:
@@ -133,7 +133,7 @@ class RolloutRunner:
         db.refresh(rollout)  # a cancel may have come in meanwhile
         if rollout.status in ROLLOUT_RUNNING:
             for ap in self._next_aps(rollout):
-                self._start(db, rollout, ap, agents.get(ap.agent_id))
+                self._start(db, rollout, ap)
         else:
             for ap in rollout.aps:
                 if ap.ended_at is None and ap.state not in AP_UPGRADING:
@@ -180,9 +180,18 @@ class RolloutRunner:
             self._failed_event(db, rollout, ap)
         self._commit(db, rollout.id)
 
-    def _start(self, db: Session, rollout: Rollout, ap: RolloutAp, agent: dict[str, Any] | None) -> None:
+    def _start(self, db: Session, rollout: Rollout, ap: RolloutAp) -> None:
+        """Ask one AP, as the contract's GET of the AP shows it now (version, connected)."""
         now = self.clock()
         image = rollout.firmware
+        agent: dict[str, Any] | None = None
+        try:
+            agent = self.controllers.get_agent(ap.agent_id)
+        except ControllerError as exc:
+            if not exc.not_found:
+                ap.reason = f"asked again next round: {exc.message}"[:500]  # the controller did not answer
+                self._commit(db, rollout.id)
+                return
         if agent is None:
             self._end(ap, "failed", "the WiFi controller does not know this AP")
             self._failed_event(db, rollout, ap)
