@@ -2,11 +2,15 @@
 Port counters are from the vNF's side: a kernel vNF's rx is its host veth's tx; a DPDK vNF's come from the
 switch's port (the management socket's ``ports``), where the switch's tx is the vNF's rx.
 
+A vNF that measures itself (dpdk-vnf's stats.json: the p99 of the time a packet spent in it over its last report,
+500 ms) adds proc_p99_us: its latency cost under the node's current load (issue 15).
+
 A collection of the whole node (the stats event's) is kept as ``latest``, with what /metrics labels it by and the
 stats do not carry (each vNF's tenant, image and live state, the node's allocation): metrics.py exports it."""
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,6 +95,9 @@ class StatsCollector:
             mem = self.cgroups.memory_bytes(cg)
             mem_mib = round(mem / 1048576, 2) if mem else 0.0
         stats = {"vnf_id": vnf_id, "cpu_pct": round(cpu_pct, 2), "memory_mib": mem_mib, "ports": self._ports(rec)}
+        p99 = proc_p99_us(Path(rec.config_dir)) if pid else None
+        if p99 is not None:
+            stats["proc_p99_us"] = p99
         return stats, about
 
     def _ports(self, rec: Any) -> list[dict[str, Any]]:
@@ -109,6 +116,19 @@ class StatsCollector:
             self.latest = Collected(time.monotonic(), node, out["vnfs"],
                                     {stats["vnf_id"]: about for stats, about in rows}, allocated)
         return out
+
+
+def proc_p99_us(cdir: Path) -> float | None:
+    """The p99 processing time (us) the vNF wrote in its stats.json (dpdk-vnf: proc_p99_ns over the last report);
+    None without the file, the field, or any packet in that report (nothing measured is no cost of 0)."""
+    try:
+        stats = json.loads((cdir / "stats.json").read_text())
+        ns, packets = stats["proc_p99_ns"], stats["proc_packets"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(ns, int) or isinstance(ns, bool) or ns < 0 or not isinstance(packets, int) or packets <= 0:
+        return None
+    return round(ns / 1000, 3)
 
 
 def add_backpressure(vnfs: list[dict[str, Any]], report: dict[Any, dict[str, Any]]) -> None:

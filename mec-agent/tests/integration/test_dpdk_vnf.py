@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from wislice_mec_agent.cgroups import host
+from wislice_mec_agent.stats import StatsCollector
 from wislice_mec_agent.switch import NoSwitch
 
 from .conftest import RealNode
@@ -101,6 +102,11 @@ def chain_forwards_then_sleeps(node: RealNode, sw: Any) -> list[int]:
     before = sw.counters()
     time.sleep(TRAFFIC_S)
     after = sw.counters()
+    # While it flows: the cost vNF's p99 processing time is at least its cost, through the agent's stats too.
+    costly = stats_of(node, ids[1])
+    assert costly["proc_packets"] > 0 and costly["proc_p99_ns"] >= costly["cost_ns"], costly
+    reported = StatsCollector(node.manager).collect(ids[1])["vnfs"][0]
+    assert reported["proc_p99_us"] >= costly["cost_ns"] / 1000, reported
     delivered = after["sink"].tx_packets - before["sink"].tx_packets
     assert delivered >= 10_000, f"only {delivered} packets in {TRAFFIC_S} s through the chain"
     for name in names:

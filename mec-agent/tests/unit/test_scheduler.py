@@ -347,3 +347,27 @@ def test_a_throttled_head_gets_the_floor_weight_and_a_latency_vnf_the_top(tmp_pa
     c.node.manager.store.put(rec.with_(spec=replace(rec.spec, params={"latency": True})))
     shares = c.loop.step()
     assert shares[mid] == max(shares.values()) >= 1024
+
+
+def test_a_vnf_that_measures_itself_reports_its_p99_processing_time(tmp_path) -> None:
+    import json
+
+    from wislice_mec_agent.stats import StatsCollector, proc_p99_us
+
+    from .test_protocol import valid
+
+    node = Node(tmp_path)
+    dpdk = node.manager.create(spec(instance=2, image="dpdk-vnf"))
+    kernel = node.manager.create(spec(instance=3))
+    cdir = node.manager.vnf_dir(dpdk["vnf_id"])
+    (cdir / "stats.json").write_text(json.dumps({"proc_p99_ns": 4095, "proc_packets": 90000}))
+    stats = StatsCollector(node.manager).collect()
+    vnfs = {v["vnf_id"]: v for v in stats["vnfs"]}
+    assert vnfs[dpdk["vnf_id"]]["proc_p99_us"] == 4.095 and "proc_p99_us" not in vnfs[kernel["vnf_id"]]
+    valid({"type": "event", "event": "stats", "ts": 1, "data": {"interval_s": 5, **stats}})
+    for bad in ({"proc_p99_ns": 10, "proc_packets": 0}, {"proc_p99_ns": -1, "proc_packets": 5}, {"proc_p99_ns": 10},
+                {"proc_p99_ns": "10", "proc_packets": 5}):
+        (cdir / "stats.json").write_text(json.dumps(bad))  # no packet in the report: nothing measured, no 0
+        assert proc_p99_us(cdir) is None, bad
+    (cdir / "stats.json").write_text("{")
+    assert proc_p99_us(cdir) is None

@@ -43,6 +43,43 @@ void vnf_stats_burst(struct vnf_stats *s, uint32_t n)
     s->burst_hist[vnf_burst_bucket(n)]++;
 }
 
+unsigned vnf_latency_bucket(uint64_t ns)
+{
+    if (ns < 4)
+        return (unsigned)ns;
+    unsigned msb = 63u - (unsigned)__builtin_clzll(ns);
+    return 4u * (msb - 1u) + (unsigned)((ns >> (msb - 2u)) & 3u);
+}
+
+uint64_t vnf_latency_bucket_top(unsigned bucket)
+{
+    if (bucket < 4)
+        return bucket;
+    unsigned msb = bucket / 4u + 1u, sub = bucket % 4u;
+    if (msb >= 63u && sub == 3u)
+        return UINT64_MAX;
+    return ((uint64_t)(5u + sub) << (msb - 2u)) - 1u;
+}
+
+void vnf_latency_add(struct vnf_latency *l, uint64_t ns, uint64_t packets)
+{
+    l->hist[vnf_latency_bucket(ns)] += packets;
+    l->count += packets;
+}
+
+uint64_t vnf_latency_p99(const struct vnf_latency *l)
+{
+    if (!l->count)
+        return 0;
+    uint64_t want = l->count - l->count / 100, seen = 0; /* at least 99 % of the packets at or below */
+    for (unsigned b = 0; b < VNF_LAT_BUCKETS; b++) {
+        seen += l->hist[b];
+        if (seen >= want)
+            return vnf_latency_bucket_top(b);
+    }
+    return UINT64_MAX;
+}
+
 double vnf_stats_mean_burst(const struct vnf_stats *s)
 {
     uint64_t bursts = s->polls - s->empty_polls;
@@ -94,9 +131,10 @@ int vnf_stats_json(const struct vnf_stats *s, const struct vnf_info *i, uint64_t
     put(&o, "],\"idle_sleeps\":%llu,\"slept_us\":%llu,\"intr_wakeups\":%llu,\"cost_cycles_spent\":%llu,"
             "\"occupancy\":%u,\"occupancy_max\":%u,\"occupancy_source\":\"%s\",\"queue_bytes\":%llu,"
             "\"watermark_high\":%u,\"watermark_low\":%u,\"over_watermark\":%s,\"watermark_episodes\":%llu,"
-            "\"throttled\":%s}\n",
+            "\"throttled\":%s,\"proc_p99_ns\":%llu,\"proc_packets\":%llu}\n",
         (ull)s->idle_sleeps, (ull)s->slept_us, (ull)s->intr_wakeups, (ull)s->cost_cycles_spent, s->occupancy,
         s->occupancy_max, i->occupancy_source, (ull)vnf_stats_queue_bytes(s, s->occupancy_max), s->wm.high, s->wm.low,
-        s->wm.over ? "true" : "false", (ull)s->wm.episodes, s->throttled ? "true" : "false");
+        s->wm.over ? "true" : "false", (ull)s->wm.episodes, s->throttled ? "true" : "false",
+        (ull)vnf_latency_p99(&s->proc), (ull)s->proc.count);
     return o.full ? -1 : (int)(o.p - buf);
 }

@@ -8,6 +8,14 @@
 #include <stdint.h>
 
 #define VNF_BURST_BUCKETS 9 /* non-empty rx bursts by size: 1, 2-3, 4-7, ..., 128-255, 256 */
+/* Processing time histogram, ns: exact below 4, then 4 buckets per power of two (a bucket's top is at most 25 %
+ * above its bottom), up to 2^64. */
+#define VNF_LAT_BUCKETS 252
+
+struct vnf_latency {
+    uint64_t hist[VNF_LAT_BUCKETS];
+    uint64_t count;
+};
 
 struct vnf_watermark {
     uint32_t high, low;   /* packets in the rx ring */
@@ -26,6 +34,7 @@ struct vnf_stats {
     uint32_t occupancy, occupancy_max; /* rx ring: last sample, most since the previous report */
     struct vnf_watermark wm;
     bool throttled;
+    struct vnf_latency proc; /* ns each packet spent in the vNF (rx burst taken -> handed to tx), this interval */
 };
 
 /* What does not change while it runs. */
@@ -49,6 +58,12 @@ double vnf_stats_mean_burst(const struct vnf_stats *s); /* packets per non-empty
  * sample: on a shared core the vNF writes as it wakes, after its previous slice drained the ring, while the
  * backlog built up as it waited for the CPU. */
 uint64_t vnf_stats_queue_bytes(const struct vnf_stats *s, uint32_t occupancy);
+
+unsigned vnf_latency_bucket(uint64_t ns);
+uint64_t vnf_latency_bucket_top(unsigned bucket); /* the largest ns the bucket holds */
+void vnf_latency_add(struct vnf_latency *l, uint64_t ns, uint64_t packets);
+/* The 99th percentile, as the top of the bucket it falls in (at most 25 % high); 0 with no samples. */
+uint64_t vnf_latency_p99(const struct vnf_latency *l);
 
 /* The stats JSON (one object, newline-terminated) into buf; returns its length, or -1 if it does not fit. */
 int vnf_stats_json(const struct vnf_stats *s, const struct vnf_info *info, uint64_t uptime_ms, char *buf,

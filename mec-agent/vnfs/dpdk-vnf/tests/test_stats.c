@@ -34,6 +34,28 @@ int main(void)
     s.occupancy_max = 100;
     CHECK(vnf_stats_queue_bytes(&s, 100) == 150000 && vnf_stats_queue_bytes(&s, 3) == 4500);
 
+    /* processing-time histogram: exact below 4 ns, 4 buckets an octave, p99 = the top of its bucket */
+    CHECK(vnf_latency_bucket(0) == 0 && vnf_latency_bucket(3) == 3 && vnf_latency_bucket(4) == 4);
+    CHECK(vnf_latency_bucket(7) == 7 && vnf_latency_bucket(8) == 8 && vnf_latency_bucket(9) == 8);
+    CHECK(vnf_latency_bucket_top(8) == 9 && vnf_latency_bucket_top(vnf_latency_bucket(1000)) >= 1000);
+    CHECK(vnf_latency_bucket(UINT64_MAX) == VNF_LAT_BUCKETS - 1 && vnf_latency_bucket_top(VNF_LAT_BUCKETS - 1)
+          == UINT64_MAX);
+    for (uint64_t ns = 4; ns < 1000000; ns = ns * 3 / 2) { /* every value is in the bucket whose range holds it */
+        unsigned b = vnf_latency_bucket(ns);
+        CHECK(vnf_latency_bucket_top(b) >= ns && vnf_latency_bucket_top(b - 1) < ns);
+        CHECK(vnf_latency_bucket_top(b) <= ns + ns / 4 + 1);
+    }
+    CHECK(vnf_latency_p99(&s.proc) == 0);
+    vnf_latency_add(&s.proc, 1000, 990);
+    vnf_latency_add(&s.proc, 50000, 10); /* 1 % slow: the p99 is still the fast ones' */
+    uint64_t p99 = vnf_latency_p99(&s.proc);
+    CHECK(p99 >= 1000 && p99 < 1250);
+    vnf_latency_add(&s.proc, 50000, 1); /* one more slow packet: over 1 %, the p99 is the slow ones' */
+    CHECK(vnf_latency_p99(&s.proc) >= 50000 && vnf_latency_p99(&s.proc) < 62500);
+    memset(&s.proc, 0, sizeof(s.proc));
+    vnf_latency_add(&s.proc, 1000, 990);
+    vnf_latency_add(&s.proc, 50000, 10);
+
     s.wm = w;
     s.tx_packets = 39;
     s.tx_dropped = 1;
@@ -49,7 +71,8 @@ int main(void)
                           "\"rx_packets\":40,", "\"tx_packets\":39,", "\"tx_dropped\":1,", "\"mean_burst\":20.00,",
                           "\"burst_hist\":[0,0,0,1,0,1,0,0,0]", "\"idle_sleeps\":12,", "\"queue_bytes\":150000,",
                           "\"watermark_high\":819,", "\"over_watermark\":true,", "\"watermark_episodes\":2,",
-                          "\"throttled\":true}", "\"wake\":\"backoff\"", "\"occupancy_source\":\"drain\""};
+                          "\"throttled\":true,", "\"proc_p99_ns\":1023,", "\"proc_packets\":1000}",
+                          "\"wake\":\"backoff\"", "\"occupancy_source\":\"drain\""};
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
         if (!strstr(buf, want[i]))
             fprintf(stderr, "missing %s in %s", want[i], buf);

@@ -320,7 +320,11 @@ public final class Schema {
 
     public static void vnfStats(JsonNode s, String path) throws ProtocolException {
         Set<String> fields = Set.of("vnf_id", "cpu_pct", "memory_mib", "ports");
-        Fields.object(s, path, union(fields, Set.of("queue_bytes", "throttled", "backpressure_drops")), fields);
+        Fields.object(s, path, union(fields, Set.of("queue_bytes", "throttled", "backpressure_drops", "proc_p99_us")),
+                      fields);
+        if (s.has("proc_p99_us")) {
+            Fields.number(s, "proc_p99_us", path, 0, false, Double.MAX_VALUE);
+        }
         if (s.has("queue_bytes")) {
             Fields.integer(s, "queue_bytes", path, 0, Long.MAX_VALUE);
         }

@@ -13,7 +13,7 @@ import java.util.List;
 
 /**
  * VnfStats: {vnf_id, cpu_pct, memory_mib, ports: [{name, rx_packets, rx_bytes, tx_packets, tx_bytes}],
- * queue_bytes?, throttled?, backpressure_drops?}.
+ * queue_bytes?, throttled?, backpressure_drops?, proc_p99_us?}.
  */
 public final class VnfStatsCodec extends AgentCodec<VnfStats> {
 
@@ -33,7 +33,8 @@ public final class VnfStatsCodec extends AgentCodec<VnfStats> {
                 p.get("rx_bytes").asLong(), p.get("tx_packets").asLong(), p.get("tx_bytes").asLong())));
         return new VnfStats(j.get("vnf_id").asLong(), number(j, "cpu_pct"), number(j, "memory_mib"), ports,
                             longOrNull(j, "queue_bytes"), j.has("throttled") ? j.get("throttled").asBoolean() : null,
-                            longOrNull(j, "backpressure_drops"));
+                            longOrNull(j, "backpressure_drops"),
+                            j.has("proc_p99_us") ? number(j, "proc_p99_us") : null);
     }
 
     @Override
@@ -47,6 +48,7 @@ public final class VnfStatsCodec extends AgentCodec<VnfStats> {
         putIfSet(j, "queue_bytes", s.queueBytes);
         putIfSet(j, "throttled", s.throttled);
         putIfSet(j, "backpressure_drops", s.backpressureDrops);
+        putNumber(j, "proc_p99_us", s.procP99Us);
         return j;
     }
 }
