@@ -61,7 +61,10 @@ class Case:
     name: str
     latency: bool  # latency meter, highest CPU weight for the probe vNFs, the switch's latency mode on their ports
     loaded: bool  # the bulk slice runs
-    busy: bool = True  # latency: the probe vNFs in latency mode (burst 1, busy poll); False: burst 1, rx interrupts
+    # latency: the probe vNFs asked for latency mode (burst 1, busy poll); False: burst 1, rx interrupts. Since
+    # 081f116 the agent grants latency mode only on a core of its own (placement.run_params): with one vNF core the
+    # first probe vNF busy-polls and the second starts with burst 1; their stats.json (in the notes) say which.
+    busy: bool = True
 
     def probe_params(self) -> dict[str, Any]:
         if not self.latency:
