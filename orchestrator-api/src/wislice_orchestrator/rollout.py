@@ -78,6 +78,8 @@ class RolloutRunner:
     # --- leases ---------------------------------------------------------------------------------------------
     def take(self, db: Session) -> list[int]:
         """Lease every unfinished rollout that is free or this instance's; the ids this instance holds now."""
+        if db.scalar(select(Rollout.id).where(Rollout.finished_at.is_(None)).limit(1)) is None:
+            return []  # idle: a read, not a write every round (SQLite's one writer stays free for the API)
         now = self.clock()
         db.execute(update(Rollout).where(Rollout.finished_at.is_(None),
                                          or_(Rollout.lease_owner.is_(None), Rollout.lease_expires_at < now,
