@@ -161,10 +161,13 @@ class CostEstimator:
 
     def add(self, s: Sample) -> None:
         if self.last is not None and s.t > self.last.t:
-            da = s.rx_packets - self.last.rx_packets
+            taken = s.rx_packets - self.last.rx_packets
+            da = taken
             if s.offered is not None and self.last.offered is not None and s.offered[0] == self.last.offered[0]:
                 da = max(da, s.offered[1] - self.last.offered[1])
-            dp = da if s.processed is None or self.last.processed is None else s.processed - self.last.processed
+            # The cost is per packet the vNF took, never per packet offered: dividing a starved vNF's CPU by what
+            # it was offered made it look cheap, and its weight sank the more it starved.
+            dp = taken if s.processed is None or self.last.processed is None else s.processed - self.last.processed
             dc = s.cpu_ns - self.last.cpu_ns
             rate = max(0.0, da / (s.t - self.last.t))
             self.rate = rate if self.rate == 0 else (1 - EWMA) * self.rate + EWMA * rate

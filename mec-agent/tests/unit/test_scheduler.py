@@ -302,6 +302,7 @@ def test_offered_load_counts_when_higher_and_only_from_the_same_upstream() -> No
     est.add(Sample(0.0, 0, 0, offered=(5, 0)))
     est.add(Sample(1.0, 1000, 100, offered=(5, 300)))  # 300 sent on by upstream 5, 100 got in
     assert est.rate == 300
+    assert est.cost_ns == 10  # CPU per packet it took (100), not per packet offered: starved is not cheap
     other = CostEstimator()
     other.add(Sample(0.0, 0, 0, offered=(5, 0)))
     other.add(Sample(1.0, 1000, 100, offered=(6, 900)))  # another upstream: its counter is no rate
