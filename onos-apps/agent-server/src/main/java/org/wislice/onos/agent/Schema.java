@@ -32,7 +32,9 @@ public final class Schema {
             "up_guaranteed_kbps");
 
     private static final Set<String> VAP_SPEC_FIELDS = Set.of("vap_id", "radio", "ssid", "security", "hidden",
-            "tenant_id", "slice_id", "rate_limit", "max_clients");
+            "tenant_id", "slice_id", "rate_limit", "max_clients", "wmm_ac");
+    /** A vAP's WMM access categories (802.11 names: best effort, video, voice). */
+    public static final Set<String> WMM_ACS = Set.of("be", "vi", "vo");
     private static final Set<String> VAP_SPEC_REQUIRED = Set.of("vap_id", "radio", "ssid", "security", "tenant_id",
             "slice_id", "rate_limit");
     private static final Set<String> VAP_STATE_FIELDS = union(VAP_SPEC_FIELDS,
@@ -81,6 +83,7 @@ public final class Schema {
         Fields.integer(v, "tenant_id", path, 0, 65535);
         Fields.string(v, "slice_id", path, IDENT);
         Fields.integer(v, "max_clients", path, 1, 2007);
+        Fields.oneOf(v, "wmm_ac", path, WMM_ACS);
         rateLimit(v.get("rate_limit"), path + ".rate_limit");
     }
 

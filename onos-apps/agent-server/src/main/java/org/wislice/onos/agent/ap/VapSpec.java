@@ -16,9 +16,16 @@ public final class VapSpec extends AgentValue {
     final RateLimit rateLimit;
     /** Null when absent (no limit). */
     final Integer maxClients;
+    /** The WMM access category of the vAP's downlink (be, vi, vo); null when absent (be for the agent). */
+    final String wmmAc;
 
     public VapSpec(String vapId, String radio, String ssid, Security security, Boolean hidden, int tenantId,
                    String sliceId, RateLimit rateLimit, Integer maxClients) {
+        this(vapId, radio, ssid, security, hidden, tenantId, sliceId, rateLimit, maxClients, null);
+    }
+
+    public VapSpec(String vapId, String radio, String ssid, Security security, Boolean hidden, int tenantId,
+                   String sliceId, RateLimit rateLimit, Integer maxClients, String wmmAc) {
         this.vapId = vapId;
         this.radio = radio;
         this.ssid = ssid;
@@ -28,6 +35,7 @@ public final class VapSpec extends AgentValue {
         this.sliceId = sliceId;
         this.rateLimit = rateLimit;
         this.maxClients = maxClients;
+        this.wmmAc = wmmAc;
     }
 
     public String vapId() {
@@ -62,18 +70,28 @@ public final class VapSpec extends AgentValue {
         return rateLimit;
     }
 
+    /** be, vi or vo (be when absent). */
+    public String wmmAc() {
+        return wmmAc == null ? "be" : wmmAc;
+    }
+
+    /** This vAP in another WMM access category (null: leave it out, be for the agent). */
+    public VapSpec withWmmAc(String ac) {
+        return new VapSpec(vapId, radio, ssid, security, hidden, tenantId, sliceId, rateLimit, maxClients, ac);
+    }
+
     /** This vAP with other rates (updateVap). */
     public VapSpec withRateLimit(RateLimit newRates) {
-        return new VapSpec(vapId, radio, ssid, security, hidden, tenantId, sliceId, newRates, maxClients);
+        return new VapSpec(vapId, radio, ssid, security, hidden, tenantId, sliceId, newRates, maxClients, wmmAc);
     }
 
     /** This vAP with another security (the WiFi store keeps it without its passphrase). */
     public VapSpec withSecurity(Security newSecurity) {
-        return new VapSpec(vapId, radio, ssid, newSecurity, hidden, tenantId, sliceId, rateLimit, maxClients);
+        return new VapSpec(vapId, radio, ssid, newSecurity, hidden, tenantId, sliceId, rateLimit, maxClients, wmmAc);
     }
 
     @Override
     protected Object[] fields() {
-        return new Object[] {vapId, radio, ssid, security, hidden, tenantId, sliceId, rateLimit, maxClients};
+        return new Object[] {vapId, radio, ssid, security, hidden, tenantId, sliceId, rateLimit, maxClients, wmmAc};
     }
 }

@@ -7,7 +7,7 @@ import org.wislice.onos.agent.Json;
 import org.wislice.onos.agent.ProtocolException;
 import org.wislice.onos.agent.Schema;
 
-/** VapSpec: {vap_id, radio, ssid, security, hidden?, tenant_id, slice_id, rate_limit, max_clients?}. */
+/** VapSpec: {vap_id, radio, ssid, security, hidden?, tenant_id, slice_id, rate_limit, max_clients?, wmm_ac?}. */
 public final class VapSpecCodec extends AgentCodec<VapSpec> {
 
     VapSpecCodec() {
@@ -25,7 +25,7 @@ public final class VapSpecCodec extends AgentCodec<VapSpec> {
                            ApCodecs.SECURITY.read(j.get("security")),
                            j.has("hidden") ? j.get("hidden").asBoolean() : null, j.get("tenant_id").asInt(),
                            text(j, "slice_id"), ApCodecs.RATE_LIMIT.read(j.get("rate_limit")),
-                           intOrNull(j, "max_clients"));
+                           intOrNull(j, "max_clients"), j.has("wmm_ac") ? text(j, "wmm_ac") : null);
     }
 
     @Override
@@ -36,6 +36,7 @@ public final class VapSpecCodec extends AgentCodec<VapSpec> {
         j.put("tenant_id", v.tenantId).put("slice_id", v.sliceId);
         j.set("rate_limit", ApCodecs.RATE_LIMIT.encode(v.rateLimit));
         putIfSet(j, "max_clients", v.maxClients);
+        putIfSet(j, "wmm_ac", v.wmmAc);
         return j;
     }
 }
