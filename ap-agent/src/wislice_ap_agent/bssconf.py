@@ -85,6 +85,9 @@ def render(spec: dict[str, Any], radio: RadioConfig, ifname: str, bssid: str, ct
         # 802.11v BSS Transition Management: steerClient's BSS_TM_REQ needs it, and stations only answer a BSS
         # that announces it in its Extended Capabilities.
         "bss_transition=1",
+        # WMM on for every vAP (hostapd's default is off without 802.11n): without it stations send and get no QoS
+        # data frames, so no access category, not even a latency slice's voice (VapSpec wmm_ac), reaches the air.
+        "wmm_enabled=1",
     ]
     if spec.get("hidden", False):
         lines.append("ignore_broadcast_ssid=1")

@@ -28,6 +28,9 @@ reads the netdev before the ingress hook (AF_PACKET), so with a switch that cap 
 Kernels without act_skbedit (the project's CI kernel): the same class is chosen through an nftables netdev egress
 chain per netdev (``meta priority set 1:10N``) and the tc filter only redirects. Kernels without fq_codel: leaves
 keep HTB's default pfifo. Both are detected once, when a radio is set up, and logged.
+
+A vi/vo vAP (VapSpec wmm_ac) gets skb->priority 256 + its 802.1d user priority and its class id as skb->mark, which
+the IFB's handle-less fw filter turns back into the class (why: ap-agent/README.md, "WMM access category").
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from .qos_state import RadioQos, VapQos
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +59,7 @@ EGRESS, INGRESS = "egress", "ingress"
 # priority, so equal priorities would mix the two hooks up.
 FILTER_PRIO = {EGRESS: 1, INGRESS: 2}
 CLSACT_PARENT = {EGRESS: 0xFFFFFFF3, INGRESS: 0xFFFFFFF2}
+WMM_PRIORITY = {"be": None, "vi": 0x100 + 5, "vo": 0x100 + 6}  # skb->priority mac80211 reads as 802.1d UP
 NFT_TABLE = "wislice_qos"
 
 
@@ -240,9 +246,11 @@ class Redirect(Op):
     hook: str
     target: str
     priority: int | None = None
+    mark: int | None = None  # the class id, when priority is a WMM user priority instead
 
     def line(self) -> str:
-        edit = f" action skbedit priority {self.priority >> 16:x}:{self.priority & 0xFFFF:x} pipe" \
+        mark = f" mark {self.mark:#x}" if self.mark is not None else ""
+        edit = f" action skbedit priority {self.priority >> 16:x}:{self.priority & 0xFFFF:x}{mark} pipe" \
             if self.priority is not None else ""
         return (f"filter add dev {self.dev} {self.hook} protocol all prio {FILTER_PRIO[self.hook]} u32 match u32 0 0"
                 f"{edit} action mirred egress redirect dev {self.target}")
@@ -250,11 +258,25 @@ class Redirect(Op):
     def netlink(self, nl: Any) -> None:
         actions: list[dict[str, Any]] = []
         if self.priority is not None:
-            actions.append({"kind": "skbedit", "priority": self.priority})
+            actions.append({"kind": "skbedit", "priority": self.priority,
+                            **({"mark": self.mark} if self.mark is not None else {})})
         actions.append({"kind": "mirred", "direction": "egress", "action": "redirect",
                         "ifindex": nl.index(self.target)})
         nl.ipr.tc("add-filter", "u32", nl.index(self.dev), parent=CLSACT_PARENT[self.hook],
                   prio=FILTER_PRIO[self.hook], protocol=0x0003, target=0, keys=["0x0/0x0+0"], action=actions)
+
+
+@dataclass(frozen=True)
+class MarkFilter(Op):
+    """The IFB's handle-less fw filter: a packet whose priority names no class goes to the class its mark names."""
+
+    dev: str
+
+    def line(self) -> str:
+        return f"filter add dev {self.dev} parent 1: protocol all prio 1 fw"
+
+    def netlink(self, nl: Any) -> None:
+        nl.ipr.tc("add-filter", "fw", nl.index(self.dev), parent=0x10000, prio=1, protocol=0x0003)
 
 
 @dataclass(frozen=True)
@@ -280,17 +302,19 @@ class NftPriority(Op):
 
     dev: str
     priority: int
+    mark: int | None = None
     program = "nft"
 
     def line(self) -> str:
         chain = f"netdev {NFT_TABLE} {_nft_chain(self.dev)}"
+        mark = f" meta mark set {self.mark:#x}" if self.mark is not None else ""
         return "\n".join([
             f"add table netdev {NFT_TABLE}",
             f"add chain {chain}",  # exists now: the delete below cannot fail, so a stale chain is replaced
             f"flush chain {chain}",
             f"delete chain {chain}",
             f'add chain {chain} {{ type filter hook egress device "{self.dev}" priority 0; policy accept; }}',
-            f"add rule {chain} meta priority set {self.priority >> 16:x}:{self.priority & 0xFFFF:x}",
+            f"add rule {chain} meta priority set {self.priority >> 16:x}:{self.priority & 0xFFFF:x}{mark}",
         ])
 
 
@@ -313,24 +337,6 @@ def nft_last(ops: list[Op]) -> list[Op]:
 
 
 # ---- the hierarchies of this AP's radios ------------------------------------------------------------------------
-
-
-@dataclass
-class VapQos:
-    ifname: str
-    rate_limit: dict[str, Any]
-    down: tuple[int, int]  # the class's (rate, ceil) as installed
-    up_kbps: int  # the uplink cap as installed (0 = none)
-
-
-@dataclass
-class RadioQos:
-    name: str
-    iface: str  # the primary BSS netdev
-    capacity_kbps: int
-    ifb: str
-    ready: bool = False
-    vaps: dict[int, VapQos] = field(default_factory=dict)  # slot -> what is installed
 
 
 class RadioScheduler:
@@ -368,8 +374,12 @@ class RadioScheduler:
                 HtbClass("replace", r.ifb, DEFAULT_MINOR, ROOT_MINOR, rate, ceil, DEFAULT_PRIO)]
         if self.fq_codel:
             ops.append(Leaf(r.ifb, DEFAULT_MINOR, tolerant=True, feature="fq_codel"))
+        ops.append(MarkFilter(r.ifb, tolerant=True, feature="fw"))  # also there after a restart: tolerated
         ops += self._classify(r.iface, r.ifb, DEFAULT_MINOR, probe=True)
         failed = self.execute(ops)
+        r.marks = "fw" not in failed
+        if not r.marks:
+            log.warning("radio %s: no fw filter on %s (cls_fw): vi/vo vAPs are refused", name, r.ifb)
         if "fq_codel" in failed:
             self.fq_codel = False
             log.warning("this kernel has no fq_codel qdisc: HTB leaves keep their default pfifo")
@@ -386,12 +396,14 @@ class RadioScheduler:
         log.info("radio %s: downlink hierarchy on %s at %d kbit/s", name, r.ifb, r.capacity_kbps)
         return r
 
-    def _classify(self, dev: str, ifb: str, minor: int, probe: bool = False) -> list[Op]:
+    def _classify(self, dev: str, ifb: str, minor: int, probe: bool = False, wmm_ac: str = "be") -> list[Op]:
         classid = 0x10000 | minor
+        priority, mark = (classid, None) if WMM_PRIORITY[wmm_ac] is None else (WMM_PRIORITY[wmm_ac], classid)
         ops: list[Op] = [Clsact(dev, tolerant=True), FilterDel(dev, EGRESS, tolerant=True)]
         if self.skbedit:
-            return [*ops, Redirect(dev, EGRESS, ifb, classid, tolerant=probe, feature="skbedit" if probe else None)]
-        return [*ops, Redirect(dev, EGRESS, ifb), NftPriority(dev, classid)]
+            return [*ops, Redirect(dev, EGRESS, ifb, priority, mark, tolerant=probe,
+                                   feature="skbedit" if probe else None)]
+        return [*ops, Redirect(dev, EGRESS, ifb), NftPriority(dev, priority, mark)]
 
     def set_capacity(self, name: str, capacity_kbps: int) -> None:
         """New root/class rates only (``class change``); the tree, its queues and filters stay."""
@@ -429,9 +441,12 @@ class RadioScheduler:
 
     # -- vAPs
 
-    def apply(self, radio: str, ifname: str, slot: int, rate_limit: dict[str, Any]) -> None:
-        """Install or update the vAP's class, its netdev's filter and its uplink cap; only what changed is sent."""
+    def apply(self, radio: str, ifname: str, slot: int, rate_limit: dict[str, Any], wmm_ac: str = "be") -> None:
+        """Install or update the vAP's class, its netdev's filter (with its WMM access category) and its uplink
+        cap; only what changed is sent."""
         r = self._ready(radio)
+        if WMM_PRIORITY[wmm_ac] is not None and not r.marks:
+            raise ShapingError(f"radio {radio}: this kernel has no cls_fw: {wmm_ac} vAPs are not supported")
         minor = vap_minor(slot)
         down = vap_class_rates(r.capacity_kbps, rate_limit)
         up = rate_limit["up_kbps"]
@@ -441,10 +456,10 @@ class RadioScheduler:
         ops: list[Op] = []
         if known is None or known.down != down:
             ops.append(HtbClass("replace", r.ifb, minor, ROOT_MINOR, *down, VAP_PRIO))
-        if known is None:
-            if self.fq_codel:
-                ops.append(Leaf(r.ifb, minor))
-            ops += self._classify(ifname, r.ifb, minor)
+        if known is None and self.fq_codel:
+            ops.append(Leaf(r.ifb, minor))
+        if known is None or known.wmm_ac != wmm_ac:
+            ops += self._classify(ifname, r.ifb, minor, wmm_ac=wmm_ac)
         ifb = uplink_ifb(ifname)
         if up and (known is None or known.up_kbps != up):
             if not netdev_exists(ifb):
@@ -456,7 +471,7 @@ class RadioScheduler:
         r.vaps.pop(slot, None)  # unknown until the operations went through
         if ops:
             self.execute(nft_last(ops))
-        r.vaps[slot] = VapQos(ifname, dict(rate_limit), down, up)
+        r.vaps[slot] = VapQos(ifname, dict(rate_limit), down, up, wmm_ac)
 
     def remove(self, radio: str, ifname: str, slot: int) -> None:
         """Take the vAP's class, filters and uplink IFB away; quiet about what is already gone."""

@@ -49,8 +49,9 @@ class Shaper(Protocol):
     def remove_radio(self, name: str) -> None:
         """Remove the radio's hierarchy and everything of its vAPs."""
 
-    def apply(self, radio: str, ifname: str, slot: int, rate_limit: dict[str, Any]) -> None:
-        """Install or update the vAP's downlink class and uplink cap (rate_limit as in the protocol)."""
+    def apply(self, radio: str, ifname: str, slot: int, rate_limit: dict[str, Any], wmm_ac: str = "be") -> None:
+        """Install or update the vAP's downlink class, WMM access category (be, vi, vo) and uplink cap (rate_limit
+        as in the protocol)."""
 
     def remove(self, radio: str, ifname: str, slot: int) -> None:
         """Remove what apply() installed for the vAP; quiet if there is nothing."""
@@ -72,9 +73,11 @@ class NullShaper:
     def remove_radio(self, name: str) -> None:
         return None
 
-    def apply(self, radio: str, ifname: str, slot: int, rate_limit: dict[str, Any]) -> None:
+    def apply(self, radio: str, ifname: str, slot: int, rate_limit: dict[str, Any], wmm_ac: str = "be") -> None:
         if wants_shaping(rate_limit):
             raise ShapingError("bandwidth caps or guarantees requested but shaping is disabled in the agent config")
+        if wmm_ac != "be":  # the access category is set by the shaping's egress filter (radio_qos.py)
+            raise ShapingError(f"WMM access category {wmm_ac} requested but shaping is disabled in the agent config")
 
     def remove(self, radio: str, ifname: str, slot: int) -> None:
         return None

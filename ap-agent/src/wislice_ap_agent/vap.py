@@ -21,6 +21,7 @@ class Vap:
         out = {k: v for k, v in self.spec.items() if k != "security"}
         out["security"] = {"mode": self.spec["security"]["mode"]}
         out.setdefault("hidden", False)
+        out.setdefault("wmm_ac", "be")
         out.update(ifname=self.ifname, bssid=self.bssid, state=self.state, clients=len(self.clients),
                    pof_port=self.pof_port)
         return out
@@ -30,12 +31,14 @@ def normalized(spec: dict[str, Any]) -> dict[str, Any]:
     """The spec with defaults filled in, so equal intent compares equal."""
     out = dict(spec)
     out.setdefault("hidden", False)
+    out.setdefault("wmm_ac", "be")
     return out
 
 
 def same_bss(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    """True when two specs give the same BSS (everything but the rates, which change in place)."""
-    strip = ("rate_limit", "tenant_id", "slice_id")
+    """True when two specs give the same BSS (everything but the rates and the access category, which change in
+    place)."""
+    strip = ("rate_limit", "tenant_id", "slice_id", "wmm_ac")
     return {k: v for k, v in normalized(a).items() if k not in strip} == {
         k: v for k, v in normalized(b).items() if k not in strip
     }

@@ -101,7 +101,8 @@ class VapRecovery:
                 self._hostapd_add(radio, vap.ifname, str(conf_path))
                 # a new netdev: its filters went with the old one, and the switch's port is bound to the old one
                 self.shaper.remove(radio.name, vap.ifname, vap.slot)
-                self.shaper.apply(radio.name, vap.ifname, vap.slot, vap.spec["rate_limit"])
+                self.shaper.apply(radio.name, vap.ifname, vap.slot, vap.spec["rate_limit"],
+                                  vap.spec.get("wmm_ac", "be"))
                 self._rebind_port(vap)
                 state = self._bss_state(vap.ifname)
             except (CtrlError, ShapingError) as e:
@@ -117,9 +118,10 @@ class VapRecovery:
     def _reshape(self, vap: Vap) -> None:
         """After an agent restart: the vAP's class and filters again, as its state file says (idempotent)."""
         try:
-            self.shaper.apply(vap.spec["radio"], vap.ifname, vap.slot, vap.spec["rate_limit"])
+            self.shaper.apply(vap.spec["radio"], vap.ifname, vap.slot, vap.spec["rate_limit"],
+                              vap.spec.get("wmm_ac", "be"))
         except ShapingError as e:
-            log.warning("vAP %s: rates not re-applied: %s", vap.spec["vap_id"], e)
+            log.warning("vAP %s: rates and access category not re-applied: %s", vap.spec["vap_id"], e)
 
     def _rebind_port(self, vap: Vap) -> None:
         """The vAP's switch port again, on its new netdev, with the number the controller's flows use."""

@@ -138,7 +138,7 @@ class VapManager(VapRecovery):
             raise AgentError("internal", f"hostapd could not add vAP {vap_id}: {e}") from e
         t_added = time.monotonic()
         try:
-            self.shaper.apply(radio.name, ifname, slot, rl)
+            self.shaper.apply(radio.name, ifname, slot, rl, vap.spec["wmm_ac"])
             t_shaped = time.monotonic()
             vap.pof_port = self.attacher.attach(ifname)
             log.info("vAP %s (%s) up in %.0f ms: hostapd %.0f, shaping %.0f, switch port %.0f", vap_id, ifname,
@@ -199,12 +199,13 @@ class VapManager(VapRecovery):
             raise AgentError("internal", f"vAP {vap_id} removed with errors: {'; '.join(errors)}")
 
     def update_rate(self, vap: Vap, spec: dict[str, Any]) -> None:
-        """Apply new rates (and tenant/slice labels) without touching the BSS: its clients stay associated."""
-        rl = spec["rate_limit"]
+        """Apply new rates and access category (and tenant/slice labels) without touching the BSS: its clients
+        stay associated."""
+        rl, ac = spec["rate_limit"], normalized(spec)["wmm_ac"]
         self._check_rates(rl, "rate_limit")
-        if rl != vap.spec["rate_limit"]:  # labels-only changes leave the qdiscs alone
+        if rl != vap.spec["rate_limit"] or ac != vap.spec["wmm_ac"]:  # labels-only changes leave the qdiscs alone
             try:
-                self.shaper.apply(vap.spec["radio"], vap.ifname, vap.slot, rl)
+                self.shaper.apply(vap.spec["radio"], vap.ifname, vap.slot, rl, ac)
             except ShapingError as e:
                 raise AgentError("internal", f"vAP {vap.spec['vap_id']}: {e}") from e
         vap.spec = normalized(spec)

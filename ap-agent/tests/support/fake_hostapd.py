@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 KNOWN_KEYS = {
     "interface", "driver", "ctrl_interface", "bssid", "ssid2", "utf8_ssid", "hw_mode", "channel",
     "ignore_broadcast_ssid", "max_num_sta", "wpa", "wpa_key_mgmt", "rsn_pairwise", "ieee80211w", "sae_require_mfp",
-    "wpa_passphrase", "wpa_psk", "sae_password", "bss_transition",
+    "wpa_passphrase", "wpa_psk", "sae_password", "bss_transition", "wmm_enabled",
 }
 # Extended Capabilities with bit 19 (BSS Transition) set, as wpa_supplicant's station announces it.
 EXT_CAPAB_BTM = "0000080000000040"

@@ -19,7 +19,7 @@ from wislice_ap_agent.vaps import VapManager
 
 class RecordingShaper:
     """The Shaper interface, recording instead of shaping: caps[ifname] = (down_kbps, up_kbps), rates[ifname] = the
-    whole rate_limit, radios[name] = capacity."""
+    whole rate_limit, acs[ifname] = the WMM access category, radios[name] = capacity."""
 
     name = "recording"
 
@@ -27,6 +27,7 @@ class RecordingShaper:
         self.caps: dict[str, tuple[int, int]] = {}
         self.rates: dict[str, dict] = {}
         self.slots: dict[str, int] = {}
+        self.acs: dict[str, str] = {}  # ifname -> WMM access category as applied
         self.radios: dict[str, int] = {}
         self.calls: list[tuple] = []
         self.fail = False
@@ -43,18 +44,20 @@ class RecordingShaper:
         self.calls.append(("remove_radio", name))
         self.radios.pop(name, None)
 
-    def apply(self, radio: str, ifname: str, slot: int, rate_limit: dict) -> None:
+    def apply(self, radio: str, ifname: str, slot: int, rate_limit: dict, wmm_ac: str = "be") -> None:
         from wislice_ap_agent.shaping import ShapingError
 
         self.calls.append(("apply", radio, ifname, slot, dict(rate_limit)))
         if self.fail:
             raise ShapingError("tc exploded")
+        self.acs[ifname] = wmm_ac
         self.caps[ifname] = (rate_limit["down_kbps"], rate_limit["up_kbps"])
         self.rates[ifname] = dict(rate_limit)
         self.slots[ifname] = slot
 
     def remove(self, radio: str, ifname: str, slot: int) -> None:
         self.calls.append(("remove", radio, ifname, slot))
+        self.acs.pop(ifname, None)
         self.caps.pop(ifname, None)
         self.rates.pop(ifname, None)
 

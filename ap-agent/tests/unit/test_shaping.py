@@ -93,6 +93,7 @@ def test_one_hierarchy_per_radio(runs, existing):
         f"tc class replace dev {IFB} parent 1:1 classid 1:100 htb rate 200kbit ceil 20000kbit burst 24224 "
         "cburst 25000 prio 7 quantum 1514",
         f"tc qdisc replace dev {IFB} parent 1:100 handle 100: fq_codel",
+        f"tc filter add dev {IFB} parent 1: protocol all prio 1 fw",
         "tc qdisc add dev wlan0 clsact",
         "tc filter del dev wlan0 egress prio 1",
         f"tc filter add dev wlan0 egress protocol all prio 1 u32 match u32 0 0 {SKB} 1:100 "
@@ -316,3 +317,59 @@ def test_selection(monkeypatch):
     assert make_shaper("auto").name == "tc"  # clean fallback where pyroute2 is absent (OpenWrt)
     with pytest.raises(ShapingError, match="not installed"):
         make_shaper("pyroute2")
+
+
+def test_voice_vap_gets_user_priority_and_its_class_as_mark(runs, existing, monkeypatch):
+    """mac80211 reads skb->priority 256 + UP after the IFB: a vo vAP's filter sets 0x106 and its class as mark."""
+    s = TcShaper()
+    s.add_radio("phy0", "wlan0", 20000)
+    runs.clear()
+    s.apply("phy0", "wlan0_1", 1, rl(down=5000), "vo")
+    assert runs.lines[-1] == (f"tc filter add dev wlan0_1 egress protocol all prio 1 u32 match u32 0 0 {SKB} "
+                              f"0:106 mark 0x10101 pipe {MIRRED}")
+    runs.clear()
+    s.apply("phy0", "wlan0_1", 1, rl(down=5000), "vo")  # nothing changed: nothing sent
+    assert runs.lines == []
+    s.apply("phy0", "wlan0_1", 1, rl(down=5000), "be")  # back to best effort: only the filter changes
+    assert runs.lines == ["tc qdisc add dev wlan0_1 clsact", "tc filter del dev wlan0_1 egress prio 1",
+                          f"tc filter add dev wlan0_1 egress protocol all prio 1 u32 match u32 0 0 {SKB} 1:101 "
+                          f"pipe {MIRRED}"]
+
+
+def test_voice_vap_without_skbedit_marks_in_nftables(runs, existing, monkeypatch):
+    runs.fail = {"skbedit": "Failed to load TC action module."}
+    s = TcShaper()
+    monkeypatch.setattr(s, "nft_available", lambda: True)
+    s.add_radio("phy0", "wlan0", 20000)
+    runs.clear()
+    s.apply("phy0", "wlan0_1", 1, rl(), "vi")
+    chain = f"netdev wislice_qos {radio_qos._nft_chain('wlan0_1')}"
+    assert runs.lines[-1] == f"nft add rule {chain} meta priority set 0:105 meta mark set 0x10101"
+
+
+def test_voice_vap_refused_without_cls_fw(runs, existing):
+    runs.fail = {" fw": "Unknown filter \"fw\", hence option \"\" is unparsable"}
+    s = TcShaper()
+    s.add_radio("phy0", "wlan0", 20000)
+    s.apply("phy0", "wlan0_1", 1, rl())  # best effort needs no fw filter
+    with pytest.raises(ShapingError, match="cls_fw"):
+        s.apply("phy0", "wlan0_2", 2, rl(), "vo")
+
+
+def test_netlink_voice_filter_sets_priority_and_mark(existing):
+    nl = Netlink.__new__(Netlink)
+    nl.ipr, nl.nft = FakeIpr(), "nft"
+    s = shaping.RadioScheduler(nl, lambda: True)
+    s.add_radio("phy0", "wlan0", 20000)
+    s.apply("phy0", "wlan0_1", 1, rl(), "vo")
+    calls = nl.ipr.calls
+    assert ("tc", ("add-filter", "fw", 9), {"parent": 0x10000, "prio": 1, "protocol": 3}) in calls
+    redirect = next(c for c in calls if c[1][:1] == ("add-filter",) and c[1][2] == 3)
+    assert redirect[2]["action"][0] == {"kind": "skbedit", "priority": 0x106, "mark": 0x10101}
+
+
+def test_null_shaper_refuses_an_access_category():
+    s = NullShaper()
+    s.apply("phy0", "x", 1, rl(), "be")
+    with pytest.raises(ShapingError, match="WMM"):
+        s.apply("phy0", "x", 1, rl(), "vo")
