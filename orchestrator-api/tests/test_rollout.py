@@ -239,3 +239,12 @@ def test_a_controller_that_does_not_answer_delays_and_an_ap_it_forgot_fails(uw):
     final = run(uw, created["rollout_id"])
     assert states(final) == {"ap-1": "done", "ap-2": "failed"} and final["status"] == "finished"
     assert [agent for agent, _ in uw.fake.upgrade_requests] == ["ap-1"]
+
+
+def test_a_failure_at_the_first_ask_stops_the_rest_of_the_stage(uw):
+    created = start(uw, aps=["ap-1", "ap-2", "ap-3"], stage_size=3, max_failures=1)
+    del uw.fake.agents["ap-1"]  # gone from the controller since: refused at once
+    final = run(uw, created["rollout_id"])
+    assert final["status"] == "halted"
+    assert states(final) == {"ap-1": "failed", "ap-2": "not_started", "ap-3": "not_started"}
+    assert uw.fake.upgrade_requests == []

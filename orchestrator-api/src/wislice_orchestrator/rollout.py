@@ -122,26 +122,34 @@ class RolloutRunner:
         rollout = db.get(Rollout, rollout_id)
         if rollout is None or rollout.finished_at is not None:
             return
-        if rollout.status == "pending":
-            rollout.status = "running"
+        if rollout.status == "pending":  # conditional: a cancel that came first stays
+            db.execute(update(Rollout).where(Rollout.id == rollout_id, Rollout.status == "pending")
+                       .values(status="running").execution_options(synchronize_session=False))
             self._commit(db, rollout_id)
         for ap in [a for a in rollout.aps if a.state in AP_UPGRADING]:
             self._poll(db, rollout, ap)
-        if rollout.status in ROLLOUT_RUNNING:
-            failures = sum(1 for a in rollout.aps if a.state in FAILURES)
-            if failures >= rollout.max_failures:
-                self._set_status(db, rollout, "halted", f"{failures} APs failed (max_failures "
-                                 f"{rollout.max_failures}): no more APs are asked")
+        self._halt_on_failures(db, rollout)
         db.refresh(rollout)  # a cancel may have come in meanwhile
         if rollout.status in ROLLOUT_RUNNING:
             for ap in self._next_aps(rollout):
                 self._start(db, rollout, ap)
-        else:
+                if self._halt_on_failures(db, rollout):  # one refused at once counts before the next is asked
+                    break
+        if rollout.status not in ROLLOUT_RUNNING:
             for ap in rollout.aps:
                 if ap.ended_at is None and ap.state not in AP_UPGRADING:
                     self._end(ap, "not_started", f"the rollout was {rollout.status} first")
             self._commit(db, rollout_id)
         self._maybe_finish(db, rollout)
+
+    def _halt_on_failures(self, db: Session, rollout: Rollout) -> bool:
+        """Halt a running rollout once max_failures APs failed or rolled back; True if it asks no more APs now
+        (halted, or cancelled meanwhile)."""
+        failures = sum(1 for a in rollout.aps if a.state in FAILURES)
+        if rollout.status in ROLLOUT_RUNNING and failures >= rollout.max_failures:
+            self._set_status(db, rollout, "halted", f"{failures} APs failed (max_failures {rollout.max_failures}): "
+                                                    "no more APs are asked")
+        return rollout.status not in ROLLOUT_RUNNING
 
     def _next_aps(self, rollout: Rollout) -> list[RolloutAp]:
         """The APs to ask now: pending or offline ones of the first stage, then of the rest once no first-stage AP
