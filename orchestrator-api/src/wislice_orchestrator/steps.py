@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 from .at_rest import open_passphrase
 from .controllers import ControllerError, Controllers
 from .models import Setting, Slice, SliceVap, SliceVnf, event
+from .schemas.base import PRIORITY_CLASSES
 from .slice_qos import path_rates, rate_limit
 from .topology import Route, Topology, hops_for
 
@@ -38,6 +39,8 @@ def vap_spec(db: Session, slice_: Slice, vap: SliceVap) -> dict[str, Any]:
                             "rate_limit": rate_limit(slice_.bandwidth)}
     if vap.max_clients:
         spec["max_clients"] = vap.max_clients
+    if slice_.latency_class in PRIORITY_CLASSES:  # the AP sends a latency slice's downlink in WMM's voice queue
+        spec["wmm_ac"] = "vo"
     return spec
 
 
