@@ -176,6 +176,30 @@ public class WifiManagerTest {
         waitFor(() -> !manager.agent("ap-1").orElseThrow().get("connected").asBoolean());
     }
 
+    /** A latency slice's vAP (wmm_ac vo, set by the orchestrator) keeps its access category to the agent, in the
+     * stored VapState and in the desired state syncVaps resends. */
+    @Test
+    public void voiceAccessCategoryReachesTheAgentAndSurvivesAReconnect() throws Exception {
+        ObjectNode spec = vapSpec("v1").put("wmm_ac", "vo");
+        try (TestAgentClient agent = connect("ap-wmm", List.of())) {
+            CompletableFuture<ObjectNode> created = CompletableFuture.supplyAsync(
+                    () -> manager.createVap("ap-wmm", spec));
+            JsonNode req = agent.serveOne(r -> {
+                ObjectNode result = Json.object();
+                result.set("vap", vapState(r.get("params").get("vap")));
+                return result;
+            });
+            assertEquals("vo", req.get("params").get("vap").get("wmm_ac").asText());
+            assertEquals("vo", created.get(5, TimeUnit.SECONDS).get("wmm_ac").asText());
+        }
+        TestAgentClient again = new TestAgentClient(manager.boundPort());
+        again.hello("ap", "ap-wmm", SECRET, apCapabilities());
+        JsonNode sync = again.read();
+        assertEquals("syncVaps", sync.get("method").asText());
+        assertEquals("vo", sync.get("params").get("vaps").get(0).get("wmm_ac").asText());
+        again.close();
+    }
+
     @Test
     public void createVapStoresDesiredStateAndPushesItOnReconnect() throws Exception {
         ObjectNode spec = vapSpec("v1");
