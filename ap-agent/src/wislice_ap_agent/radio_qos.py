@@ -276,7 +276,15 @@ class MarkFilter(Op):
         return f"filter add dev {self.dev} parent 1: protocol all prio 1 fw"
 
     def netlink(self, nl: Any) -> None:
-        nl.ipr.tc("add-filter", "fw", nl.index(self.dev), parent=0x10000, prio=1, protocol=0x0003)
+        # By hand: IPRoute.tc() always sends a TCA_OPTIONS nest, and fw takes one without a handle as an error.
+        from pyroute2.netlink import NLM_F_ACK, NLM_F_CREATE, NLM_F_REQUEST
+        from pyroute2.netlink.rtnl import RTM_NEWTFILTER
+        from pyroute2.netlink.rtnl.tcmsg import tcmsg
+
+        msg = tcmsg()
+        msg["index"], msg["parent"], msg["info"] = nl.index(self.dev), 0x10000, (1 << 16) | socket.htons(0x0003)
+        msg["attrs"] = [["TCA_KIND", "fw"]]
+        nl.ipr.nlm_request(msg, msg_type=RTM_NEWTFILTER, msg_flags=NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE)
 
 
 @dataclass(frozen=True)

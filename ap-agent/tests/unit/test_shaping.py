@@ -3,9 +3,11 @@ processes), the same plan over netlink, kernels without fq_codel or act_skbedit,
 
 from __future__ import annotations
 
+import socket
 import subprocess
 
 import pytest
+from pyroute2.netlink.rtnl import RTM_NEWTFILTER
 
 from wislice_ap_agent import radio_qos, shaping
 from wislice_ap_agent.radio_qos import radio_ifb, uplink_ifb
@@ -265,6 +267,10 @@ class FakeIpr:
     def tc(self, *a, **kw):
         self.calls.append(("tc", a, kw))
 
+    def nlm_request(self, msg, msg_type, msg_flags):
+        self.calls.append(("nlm", (msg_type, msg["index"]), {"parent": msg["parent"], "info": msg["info"],
+                                                            "attrs": msg["attrs"]}))
+
 
 def test_netlink_backend_runs_the_same_plan(existing):
     nl = Netlink.__new__(Netlink)
@@ -363,7 +369,9 @@ def test_netlink_voice_filter_sets_priority_and_mark(existing):
     s.add_radio("phy0", "wlan0", 20000)
     s.apply("phy0", "wlan0_1", 1, rl(), "vo")
     calls = nl.ipr.calls
-    assert ("tc", ("add-filter", "fw", 9), {"parent": 0x10000, "prio": 1, "protocol": 3}) in calls
+    # the IFB's fw filter without options (the old method: mark = class id), prio 1, protocol all
+    assert ("nlm", (RTM_NEWTFILTER, 9), {"parent": 0x10000, "info": 0x10000 | socket.htons(3),
+                                         "attrs": [["TCA_KIND", "fw"]]}) in calls
     redirect = next(c for c in calls if c[1][:1] == ("add-filter",) and c[1][2] == 3)
     assert redirect[2]["action"][0] == {"kind": "skbedit", "priority": 0x106, "mark": 0x10101}
 
