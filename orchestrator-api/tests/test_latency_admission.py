@@ -9,7 +9,7 @@ from test_admission import reasons, snapshot
 from test_slice_update import make_slice, patch
 
 from wislice_orchestrator.admission import admit, check_change
-from wislice_orchestrator.latency_budget import LatencyCosts, describe, over_budget, path_costs
+from wislice_orchestrator.latency_budget import LatencyCosts, describe, over_budget, path_costs, with_measured
 from wislice_orchestrator.topology import Topology
 
 LINE = Topology.from_json({"attachments": {"ap": "a", "mec": "c"}, "links": [
@@ -86,3 +86,33 @@ def test_api_refuses_a_budget_the_path_cannot_meet(world):
     resp = patch(world, url, {"latency_budget_us": 299})
     assert resp.status_code == 409 and "budget 299 us" in resp.get_json()["errors"][0], resp.get_json()
     assert world.call("GET", url, world.tenant_a).get_json()["latency_budget_us"] == 500
+
+
+def test_measured_vnf_costs_replace_the_estimate_on_their_node_only():
+    vnfs = [{"vnf_id": 1, "node": "mec-1", "image": "firewall"}, {"vnf_id": 2, "node": "mec-1", "image": "firewall"},
+            {"vnf_id": 3, "node": "mec-2", "image": "firewall"}, {"vnf_id": 4, "node": "mec-1", "image": "nat"}]
+    costs = with_measured(LatencyCosts(), vnfs, {1: 15, 2: 40, 3: 900})  # vNF 4 reports none
+    assert costs.measured == {("mec-1", "firewall"): 40, ("mec-2", "firewall"): 900}  # the largest per node
+    assert costs.vnf("firewall", "mec-1") == ("measured p99", 40)
+    assert costs.vnf("nat", "mec-1") == ("kernel", 120) and costs.vnf("firewall") == ("kernel", 120)
+    assert with_measured(LatencyCosts(), vnfs, {}) == LatencyCosts()
+
+
+def test_admission_uses_what_a_running_vnf_of_the_image_measured(world, monkeypatch):
+    """A firewall on mec-1 reports a p99 of 20 us; the telemetry's poll brings it to admission: the path that
+    needed ~300 us with the 120 us estimate needs ~200 us, and the refusal names the measured cost."""
+    make_slice(world)  # a running firewall vNF on mec-1
+    stats = world.fake.vnf_stats
+    monkeypatch.setattr(world.fake, "vnf_stats", lambda v: dict(stats(v), proc_p99_us=19.2))
+    world.app.extensions["wislice_telemetry"].poll_once(now=1000.0)
+    body = slice_body(latency_budget_us=199)
+    body["vaps"][0]["ssid"] = "second"
+    resp = world.call("POST", "/api/v1/tenants/1/slices", world.tenant_a, json=body)
+    assert resp.status_code == 409, resp.get_json()
+    errors = resp.get_json()["errors"]
+    assert any(r.startswith("AP ap-1 to MEC node mec-1: path needs ~200 us") and
+               "vNF firewall (measured p99) 20 us; budget 199 us" in r for r in errors), errors
+    # mec-2 runs no firewall: its path keeps the estimate
+    assert any("MEC node mec-2: path needs ~300 us" in r and "vNF firewall (kernel) 120 us" in r for r in errors)
+    body["latency_budget_us"] = 200
+    assert world.call("POST", "/api/v1/tenants/1/slices", world.tenant_a, json=body).status_code == 202

@@ -259,7 +259,7 @@ def admit(snapshot: Snapshot, request: dict[str, Any]) -> Plan:
                                     f"{max_links} links from AP {vap['agent_id']} to MEC node {name}")
                 break
             too_slow = over_budget(f"AP {vap['agent_id']} to MEC node {name}", path_costs(
-                snapshot.topology, ap_dev, route, [v["image"] for v in request["vnfs"]], snapshot.latency_costs),
+                snapshot.topology, ap_dev, route, [v["image"] for v in request["vnfs"]], snapshot.latency_costs, name),
                 request.get("latency_budget_us"))
             if too_slow:
                 node_reasons.append(too_slow)
@@ -281,13 +281,14 @@ def admit(snapshot: Snapshot, request: dict[str, Any]) -> Plan:
 
 def check_change(snapshot: Snapshot, vaps: list[dict[str, Any]], routes: list[Route | None],
                  old: Bandwidth | dict[str, int], new: Bandwidth | dict[str, int],
-                 latency_class: str | None, budget_us: int | None = None, images: list[str] | None = None) -> list[str]:
+                 latency_class: str | None, budget_us: int | None = None, images: list[str] | None = None,
+                 node: str | None = None) -> list[str]:
     """Re-admission of a live slice's new guarantees (and new latency class, None when unchanged) on its current
     vAPs and paths: `old` and `new` are its bandwidth before and after (or their API form); routes[i] is vaps[i]'s
     path, None when it is no longer in the topology; `snapshot` must leave the slice's own reservations out. Only
     what grows is checked: lowering a guarantee always fits there. The paths stay as they are (no re-routing), so a
     latency class needs every current path within its link count, and a budget (`budget_us`, given when it is new
-    or lower) every current path with the slice's vNF `images` within it."""
+    or lower) every current path with the slice's vNF `images` (on MEC node `node`) within it."""
     reasons: list[str] = []
     old, new = Bandwidth.coerce(old), Bandwidth.coerce(new)
     if new.total_guaranteed_kbps > old.total_guaranteed_kbps:
@@ -313,7 +314,7 @@ def check_change(snapshot: Snapshot, vaps: list[dict[str, Any]], routes: list[Ro
             src = snapshot.topology.attachments.get(vap["agent_id"])
             if route is not None and src is not None:
                 reasons += filter(None, [over_budget(f"vAP {vap['vap_id']}", path_costs(
-                    snapshot.topology, src, route, images or [], snapshot.latency_costs), budget_us)])
+                    snapshot.topology, src, route, images or [], snapshot.latency_costs, node), budget_us)])
     if grow_up or grow_down:
         reasons += check_links(snapshot, [r for r in routes if r], grow_up, grow_down)
     return reasons

@@ -1,15 +1,18 @@
 """Admission by latency (issue 15): the latency a slice's path will add, summed from per-element costs, against the
 slice's latency_budget_us (the wired + MEC part).
 
-Arithmetic only. The costs are the operator's estimates: per switch traversed (the topology's `switch_latency_us`
-per device, else the configured default), per wired link (the link's `latency_us`, else the default) and per vNF
-(by image, else by class: images named dpdk-* are the dpdk class, the others kernel). They become measured values
-(p99 under the node's current load) once the agents and switches report them.
+Arithmetic only. The costs: per switch traversed (the topology's `switch_latency_us` per device, else the
+configured default), per wired link (the link's `latency_us`, else the default) and per vNF: measured where a
+running vNF of the same image on the same MEC node reports its own (`measured`: the p99 of the time a packet spent
+in it over its last report, under the node's current load, as dpdk-vnf reports it; the largest of that image's
+vNFs there), else the operator's estimate by image, else by class (images named dpdk-* are the dpdk class, the
+others kernel). Switches and links do not report theirs yet: they stay estimates.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from .topology import Route, Topology
 
@@ -25,6 +28,7 @@ class LatencyCosts:
     switch_us: int = DEFAULT_SWITCH_US
     link_us: int = DEFAULT_LINK_US
     vnf_us: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_VNF_US))
+    measured: dict[tuple[str, str], int] = field(default_factory=dict)  # (MEC node, image) -> measured p99, us
 
     @classmethod
     def parse(cls, text: str) -> LatencyCosts:
@@ -38,18 +42,32 @@ class LatencyCosts:
         vnf = dict(DEFAULT_VNF_US) | {k: v for k, v in values.items() if k not in ("switch", "link")}
         return cls(values.get("switch", DEFAULT_SWITCH_US), values.get("link", DEFAULT_LINK_US), vnf)
 
-    def vnf(self, image: str) -> tuple[str, int]:
-        """(what the cost is named by, microseconds) of one vNF of `image`."""
+    def vnf(self, image: str, node: str | None = None) -> tuple[str, int]:
+        """(what the cost is named by, microseconds) of one vNF of `image` on MEC node `node`."""
+        if (node, image) in self.measured:
+            return "measured p99", self.measured[(node, image)]
         if image in self.vnf_us:
             return image, self.vnf_us[image]
         kind = "dpdk" if image.startswith("dpdk") else "kernel"
         return kind, self.vnf_us.get(kind, DEFAULT_VNF_US[kind])
 
 
+def with_measured(costs: LatencyCosts, vnfs: list[dict[str, Any]], p99_us: dict[int, int]) -> LatencyCosts:
+    """`costs` with the measured ones: per (node, image) of the controller's vNFs that reported a p99 (`p99_us` by
+    vnf_id), the largest."""
+    measured: dict[tuple[str, str], int] = {}
+    for v in vnfs:
+        us = p99_us.get(v.get("vnf_id"))  # type: ignore[arg-type]
+        node, image = v.get("node"), v.get("image")
+        if us is not None and isinstance(node, str) and isinstance(image, str):
+            measured[(node, image)] = max(us, measured.get((node, image), 0))
+    return replace(costs, measured=measured) if measured else costs
+
+
 def path_costs(topo: Topology, src: str, route: Route, images: list[str],
-               costs: LatencyCosts) -> list[tuple[str, int]]:
-    """(element, microseconds) along one vAP's path: each switch as often as the path passes it (the MEC switch
-    once into the chain and once after each vNF), each link, each vNF in chain order."""
+               costs: LatencyCosts, node: str | None = None) -> list[tuple[str, int]]:
+    """(element, microseconds) along one vAP's path to MEC node `node`: each switch as often as the path passes it
+    (the MEC switch once into the chain and once after each vNF), each link, each vNF in chain order."""
     def switch(device: str) -> tuple[str, int]:
         return f"switch {device}", topo.switch_latency_us.get(device, costs.switch_us)
 
@@ -62,7 +80,7 @@ def path_costs(topo: Topology, src: str, route: Route, images: list[str],
         device = there
     items.append(switch(device))
     for image in images:
-        kind, us = costs.vnf(image)
+        kind, us = costs.vnf(image, node)
         items.append((f"vNF {image}" + ("" if kind == image else f" ({kind})"), us))
         items.append(switch(device))
     return items

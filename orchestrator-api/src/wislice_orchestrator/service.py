@@ -16,7 +16,7 @@ from .admission import AdmissionError, Snapshot, TenantUsage, admit, check_chang
 from .at_rest import PassphraseBox, seal_passphrase, session_box
 from .bandwidth import Bandwidth
 from .controllers import Controllers
-from .latency_budget import LatencyCosts
+from .latency_budget import LatencyCosts, with_measured
 from .lease import LeaseTerms
 from .models import Lock, Operation, Slice, SliceVap, SliceVnf, Tenant, event
 from .outcomes import describe, on_failure, on_success
@@ -60,6 +60,8 @@ class SliceService:
         self.controllers = controllers
         self.ap_budget_kbps = ap_budget_kbps
         self.latency_costs = latency_costs or LatencyCosts()
+        # vnf_id -> its measured p99 (us), the telemetry's last poll (app.py connects it): measured vNF costs.
+        self.measured_vnf_us: Callable[[], dict[int, int]] = dict
         self.metrics = metrics
         # Admission reads reservations and writes new ones: one request at a time, so two cannot both fit.
         self.admission_lock = threading.Lock()
@@ -92,6 +94,7 @@ class SliceService:
                         controller_vaps=[v for v in ctl.list_vaps() if v.get("vap_id") not in hidden],
                         controller_vnfs=ctl.list_vnfs(), topology=topo, ap_budget_kbps=self.ap_budget_kbps,
                         latency_costs=self.latency_costs)
+        snap.latency_costs = with_measured(self.latency_costs, snap.controller_vnfs, self.measured_vnf_us())
         for s in live:
             bw = reserved_bandwidth(s)
             down, up = bw.down.guaranteed_kbps, bw.up.guaranteed_kbps
@@ -351,7 +354,7 @@ class SliceService:
                 old_budget is None or latency_budget_us < old_budget) else None
             images = [v.image for v in sorted(slice_.vnfs, key=lambda v: v.chain_position)]
             reasons += check_change(snap, vaps, routes, old, bandwidth, new_class, check_budget if slice_.mec_node
-                                    else None, images)
+                                    else None, images, slice_.mec_node)
             if reasons:
                 event(db, "admission", f"tenant {tenant.id} slice {slice_.id} change rejected: {'; '.join(reasons)}",
                       tenant.id, "warn")

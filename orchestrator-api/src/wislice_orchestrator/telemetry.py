@@ -43,6 +43,7 @@ LIVE = ("creating", "active", "deleting")
 MAX_SLOTS = 3600
 # Above this a byte-counter delta is not a rate but a counter that restarted and grew past its old value.
 MAX_RATE_BPS = 100e9
+MAX_PROC_US = 10_000_000  # a vNF's reported p99 above 10 s is no measurement
 SLICE_COLUMNS = ("down_bps", "up_bps", "clients", "guaranteed_down_kbps", "guaranteed_up_kbps")
 
 
@@ -77,6 +78,9 @@ class Latest:
     clients: dict[tuple[int, str], tuple[float | None, float | None]] = field(default_factory=dict)
     radios: dict[tuple[str, str], int] = field(default_factory=dict)
     vnf_ports: dict[tuple[int, int, str], tuple[float | None, float | None]] = field(default_factory=dict)
+    # vnf_id -> the p99 of the time a packet spent in it over its last report (us), from a vNF that measures it
+    # (dpdk-vnf): latency admission's measured cost of that image on that node.
+    vnf_proc_p99_us: dict[int, int] = field(default_factory=dict)
 
 
 def counter_rate(prev: tuple[float, int] | None, ts: float, value: int) -> float | None:
@@ -297,10 +301,16 @@ class TelemetryCollector:
 
     def _vnf_rates(self, ts: float, s: SliceInfo, latest: Latest) -> None:
         for vnf_id in s.vnfs:
-            ports = self._call(f"vnf_stats {vnf_id}",
-                               lambda v=vnf_id: [p for p in self.controllers.vnf_stats(v).get("ports") or []
-                                                 if isinstance(p, dict)])
-            for port in ports or []:
+            stats = self._call(f"vnf_stats {vnf_id}", lambda v=vnf_id: dict(self.controllers.vnf_stats(v)))
+            if stats is None:
+                continue
+            p99 = stats.get("proc_p99_us")
+            if isinstance(p99, int | float) and not isinstance(p99, bool) and 0 <= p99 <= MAX_PROC_US:
+                latest.vnf_proc_p99_us[vnf_id] = int(math.ceil(p99))
+            ports = stats.get("ports")
+            for port in ports if isinstance(ports, list) else []:
+                if not isinstance(port, dict):
+                    continue
                 rx, tx = _bytes(port, "rx_bytes"), _bytes(port, "tx_bytes")
                 if rx is None or tx is None:
                     continue
