@@ -42,6 +42,7 @@ KINDS = ("counter", "gauge")
 TOKEN = re.compile(r"^[A-Za-z0-9._~+/-]{16,1024}=*\Z")
 LISTEN = re.compile(r"^(?P<host>\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]{1,253}):(?P<port>\d{1,5})\Z")
 MAX_REQUEST_BYTES = 8192  # request line and headers
+LINGER_S, LINGER_BYTES = 0.5, 256 * 1024  # the most a closing connection waits for and drops of unread input
 MAX_CONNECTIONS = 4
 TIMEOUT_S = 10.0
 
@@ -308,6 +309,20 @@ class _Handler(BaseHTTPRequestHandler):
             self.end_headers()
 
     do_HEAD = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _not_get
+
+    def finish(self) -> None:
+        """A lingering close: after the answer, read (and drop) what the client still sends, bounded in bytes and
+        time. Closing with unread input makes the kernel send a reset, which can destroy the answer (a 414 or 431
+        to an oversized request) before the client reads it."""
+        super().finish()
+        try:
+            self.connection.shutdown(socket.SHUT_WR)
+            self.connection.settimeout(LINGER_S)
+            left = LINGER_BYTES
+            while left > 0 and (chunk := self.connection.recv(min(left, 65536))):
+                left -= len(chunk)
+        except OSError:
+            pass  # the client is gone or slow: close now
 
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("%s %s", self.address_string(), format % args)
