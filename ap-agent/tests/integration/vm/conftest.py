@@ -144,3 +144,18 @@ def run_agent(vm: ApVm, hostapd: Hostapd, **extra_conf: object) -> Iterator[Agen
 @pytest.fixture(scope="module")
 def agent(vm: ApVm, hostapd: Hostapd) -> Iterator[AgentRun]:
     yield from run_agent(vm, hostapd)
+
+
+def created_vaps(agent: AgentRun, specs: list[dict[str, object]]) -> Iterator[dict[str, dict[str, object]]]:
+    """createVap for each spec (vap_id -> the agent's vAP), yielded; every vAP that was created is deleted after,
+    also when a later one fails. For a test's fixture: ``yield from created_vaps(agent, [...])``."""
+    created: dict[str, dict[str, object]] = {}
+    try:
+        for spec in specs:
+            reply = agent.ctl.request("createVap", {"vap": spec}, timeout=30)
+            assert reply["ok"], f"createVap {spec['vap_id']}: {reply.get('error')}\n{agent.log()}"
+            created[str(spec["vap_id"])] = reply["result"]["vap"]
+        yield created
+    finally:
+        for vap_id in created:
+            agent.ctl.request("delVap", {"vap_id": vap_id})

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import AgentRun
+from conftest import AgentRun, created_vaps
 from wifi import Station
 
 SSID = "agent-roam"
@@ -25,16 +25,7 @@ def vap(vap_id: str) -> dict[str, Any]:
 
 @pytest.fixture
 def two_vaps(agent: AgentRun) -> Iterator[dict[str, dict[str, Any]]]:
-    created: dict[str, dict[str, Any]] = {}
-    try:
-        for vap_id in ("v-roam-a", "v-roam-b"):
-            reply = agent.ctl.request("createVap", {"vap": vap(vap_id)}, timeout=30)
-            assert reply["ok"], f"createVap {vap_id}: {reply.get('error')}\n{agent.log()}"
-            created[vap_id] = reply["result"]["vap"]
-        yield created
-    finally:
-        for vap_id in created:
-            agent.ctl.request("delVap", {"vap_id": vap_id})
+    yield from created_vaps(agent, [vap("v-roam-a"), vap("v-roam-b")])
 
 
 def serving_vap(agent: AgentRun, mac: str) -> str | None:

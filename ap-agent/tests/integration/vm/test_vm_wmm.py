@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import AgentRun
+from conftest import AgentRun, created_vaps
 from wifi import Station
 
 FRAMES = 40
@@ -62,16 +62,8 @@ def vap(vap_id: str, ssid: str, wmm_ac: str | None) -> dict[str, Any]:
 
 @pytest.fixture
 def vaps(agent: AgentRun) -> Iterator[dict[str, dict[str, Any]]]:
-    created: dict[str, dict[str, Any]] = {}
-    try:
-        for vap_id, ac in (("v-voice", "vo"), ("v-bulk", None)):
-            reply = agent.ctl.request("createVap", {"vap": vap(vap_id, f"wmm-{vap_id}", ac)}, timeout=30)
-            assert reply["ok"], f"createVap {vap_id}: {reply.get('error')}\n{agent.log()}"
-            created[vap_id] = reply["result"]["vap"]
-        yield created
-    finally:
-        for vap_id in created:
-            agent.ctl.request("delVap", {"vap_id": vap_id})
+    yield from created_vaps(agent, [vap(vap_id, f"wmm-{vap_id}", ac) for vap_id, ac in (("v-voice", "vo"),
+                                                                                        ("v-bulk", None))])
 
 
 def test_voice_vap_frames_go_out_with_tid_6_or_7_and_best_effort_with_tid_0(
