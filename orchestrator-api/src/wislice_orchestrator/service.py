@@ -90,11 +90,11 @@ class SliceService:
         excluded = db.get(Slice, exclude_slice) if exclude_slice is not None else None
         hidden = {v.vap_id for v in excluded.vaps} if excluded is not None else set()
         topo = load_topology(db)
+        vnfs = ctl.list_vnfs()
         snap = Snapshot(agents=ctl.list_agents(), nodes=ctl.list_nodes(),
                         controller_vaps=[v for v in ctl.list_vaps() if v.get("vap_id") not in hidden],
-                        controller_vnfs=ctl.list_vnfs(), topology=topo, ap_budget_kbps=self.ap_budget_kbps,
-                        latency_costs=self.latency_costs)
-        snap.latency_costs = with_measured(self.latency_costs, snap.controller_vnfs, self.measured_vnf_us())
+                        controller_vnfs=vnfs, topology=topo, ap_budget_kbps=self.ap_budget_kbps,
+                        latency_costs=with_measured(self.latency_costs, vnfs, self.measured_vnf_us()))
         for s in live:
             bw = reserved_bandwidth(s)
             down, up = bw.down.guaranteed_kbps, bw.up.guaranteed_kbps
