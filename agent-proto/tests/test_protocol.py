@@ -34,6 +34,14 @@ def test_hello_auth_schemes(secret, tls, scheme):
     assert not protocol.mac_ok(b"k", NONCE, hello) or scheme == "hmac-sha256"
 
 
+def test_hello_firmware_version_is_optional():
+    caps = {"radios": [], "security": ["open"], "pof_switch": False}
+    assert "firmware_version" not in protocol.hello("ap", "ap-1", "x", NONCE, caps)
+    hello = protocol.hello("ap", "ap-1", "x", NONCE, caps, firmware_version="23.05.3-wislice1")
+    assert hello["firmware_version"] == "23.05.3-wislice1" and REFERENCE.is_valid(hello)
+    assert not REFERENCE.is_valid({**hello, "firmware_version": "1 0"})
+
+
 def test_line_buffer_splits_and_limits():
     buf = protocol.LineBuffer(limit=10)
     assert buf.feed(b'{"a":1}\n{"b"') == [b'{"a":1}']

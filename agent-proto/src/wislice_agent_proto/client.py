@@ -70,6 +70,7 @@ class Identity:
     capabilities: Callable[[], dict[str, Any]]
     secret: bytes | None = None
     tls_client_cert: bool = False  # without a secret, the TLS client certificate names the agent
+    firmware_version: str | None = None  # the hello's (an AP's firmware, for fleet upgrades)
 
 
 class Watch(Protocol):
@@ -245,7 +246,7 @@ class AgentClient:
         nonce = self._expect(link, ("challenge",), deadline)["nonce"]
         me = self.identity
         self._send(link, protocol.hello(me.role, me.agent_id, me.software, nonce, me.capabilities(), me.secret,
-                                        me.tls_client_cert))
+                                        me.tls_client_cert, me.firmware_version))
         answer = self._expect(link, ("welcome", "bye"), deadline)
         if answer["type"] == "bye":
             raise Refused(answer["reason"])

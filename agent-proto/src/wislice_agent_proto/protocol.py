@@ -93,16 +93,21 @@ def challenge(controller_id: str, nonce: str | None = None) -> dict[str, Any]:
 
 
 def hello(role: str, agent_id: str, software: str, nonce: str, capabilities: dict[str, Any],
-          secret: bytes | None = None, tls_client_cert: bool = False) -> dict[str, Any]:
-    """With a shared secret the hello carries its HMAC; else a TLS client certificate names the agent (its CN)."""
+          secret: bytes | None = None, tls_client_cert: bool = False,
+          firmware_version: str | None = None) -> dict[str, Any]:
+    """With a shared secret the hello carries its HMAC; else a TLS client certificate names the agent (its CN).
+    firmware_version (optional: agents from before it leave it out) is what the AP runs, for fleet upgrades."""
     if secret:
         auth: dict[str, Any] = {"scheme": "hmac-sha256", "mac": hmac_mac(secret, nonce, agent_id)}
     elif tls_client_cert:
         auth = {"scheme": "tls-client-cert"}
     else:
         auth = {"scheme": "none"}
-    return {"type": "hello", "version": VERSION, "role": role, "agent_id": agent_id, "software": software,
-            "auth": auth, "capabilities": capabilities}
+    msg = {"type": "hello", "version": VERSION, "role": role, "agent_id": agent_id, "software": software,
+           "auth": auth, "capabilities": capabilities}
+    if firmware_version is not None:
+        msg["firmware_version"] = firmware_version
+    return msg
 
 
 def welcome(controller_id: str, stats_interval_s: float | None = None) -> dict[str, Any]:

@@ -99,8 +99,9 @@ public final class AgentController<C> {
                 previous.close("replaced by a new connection");
             }
             C caps = capabilities.read(hello.get("capabilities")); // the server validated the hello
+            String firmware = hello.has("firmware_version") ? hello.get("firmware_version").asText() : null;
             app.putAgent(new AgentRecord<>(session.agentId(), true, session.remoteAddress(), localNode,
-                                           hello.get("software").asText(), caps, now()));
+                                           hello.get("software").asText(), caps, now(), firmware));
             return null;
         }
 

@@ -8,8 +8,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * An agent record as the REST API and the store write it: {agent_id, connected, address, NODE, software, the
- * capabilities' fields, last_seen}, NODE being the role's name for the controller node ("node" for ap-agents,
+ * An agent record as the REST API and the store write it: {agent_id, connected, address, NODE, software,
+ * firmware_version? (absent when its hello had none), the capabilities' fields, last_seen}, NODE being the role's name for the controller node ("node" for ap-agents,
  * "controller_node" for MEC nodes).
  */
 public final class AgentRecordCodec<C> extends AgentCodec<AgentRecord<C>> {
@@ -33,7 +33,7 @@ public final class AgentRecordCodec<C> extends AgentCodec<AgentRecord<C>> {
         ObjectNode caps = Json.object();
         for (Iterator<Map.Entry<String, JsonNode>> it = json.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
-            if (!common.contains(e.getKey())) {
+            if (!common.contains(e.getKey()) && !"firmware_version".equals(e.getKey())) {
                 caps.set(e.getKey(), e.getValue());
             }
         }
@@ -48,6 +48,7 @@ public final class AgentRecordCodec<C> extends AgentCodec<AgentRecord<C>> {
         Fields.string(json, "address", path, null);
         Fields.string(json, nodeKey, path, null);
         Fields.maxLength(json, "software", path, 128);
+        Fields.string(json, "firmware_version", path, Fields.FIRMWARE_VERSION);
         Fields.number(json, "last_seen", path, 0, false, Double.MAX_VALUE);
     }
 
@@ -55,13 +56,15 @@ public final class AgentRecordCodec<C> extends AgentCodec<AgentRecord<C>> {
     public AgentRecord<C> read(JsonNode j) {
         return new AgentRecord<>(text(j, "agent_id"), j.get("connected").asBoolean(), text(j, "address"),
                                  text(j, nodeKey), text(j, "software"), capabilities.read(j),
-                                 j.get("last_seen").asDouble());
+                                 j.get("last_seen").asDouble(),
+                                 j.has("firmware_version") ? text(j, "firmware_version") : null);
     }
 
     @Override
     public ObjectNode encode(AgentRecord<C> a) {
         ObjectNode j = Json.object().put("agent_id", a.agentId).put("connected", a.connected)
                 .put("address", a.address).put(nodeKey, a.controllerNode).put("software", a.software);
+        putIfSet(j, "firmware_version", a.firmwareVersion);
         j.setAll(capabilities.encode(a.capabilities));
         return j.put("last_seen", a.lastSeen);
     }

@@ -26,6 +26,8 @@ public final class Fields {
             "^[0-9]{1,4}(-[0-9]{1,4})?(,[0-9]{1,4}(-[0-9]{1,4})?){0,63}$");
     public static final Pattern IPV4 = Pattern.compile("^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\\.){3}"
                                                     + "(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])$");
+    /** A firmware version as an AP's hello and upgradeFirmware carry it (23.05.3-wislice1): one token. */
+    public static final Pattern FIRMWARE_VERSION = Pattern.compile("^[A-Za-z0-9][A-Za-z0-9._+~-]{0,63}$");
     public static final long MAX_SAFE_INT = 9007199254740991L;
 
     private Fields() {

@@ -84,12 +84,15 @@ public final class MessageValidator {
     }
 
     private static void hello(JsonNode m, String at) throws ProtocolException {
-        Set<String> fields = Set.of("type", "version", "role", "agent_id", "software", "auth", "capabilities");
-        Fields.object(m, at, fields, fields);
+        Set<String> required = Set.of("type", "version", "role", "agent_id", "software", "auth", "capabilities");
+        Set<String> fields = Set.of("type", "version", "role", "agent_id", "software", "auth", "capabilities",
+                                    "firmware_version");
+        Fields.object(m, at, fields, required);
         version(m, at);
         Fields.oneOf(m, "role", at, Set.of("ap", "mec"));
         Fields.string(m, "agent_id", at, IDENT);
         Fields.maxLength(m, "software", at, 128);
+        Fields.string(m, "firmware_version", at, Fields.FIRMWARE_VERSION);
         JsonNode auth = Fields.object(m.get("auth"), at + ".auth", Set.of("scheme", "mac"), Set.of("scheme"));
         Fields.oneOf(auth, "scheme", at + ".auth", Set.of("none", "hmac-sha256", "tls-client-cert"));
         Fields.string(auth, "mac", at + ".auth", HEX64);

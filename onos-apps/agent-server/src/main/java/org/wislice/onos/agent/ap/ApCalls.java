@@ -4,9 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import org.wislice.onos.agent.AgentCall;
 import org.wislice.onos.agent.AgentCall.Params;
 import org.wislice.onos.agent.AgentCall.Result;
+import org.wislice.onos.agent.Fields;
 import org.wislice.onos.agent.SyncResult;
 
 import java.util.List;
+import java.util.Set;
 
 /** The ap-agent's methods (Table II of ADE2WiNFV plus syncVaps), typed. ALL feeds the MessageValidator. */
 public final class ApCalls {
@@ -37,9 +39,17 @@ public final class ApCalls {
             Params.ident("vap_id"), Result.of(ApCodecs.RATE.name(), r -> ApCodecs.RATE.decode(r, "result")));
     public static final AgentCall<String, Rate> GET_RX_RATE = AgentCall.of("getRxRate",
             Params.ident("vap_id"), Result.of(ApCodecs.RATE.name(), r -> ApCodecs.RATE.decode(r, "result")));
+    /** Accepted: the agent downloads, verifies and installs in the background; firmwareProgress events follow. */
+    public static final AgentCall<FirmwareUpgrade, Boolean> UPGRADE_FIRMWARE = AgentCall.of("upgradeFirmware",
+            Params.value(ApCodecs.FIRMWARE_UPGRADE), Result.of("upgradeFirmware result", r -> {
+                Fields.object(r, "result", Set.of("accepted"), Set.of("accepted"));
+                Fields.bool(r, "accepted", "result");
+                return r.get("accepted").asBoolean();
+            }));
 
     public static final List<AgentCall<?, ?>> ALL = List.of(CREATE_VAP, DEL_VAP, UPDATE_VAP, GET_VAPS, SYNC_VAPS,
-            GET_STATUS, CHANGE_CHANNEL, GET_CLIENT, REMOVE_CLIENT, STEER_CLIENT, GET_TX_RATE, GET_RX_RATE);
+            GET_STATUS, CHANGE_CHANNEL, GET_CLIENT, REMOVE_CLIENT, STEER_CLIENT, GET_TX_RATE, GET_RX_RATE,
+            UPGRADE_FIRMWARE);
 
     private ApCalls() {
     }

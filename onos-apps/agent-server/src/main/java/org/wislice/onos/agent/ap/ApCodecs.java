@@ -25,6 +25,7 @@ public final class ApCodecs {
     public static final ClientRemovalCodec CLIENT_REMOVAL = new ClientRemovalCodec();
     public static final ClientSteeringCodec CLIENT_STEERING = new ClientSteeringCodec();
     public static final SteerOutcomeCodec STEER_OUTCOME = new SteerOutcomeCodec();
+    public static final FirmwareUpgradeCodec FIRMWARE_UPGRADE = new FirmwareUpgradeCodec();
     // The stats event and its parts.
     public static final ApStatsCodec STATS = new ApStatsCodec();
     public static final VapSampleCodec VAP_SAMPLE = new VapSampleCodec();
@@ -33,13 +34,15 @@ public final class ApCodecs {
     // The other events' data.
     public static final ClientAssociatedCodec CLIENT_ASSOCIATED = new ClientAssociatedCodec();
     public static final ClientDisassociatedCodec CLIENT_DISASSOCIATED = new ClientDisassociatedCodec();
+    public static final FirmwareProgressCodec FIRMWARE_PROGRESS = new FirmwareProgressCodec();
     public static final StateChangedCodec<String> VAP_STATE_CHANGED = new StateChangedCodec<>("vapState", "vap_id",
             (d, at) -> Fields.string(d, "vap_id", at, Fields.IDENT), JsonNode::asText,
             Set.of("up", "down", "failed", "removed"));
 
     /** The data codec of each event an ap-agent sends; the MessageValidator checks events with them. */
     public static final Map<String, AgentCodec<?>> EVENTS = Map.of("clientAssociated", CLIENT_ASSOCIATED,
-            "clientDisassociated", CLIENT_DISASSOCIATED, "vapState", VAP_STATE_CHANGED, "stats", STATS);
+            "clientDisassociated", CLIENT_DISASSOCIATED, "vapState", VAP_STATE_CHANGED, "stats", STATS,
+            "firmwareProgress", FIRMWARE_PROGRESS);
 
     private ApCodecs() {
     }
