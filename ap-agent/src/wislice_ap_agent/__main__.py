@@ -46,6 +46,11 @@ def main(argv: list[str] | None = None) -> int:
         agent.run()
     finally:
         agent.close()
+    if agent.restart_requested:
+        from .agent import RESTART_EXIT
+
+        print("wislice-ap-agent: restarting on the upgraded firmware", file=sys.stderr)
+        return RESTART_EXIT
     return 0
 
 

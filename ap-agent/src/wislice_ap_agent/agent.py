@@ -23,6 +23,7 @@ from wislice_agent_proto.prometheus import MetricsServer
 
 from .config import AgentConfig
 from .events import parse_event
+from .firmware import Upgrader
 from .handlers import Handlers
 from .hostapd_ctrl import CtrlConnection, CtrlError, HostapdControl
 from .metrics import ApMetrics
@@ -34,6 +35,7 @@ from .vaps import VapManager
 log = logging.getLogger("wislice_ap_agent")
 
 SOFTWARE = "wislice-ap-agent 0.1"
+RESTART_EXIT = 75  # EX_TEMPFAIL: ended to be started again (procd respawns it)
 HOSTAPD_CHECK_S = 5.0
 
 
@@ -61,9 +63,12 @@ class Agent:
         if adopted:
             log.info("took over running vAPs %s", ", ".join(adopted))
         self.vaps.refresh_capacity()
-        self.handlers = Handlers(cfg.agent_id, self.vaps)
+        self.restart_requested = False
+        self.upgrader = Upgrader(cfg.firmware, self.emit, self.request_restart)
+        self.handlers = Handlers(cfg.agent_id, self.vaps, self.upgrader)
         identity = Identity("ap", cfg.agent_id, SOFTWARE, self.capabilities, cfg.secret,
-                            tls_client_cert=cfg.tls and cfg.tls_cert_file is not None)
+                            tls_client_cert=cfg.tls and cfg.tls_cert_file is not None,
+                            firmware_version=self.upgrader.version)
         tls = (lambda: tls_context(cfg.tls_ca_file, cfg.tls_cert_file, cfg.tls_key_file)) if cfg.tls else None
         self.client = AgentClient(cfg.controller_host, cfg.controller_port, identity, self.handlers.table, tls=tls,
                                   server_hostname=cfg.tls_server_name, stats=self.stats_event,
@@ -92,6 +97,8 @@ class Agent:
                             "numbers", ", ".join(readded))
         if self.metrics_server is not None and not self.connected():
             self._stats_for_metrics()
+        client = self.client
+        self.upgrader.tick(self.connected(), client.sessions if client is not None else 0)
 
     def _attach_events(self, recover: bool = False) -> None:
         try:
@@ -179,6 +186,12 @@ class Agent:
     def stop(self) -> None:
         if self.client is not None:
             self.client.stop()
+
+    def request_restart(self) -> None:
+        """A firmware upgrade (or its rollback) replaced the agent's files: end run(); the command line then exits
+        with RESTART_EXIT and procd starts the agent again, now the installed one (any thread)."""
+        self.restart_requested = True
+        self.stop()
 
     def close(self) -> None:
         if self.metrics_server is not None:

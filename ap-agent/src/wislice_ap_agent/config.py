@@ -20,6 +20,8 @@ from typing import Any
 from wislice_agent_proto import validate as V
 from wislice_agent_proto.prometheus import parse_listen, read_token_file
 
+from .firmware import FirmwareSettings
+
 HOSTPORT = re.compile(r"^(?P<host>\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]{1,253}):(?P<port>\d{1,5})\Z")
 SHAPING = ("auto", "pyroute2", "tc", "none")
 AGENT_KEYS = {
@@ -27,6 +29,8 @@ AGENT_KEYS = {
     "tls_server_name", "hostapd_global", "hostapd_ctrl_dir", "conf_dir", "client_dir", "shaping",
     "pof_switch_socket", "pof_switch_port_args", "stats_interval_s", "keepalive_s", "remove_vaps_on_exit",
     "log_level", "radios", "default_capacity_kbps", "pof_switch_uplink", "metrics_listen", "metrics_token_file",
+    "firmware_keys_dir", "firmware_version_file", "firmware_state_dir", "firmware_cache_dir", "firmware_work_dir",
+    "firmware_max_bytes", "firmware_download_timeout_s", "firmware_ca_file",
 }
 RADIO_KEYS = {"name", "iface", "max_vaps", "driver", "mac", "channel", "hw_mode", "capacity_kbps"}
 
@@ -62,6 +66,7 @@ class AgentConfig:
     log_level: str = "INFO"
     metrics_listen: tuple[str, int] | None = None  # GET /metrics (Prometheus text format); None = off
     metrics_token: str | None = None  # bearer token a scrape must present (from metrics_token_file)
+    firmware: FirmwareSettings = field(default_factory=FirmwareSettings)  # upgrades (firmware.py)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -183,10 +188,26 @@ def from_dict(d: dict[str, Any], base_dir: str = "/") -> AgentConfig:
     cfg.stats_interval_s = _num(d.get("stats_interval_s", 5), "stats_interval_s", 1, 3600)
     cfg.keepalive_s = _num(d.get("keepalive_s", 10), "keepalive_s", 1, 25)
     cfg.remove_vaps_on_exit = _bool(d.get("remove_vaps_on_exit", False), "remove_vaps_on_exit")
+    cfg.firmware = _firmware(d)
     cfg.log_level = str(d.get("log_level", "INFO")).upper()
     if cfg.log_level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
         raise ConfigError("log_level: DEBUG, INFO, WARNING or ERROR")
     return cfg
+
+
+def _firmware(d: dict[str, Any]) -> FirmwareSettings:
+    """Upgrade settings; the cache of installed packages lives in the state directory unless placed elsewhere."""
+    fw = FirmwareSettings()
+    for key in ("keys_dir", "version_file", "state_dir", "work_dir", "ca_file"):
+        if d.get(f"firmware_{key}") is not None:
+            setattr(fw, key, _path(d[f"firmware_{key}"], f"firmware_{key}"))
+    fw.cache_dir = os.path.join(fw.state_dir, "installed")
+    if d.get("firmware_cache_dir") is not None:
+        fw.cache_dir = _path(d["firmware_cache_dir"], "firmware_cache_dir")
+    fw.max_bytes = int(_num(d.get("firmware_max_bytes", fw.max_bytes), "firmware_max_bytes", 1 << 20, 1 << 30))
+    fw.download_timeout_s = _num(d.get("firmware_download_timeout_s", fw.download_timeout_s),
+                                 "firmware_download_timeout_s", 5, 3600)
+    return fw
 
 
 def _from_ini(text: str) -> dict[str, Any]:

@@ -1,6 +1,7 @@
-"""Table II of ADE2WiNFV (plus syncVaps, updateVap and steerClient): controller requests -> VapManager calls ->
-result objects. The method table is served by wislice_agent_proto (params already checked against the protocol's
-schema; a method of the protocol missing here is answered unsupported)."""
+"""Table II of ADE2WiNFV (plus syncVaps, updateVap, steerClient and upgradeFirmware): controller requests ->
+VapManager calls (the Upgrader's for upgradeFirmware) -> result objects. The method table is served by
+wislice_agent_proto (params already checked against the protocol's schema; a method of the protocol missing here
+is answered unsupported)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,13 @@ from typing import Any
 
 from wislice_agent_proto.methods import Handler
 
+from .firmware import Upgrader
 from .steering import Steering
 from .vaps import VapManager
 
 
 class Handlers:
-    def __init__(self, agent_id: str, vaps: VapManager) -> None:
+    def __init__(self, agent_id: str, vaps: VapManager, upgrader: Upgrader | None = None) -> None:
         self.agent_id = agent_id
         self.vaps = vaps
         self.started = time.monotonic()
@@ -34,6 +36,8 @@ class Handlers:
             "getTxRate": lambda p: self.vaps.rate(p["vap_id"], "tx"),
             "getRxRate": lambda p: self.vaps.rate(p["vap_id"], "rx"),
         }
+        if upgrader is not None:  # without one (tests, benchmarks) upgradeFirmware is answered unsupported
+            self.table["upgradeFirmware"] = upgrader.request
 
     def create_vap(self, p: dict[str, Any]) -> dict[str, Any]:
         return {"vap": self.vaps.create(p["vap"]).public()}
