@@ -27,7 +27,8 @@ def steps():
 
 def test_there_are_vectors_and_commands():
     assert len(VECTORS) >= 5 and len(REASONS) >= 10
-    assert COMMANDS == ["port-add", "port-del", "port-rate", "port-stats", "latency", "on-connect", "ports", "stats"]
+    assert COMMANDS == ["port-add", "port-del", "port-rate", "port-stats", "latency", "on-connect", "ports", "stats",
+                        "probe-start", "probe-stats", "probe-stop"]
 
 
 @pytest.mark.parametrize("path", VECTORS, ids=lambda p: p.stem)
@@ -66,7 +67,7 @@ def test_reply_and_parsed_agree(step):
     if command == "on-connect" and reply != "OK":
         assert reply[3:] in ("keep", "reset") and step["parsed"] == reply[3:]
         return
-    if command not in ("port-add", "ports", "port-stats", "stats"):
+    if command not in ("port-add", "ports", "port-stats", "stats", "probe-stats"):
         assert reply == "OK" and "parsed" not in step
         return
     parsed, text = step["parsed"], reply[3:]

@@ -219,6 +219,12 @@ static void cmd_on_connect(const struct pof_sw_cb *sw, int argc, char **argv, ch
         snprintf(out, outlen, "OK");
 }
 
+/* probe-start, probe-stats, probe-stop: argv[2] is the rest of the line, parsed by the switch's probe module. */
+static void cmd_probe(const struct pof_sw_cb *sw, int argc, char **argv, char *out, size_t outlen)
+{
+    sw->probe(sw->sw, argv[0], argv[1], argc > 2 ? argv[2] : "", out, outlen);
+}
+
 static const struct { const char *name; int min_args; cmd_fn fn; const char *usage; } commands[] = {
     {"port-add", 2, cmd_port_add, "port-add NAME [ARGS]"},
     {"port-del", 2, cmd_port_del, "port-del NAME"},
@@ -228,6 +234,10 @@ static const struct { const char *name; int min_args; cmd_fn fn; const char *usa
     {"ports", 1, cmd_ports, "ports"},
     {"stats", 1, cmd_stats, "stats"},
     {"on-connect", 1, cmd_on_connect, "on-connect [keep|reset]"},
+    {"probe-start", 3, cmd_probe,
+     "probe-start NAME ID SRC_MAC DST_MAC SRC_IP DST_IP [size=N] [interval_us=N] [count=N]"},
+    {"probe-stats", 3, cmd_probe, "probe-stats NAME ID"},
+    {"probe-stop", 3, cmd_probe, "probe-stop NAME ID"},
 };
 
 void pof_mgmt_command(const struct pof_sw_cb *sw, char *line, char *out, size_t outlen)

@@ -13,6 +13,10 @@
  *   stats                  -> "OK processed=N miss=N dropped=N short=N tables=N flows=N packet_in=N"
  *   on-connect [keep|reset] -> "OK keep|reset" (no argument: the policy now), "OK" (set): whether a new
  *                             controller session keeps the tables, flows, meters and counters or clears them
+ *   probe-start NAME ID SRC_MAC DST_MAC SRC_IP DST_IP [size=N] [interval_us=N] [count=N] -> "OK"
+ *   probe-stats NAME ID    -> "OK sent=N received=N lost=N p50_us=N p90_us=N p99_us=N max_us=N samples=N
+ *                              arp_replies=N"
+ *   probe-stop NAME ID     -> "OK"                (in-band latency probes: pof_probe_sw.h)
  * Errors reply "ERROR <reason>". Used by the mec-agent and ap-agent to hot-add vNF and vAP ports.
  * It reaches the switch only through the callbacks of pof_sw_cb.h. */
 #ifndef POF_MGMT_H

@@ -51,6 +51,9 @@ struct pof_sw_cb {
     /* The on-connect policy ("keep" or "reset", spec/pof "Controller sessions"): set to name unless name is
      * NULL. Returns the policy's name, or NULL if name names none (nothing changed). */
     const char *(*on_connect)(void *sw, const char *name);
+    /* A probe command (probe-start, probe-stats, probe-stop) on port name, args the rest of its line: writes the
+     * reply line into out (pof_probe_sw.h). */
+    void (*probe)(void *sw, const char *cmd, const char *name, const char *args, char *out, size_t outlen);
 };
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "pof_conn.h"
 #include "pof_mgmt.h"
+#include "pof_probe_sw.h"
 #include "pof_shape.h"
 
 /* Empty rounds before the loop sleeps. Ports without a descriptor (DPDK) can only be polled, so the loop spins a
@@ -46,6 +47,8 @@ int pof_sw_init(struct pof_sw *sw, const struct sw_config *cfg, const struct pof
 
 static void flush_port(struct pof_sw *sw, struct sw_port *p)
 {
+    if (p->probes && p->tx_n)
+        sw_probe_tx_burst(sw, p); /* a probe's replies and ARP requests for it leave no further */
     if (!p->tx_n)
         return;
     uint16_t sent = sw->io->tx(p->io, p->tx_buf, p->tx_n);
@@ -65,6 +68,7 @@ static void flush_port(struct pof_sw *sw, struct sw_port *p)
 
 void pof_sw_fini(struct pof_sw *sw)
 {
+    sw_probe_fini(sw);
     sw_shape_fini(sw);
     for (int i = 1; i <= POF_MAX_PORTS; i++)
         if (sw->ports[i].in_use) {
@@ -161,6 +165,7 @@ int pof_sw_port_del(struct pof_sw *sw, const char *name, char *err, size_t errle
     }
     /* Queued packets for this port would be sent to a closed port: drop them first. */
     sw_shape_port_gone(sw, p);
+    sw_probe_port_gone(sw, p);
     flush_port(sw, p);
     report_port(sw, p, POF_PORT_REASON_DELETE);
     sw->io->port_close(p->io);
@@ -195,6 +200,8 @@ void sw_send_now(struct pof_sw *sw, struct sw_port *p, struct pof_io_buf *b, uin
         sw->io->free(b);
         return;
     }
+    if (p->probes && sw_probe_take(sw, p, b))
+        return; /* a probe's reply: taken (and freed) before it leaves */
     if (sw->io->tx(p->io, &b, 1) == 1) {
         p->tx_packets++;
         p->tx_bytes += len;
@@ -276,6 +283,11 @@ static void forward(struct pof_sw *sw, struct sw_port *in, struct pof_io_buf *b,
         enqueue_tx(sw, vd.out_port, b, len, POF_COLOR_YELLOW, 0, now);
 }
 
+void sw_inject(struct pof_sw *sw, struct sw_port *in, struct pof_io_buf *b, uint64_t now)
+{
+    forward(sw, in, b, sw->io->view(b), now);
+}
+
 /* Runs a received burst through the pipeline; returns its bytes. */
 static uint64_t forward_burst(struct pof_sw *sw, struct sw_port *p, struct pof_io_buf **bufs, uint16_t n,
                               uint64_t now)
@@ -319,6 +331,8 @@ static inline uint32_t poll_port(struct pof_sw *sw, struct sw_port *p, struct po
 uint32_t pof_sw_poll_once(struct pof_sw *sw, uint64_t now)
 {
     uint32_t total = sw_shape_release(sw, now);
+    if (sw->n_probes)
+        total += sw_probe_tick(sw, now);
     struct pof_io_buf *bufs[SW_BURST];
     int n = sw->n_active;
     if (!sw->n_rated) {
@@ -461,7 +475,8 @@ void pof_sw_run(struct pof_sw *sw)
             uint64_t backoff = 1ull << (over < 10 ? over : 10);
             sleep_us = backoff < sw->cfg.max_sleep_us ? backoff : sw->cfg.max_sleep_us;
         }
-        uint64_t q = sw_shape_next_ns(sw, now);
+        uint64_t q = sw_shape_next_ns(sw, now), pr = sw->n_probes ? sw_probe_next_ns(sw, now) : UINT64_MAX;
+        q = pr < q ? pr : q;
         if (q != UINT64_MAX && q / 1000 + 1 < sleep_us)
             sleep_us = q / 1000 + 1;
         service_control(sw, 0, sleep_us);

@@ -18,6 +18,7 @@
 struct pof_conn;
 struct pof_mgmt;
 struct pof_sched;
+struct sw_probe;
 
 struct sw_port {
     bool in_use;
@@ -28,6 +29,7 @@ struct sw_port {
     uint8_t mac[6];
     struct pof_io_port *io;
     struct pof_sched *sched; /* a rated port (pof_sched.h: green first, at its rate); NULL = line rate */
+    uint8_t probes;     /* probe sessions on this port (pof_probe_sw.h): its tx frames are shown to them */
     /* Counters since the port was added (MULTIPART port stats, the management socket's `ports`). rx counts
      * every frame taken from the port, rx_dropped those of them discarded because the port is disabled;
      * tx counts frames the backend accepted, tx_dropped those it refused (and, on a rated port, those its
@@ -73,6 +75,8 @@ struct pof_sw {
     uint16_t rated[POF_MAX_PORTS];           /* ids of rated ports (sched set), so rounds skip the rest */
     uint16_t n_rated;
     uint32_t poll_rounds;                    /* with rated ports: the rx order of a round rotates by it */
+    struct sw_probe *probes[8];              /* latency probe sessions (pof_probe_sw.h, SW_PROBES) */
+    uint8_t n_probes;
     struct pof_sw_cb cb;                     /* the switch as conn and mgmt see it (pof_switch_cb.c) */
     struct pof_conn *conn;
     struct pof_mgmt *mgmt;

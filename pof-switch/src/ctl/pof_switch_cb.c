@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pof_probe_sw.h"
+
 void pof_sw_port_info(const struct sw_port *p, struct pof_sw_port_info *out)
 {
     *out = (struct pof_sw_port_info){
@@ -137,6 +139,11 @@ static const char *cb_on_connect(void *arg, const char *name)
     return sw_on_connect_policies[sw->cfg.on_connect].name;
 }
 
+static void cb_probe(void *sw, const char *cmd, const char *name, const char *args, char *out, size_t outlen)
+{
+    sw_probe_command(sw, cmd, name, args, out, outlen);
+}
+
 void pof_sw_cb_init(struct pof_sw *sw)
 {
     sw->cb = (struct pof_sw_cb){
@@ -156,5 +163,6 @@ void pof_sw_cb_init(struct pof_sw *sw)
         .packet_in_sent = cb_packet_in_sent,
         .session_start = cb_session_start,
         .on_connect = cb_on_connect,
+        .probe = cb_probe,
     };
 }

@@ -89,6 +89,30 @@ def main() -> None:
     # A controller session resetting the core (--reset-on-connect) between two runs of the same program.
     (pipe / "reset_between_sessions").write_bytes(script + pkt + b"R" + pkt + script + pkt)
     print(f"wrote {len(raw)} decode seeds and 6 pipeline seeds")
+    print(f"wrote {mgmt_seeds(HERE / 'corpus' / 'fuzz_mgmt')} management seeds")
+
+
+def mgmt_seeds(out: Path) -> int:
+    """fuzz_mgmt: each spec/switch-mgmt vector's lines as one script, and a probe session on port a whose request
+    (sent out of b) is answered by a reply received on b, with an ARP request for the probe's address."""
+    out.mkdir(parents=True, exist_ok=True)
+    for p in sorted((HERE.parents[2] / "spec" / "switch-mgmt" / "vectors").glob("*.json")):
+        (out / p.stem).write_bytes(b"".join(s["send"].encode() + b"\n" for s in json.loads(p.read_text())["steps"]))
+    probe_mac, far_mac = bytes.fromhex("020000000065"), bytes.fromhex("0a0000000002")
+    probe_ip, far_ip = socket.inet_aton("10.9.0.101"), socket.inet_aton("10.9.0.2")
+    icmp = bytes([0, 0, 0, 0, 0, 7, 0, 0]) + bytes(64)  # echo reply, id 7, sequence 0 (checksums are not read)
+    ip = bytes([0x45, 0]) + (20 + len(icmp)).to_bytes(2, "big") + bytes([0, 0, 0x40, 0, 64, 1, 0, 0]) + far_ip + probe_ip
+    reply = probe_mac + far_mac + b"\x08\x00" + ip + icmp
+    arp = (b"\xff" * 6 + far_mac + b"\x08\x06" + bytes([0, 1, 8, 0, 6, 4, 0, 1]) + far_mac + far_ip + bytes(6)
+           + probe_ip + bytes(18))
+
+    def frame(f: bytes) -> bytes:
+        return b"\x01" + len(f).to_bytes(2, "big") + f
+
+    start = b"probe-start a 7 02:00:00:00:00:65 0a:00:00:00:00:02 10.9.0.101 10.9.0.2 size=64 count=3\n"
+    (out / "probe_round_trip").write_bytes(start + frame(reply) + frame(arp) + b"probe-stats a 7\n" + frame(reply)
+                                           + b"probe-stop a 7\nprobe-stats a 7\n" + start + b"port-del a\n")
+    return len(list(out.iterdir()))
 
 
 if __name__ == "__main__":
