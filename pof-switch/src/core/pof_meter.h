@@ -28,6 +28,8 @@ void pof_bucket_init(struct pof_bucket *b, uint32_t rate_kbps, uint64_t burst);
 /* Changes the rate and depth, keeping the tokens there are (at most the new depth). */
 void pof_bucket_set(struct pof_bucket *b, uint32_t rate_kbps, uint64_t burst);
 static inline void pof_bucket_refill(struct pof_bucket *b, uint64_t now_ns);
+/* The same with another ceiling than the bucket's depth (a backlogged port's catch-up, pof_sched.c). */
+static inline void pof_bucket_refill_upto(struct pof_bucket *b, uint64_t now_ns, uint64_t cap_bytes);
 /* Takes bytes of tokens (at most a full bucket's worth, so no packet waits forever) if they are there now. */
 static inline bool pof_bucket_take(struct pof_bucket *b, uint32_t bytes, uint64_t now_ns);
 /* Nanoseconds until bytes of tokens are there (0 = now). */
@@ -57,6 +59,11 @@ uint64_t pof_meter_wait_ns(struct pof_meter *m, uint32_t bytes, uint64_t now_ns)
 
 static inline void pof_bucket_refill(struct pof_bucket *b, uint64_t now_ns)
 {
+    pof_bucket_refill_upto(b, now_ns, b->burst);
+}
+
+static inline void pof_bucket_refill_upto(struct pof_bucket *b, uint64_t now_ns, uint64_t cap_bytes)
+{
     if (now_ns == b->last_ns)
         return; /* the rest of a burst: same timestamp, nothing to add */
     if (b->last_ns == 0 || now_ns < b->last_ns) {
@@ -67,7 +74,7 @@ static inline void pof_bucket_refill(struct pof_bucket *b, uint64_t now_ns)
     if (dt > 100000000ull)
         dt = 100000000ull; /* 100 ms is more than a full bucket at any rate; keeps the product in 64 bits */
     b->tokens_nb += dt * b->bytes_per_s;
-    uint64_t cap = b->burst * 1000000000ull;
+    uint64_t cap = cap_bytes * 1000000000ull;
     if (b->tokens_nb > cap)
         b->tokens_nb = cap;
     b->last_ns = now_ns;

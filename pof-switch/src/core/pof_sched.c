@@ -13,6 +13,19 @@ static uint64_t port_burst(uint32_t kbps)
     return ten_ms > POF_SCHED_BURST_MIN ? ten_ms : POF_SCHED_BURST_MIN;
 }
 
+/* Brings the bucket to now before it is used: up to its depth, or while anything waits up to the catch-up (the
+ * port has been backlogged since the last refill: every refill happens here, and a queue only fills while the
+ * tokens are short). The bucket's own refill at the same timestamp then adds nothing. */
+static void refill(struct pof_sched *s, uint64_t now_ns)
+{
+    uint64_t cap = s->bucket.burst;
+    if (pof_sched_queued(s)) {
+        uint64_t catchup = s->bucket.bytes_per_s * (POF_SCHED_CATCHUP_NS / 1000000u) / 1000u;
+        cap = catchup > cap ? catchup : cap;
+    }
+    pof_bucket_refill_upto(&s->bucket, now_ns, cap);
+}
+
 struct pof_sched *pof_sched_create(uint32_t rate_kbps)
 {
     struct pof_sched *s = calloc(1, sizeof(*s));
@@ -75,6 +88,7 @@ enum pof_sched_result pof_sched_offer(struct pof_sched *s, void *pkt, uint32_t l
         if (order[i] == k)
             break;
     }
+    refill(s, now_ns);
     if (!ahead && pof_bucket_take(&s->bucket, len, now_ns)) {
         q->sent_pkts++;
         q->sent_bytes += len;
@@ -126,7 +140,10 @@ void *pof_sched_next(struct pof_sched *s, uint64_t now_ns, uint32_t *len, int *k
     /* Strict priority: while a higher class waits, a lower one does not go, even if a smaller packet would fit. */
     int k = head_queue(s);
     struct pof_sched_queue *q = &s->q[k];
-    if (!q->n || !pof_bucket_take(&s->bucket, q->slot[q->head].len, now_ns))
+    if (!q->n)
+        return NULL;
+    refill(s, now_ns);
+    if (!pof_bucket_take(&s->bucket, q->slot[q->head].len, now_ns))
         return NULL;
     void *pkt = pop(s, k, len);
     if (kp)
@@ -141,6 +158,7 @@ uint64_t pof_sched_wait_ns(struct pof_sched *s, uint64_t now_ns)
     struct pof_sched_queue *q = &s->q[head_queue(s)];
     if (!q->n)
         return UINT64_MAX;
+    refill(s, now_ns);
     return pof_bucket_wait_ns(&s->bucket, q->slot[q->head].len, now_ns);
 }
 
