@@ -38,6 +38,12 @@ public final class TestAgentClient implements AutoCloseable {
     /** Sends a hello for the role with the given capabilities, authenticated when secret is non-empty. */
     public JsonNode hello(String role, String agentId, String secret, ObjectNode capabilities)
             throws IOException, ProtocolException {
+        return hello(role, agentId, secret, capabilities, null);
+    }
+
+    /** The same with the hello's firmware_version (null: none, as agents from before it). */
+    public JsonNode hello(String role, String agentId, String secret, ObjectNode capabilities,
+                          String firmwareVersion) throws IOException, ProtocolException {
         ObjectNode hello = Json.object().put("type", "hello").put("version", 1).put("role", role)
                 .put("agent_id", agentId).put("software", "test-agent");
         ObjectNode auth = hello.putObject("auth");
@@ -47,6 +53,9 @@ public final class TestAgentClient implements AutoCloseable {
             auth.put("scheme", "hmac-sha256").put("mac", Hmac.mac(secret, challenge.get("nonce").asText(), agentId));
         }
         hello.set("capabilities", capabilities);
+        if (firmwareVersion != null) {
+            hello.put("firmware_version", firmwareVersion);
+        }
         send(hello);
         return read();
     }

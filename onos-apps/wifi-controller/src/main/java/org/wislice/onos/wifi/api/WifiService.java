@@ -18,6 +18,21 @@ public interface WifiService extends ListenerService<WifiEvent, WifiListener> {
 
     Optional<ObjectNode> agent(String agentId);
 
+    /**
+     * The agents as APs of fleet upgrades: each agent record plus "firmware_version" (its hello's, null when it had
+     * none) and, once one was asked, "upgrade": {version, state, reason, updated_ms} of its last firmware upgrade.
+     */
+    List<ObjectNode> aps();
+
+    Optional<ObjectNode> ap(String agentId);
+
+    /**
+     * Asks the AP to upgrade its firmware (request: upgradeFirmware's params); {"state": "requested"} once the agent
+     * accepted. not_found: unknown agent; conflict: an upgrade in progress on it; not_connected: the agent is away;
+     * bad_request: the request.
+     */
+    ObjectNode upgradeFirmware(String agentId, JsonNode request);
+
     /** vAP states, of one agent or (agentId null) of all. */
     List<ObjectNode> vaps(String agentId);
 

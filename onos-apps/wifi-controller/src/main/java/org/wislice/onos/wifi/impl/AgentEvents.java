@@ -30,13 +30,14 @@ import static org.slf4j.LoggerFactory.getLogger;
 /**
  * Applies what ap-agents report to the WifiStore (which turns it into WifiEvents): getVaps and getClient results
  * after a (re)connect, and validated events: clients, vAP states, and from stats events the radios' current
- * capacity and the clients' counters and rates; the vAP samples themselves are posted as STATS events, and each
+ * capacity and the clients' counters and rates, firmware upgrades' progress; the vAP samples themselves are posted as STATS events, and each
  * agent's last stats event is kept (on this node) for GET /onos/wifi/stats.
  */
 final class AgentEvents {
     private final Logger log = getLogger(getClass());
     private final WifiStore store;
     private final Consumer<WifiEvent> post;
+    private final FirmwareUpgrades upgrades;
     /**
      * Last stats event of each agent connected to this node, as {agent_id, ts, interval_s, vaps?, radios?,
      * clients?}: rates are ephemeral, kept per node, not in the store. One entry per connected agent.
@@ -48,9 +49,10 @@ final class AgentEvents {
      */
     private final Map<String, Map<String, StatsClient>> clientSamples = new ConcurrentHashMap<>();
 
-    AgentEvents(WifiStore store, Consumer<WifiEvent> post) {
+    AgentEvents(WifiStore store, Consumer<WifiEvent> post, FirmwareUpgrades upgrades) {
         this.store = store;
         this.post = post;
+        this.upgrades = upgrades;
     }
 
     /** Replaces the agent's stored vAP states with what getVaps reports now. */
@@ -96,6 +98,9 @@ final class AgentEvents {
                 onStats(agentId, stats, ts);
                 break;
             }
+            case "firmwareProgress":
+                upgrades.progress(agentId, ApCodecs.FIRMWARE_PROGRESS.read(data));
+                break;
             default:
                 log.debug("ap-agent {} sent {} (not an ap event)", agentId, event.get("event").asText());
         }

@@ -38,6 +38,7 @@ public class DistributedWifiStore extends AbstractStore<WifiEvent, WifiStoreDele
     private JsonRecordMap<String> desired;
     private JsonRecordMap<String> vaps;
     private JsonRecordMap<String> clients;
+    private JsonRecordMap<String> upgrades;
 
     @Activate
     protected void activate() {
@@ -45,6 +46,7 @@ public class DistributedWifiStore extends AbstractStore<WifiEvent, WifiStoreDele
         desired = new JsonRecordMap<>(storageService, "wislice-wifi-desired-vaps");
         vaps = new JsonRecordMap<>(storageService, "wislice-wifi-vaps");
         clients = new JsonRecordMap<>(storageService, "wislice-wifi-clients");
+        upgrades = new JsonRecordMap<>(storageService, "wislice-wifi-upgrades");
         agents.listen((type, record, time) -> relay(type, record, time, WifiEvent.Type.AGENT_UPDATED,
                                                     WifiEvent.Type.AGENT_UPDATED, WifiEvent.Type.AGENT_REMOVED));
         vaps.listen((type, record, time) -> relay(type, record, time, WifiEvent.Type.VAP_UPDATED,
@@ -161,5 +163,20 @@ public class DistributedWifiStore extends AbstractStore<WifiEvent, WifiStoreDele
     @Override
     public List<ObjectNode> clients(String agentId) {
         return clients.values(k -> of(agentId, k));
+    }
+
+    @Override
+    public void putUpgrade(String agentId, ObjectNode upgrade) {
+        upgrades.put(agentId, upgrade);
+    }
+
+    @Override
+    public Optional<ObjectNode> upgrade(String agentId) {
+        return upgrades.get(agentId);
+    }
+
+    @Override
+    public void removeUpgrade(String agentId) {
+        upgrades.remove(agentId);
     }
 }

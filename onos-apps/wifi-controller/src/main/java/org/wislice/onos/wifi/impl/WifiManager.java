@@ -116,6 +116,7 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
     private final WifiStoreDelegate delegate = this::post;
     private final WifiListener latencyListener = this::recordLatency;
     private AgentEvents events;
+    private FirmwareUpgrades upgrades;
     /** Seals the passphrases the store keeps; set before activate by unit tests, else read from the key file. */
     PassphraseCipher passphrases;
 
@@ -128,7 +129,8 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
         cfgService.registerProperties(getClass());
         eventDispatcher.addSink(WifiEvent.class, listenerRegistry);
         store.setDelegate(delegate);
-        events = new AgentEvents(store, this::post);
+        upgrades = new FirmwareUpgrades(store, agents, System::currentTimeMillis);
+        events = new AgentEvents(store, this::post, upgrades);
         addListener(latencyListener);
         agents.activate(clusterService.getLocalNode().id().id(), properties(context));
         log.info("Started");
@@ -226,6 +228,21 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
     @Override
     public Optional<ObjectNode> agent(String agentId) {
         return store.agent(agentId).map(a -> record(a, store.vaps(agentId).size(), store.clients(agentId).size()));
+    }
+
+    @Override
+    public List<ObjectNode> aps() {
+        return agents().stream().map(a -> upgrades.ap(a.get("agent_id").asText(), a)).collect(Collectors.toList());
+    }
+
+    @Override
+    public Optional<ObjectNode> ap(String agentId) {
+        return agent(agentId).map(a -> upgrades.ap(agentId, a));
+    }
+
+    @Override
+    public ObjectNode upgradeFirmware(String agentId, JsonNode request) {
+        return upgrades.request(agentId, request);
     }
 
     @Override

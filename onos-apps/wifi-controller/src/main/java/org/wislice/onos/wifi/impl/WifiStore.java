@@ -14,7 +14,7 @@ import java.util.Optional;
 import java.util.function.UnaryOperator;
 
 /**
- * Cluster-wide state of the WiFi controller: agents, desired vAP specs, vAP states, clients. A client record is
+ * Cluster-wide state of the WiFi controller: agents, desired vAP specs, vAP states, clients, firmware upgrades. A client record is
  * the REST view of a station (Client + the rates of the last stats event + updated_ts): it merges getClient,
  * association events and stats, so it stays JSON.
  */
@@ -64,4 +64,11 @@ public interface WifiStore extends Store<WifiEvent, WifiStoreDelegate> {
 
     /** Client records, of one agent or (agentId null) of all. */
     List<ObjectNode> clients(String agentId);
+
+    /** The AP's last firmware upgrade (FirmwareUpgrades): {version, state, reason, updated_ms, timeout_s}. */
+    void putUpgrade(String agentId, ObjectNode upgrade);
+
+    Optional<ObjectNode> upgrade(String agentId);
+
+    void removeUpgrade(String agentId);
 }

@@ -50,6 +50,38 @@ public class WifiWebResource extends AbstractWebResource {
         return json(Response.Status.OK, publicView(agent));
     }
 
+    /** All agents as APs: their records with firmware_version and their last firmware upgrade (issue 18). */
+    @GET
+    @Path("aps")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response aps() {
+        return json(Response.Status.OK, list("aps", get(WifiService.class).aps()));
+    }
+
+    /** One AP. */
+    @GET
+    @Path("aps/{agentId}")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response ap(@PathParam("agentId") String agentId) {
+        ObjectNode ap = get(WifiService.class).ap(ident(agentId, "agent_id"))
+                .orElseThrow(() -> new ControllerException("not_found", "no ap-agent " + agentId));
+        return json(Response.Status.OK, publicView(ap));
+    }
+
+    /**
+     * Asks an AP to upgrade (operator): body {version, kind, url, sha256, signature, timeout_s}; 202
+     * {"state": "requested"} once its agent accepted; 404, 409 (one in progress), 503 (not connected), 400.
+     */
+    @POST
+    @Path("aps/{agentId}/firmware")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response upgradeFirmware(@PathParam("agentId") String agentId, InputStream body) {
+        ObjectNode req = RestBodies.read(body);
+        return json(Response.Status.ACCEPTED,
+                    get(WifiService.class).upgradeFirmware(ident(agentId, "agent_id"), req));
+    }
+
     /** vAP states, optionally of one agent. */
     @GET
     @Path("vaps")

@@ -49,7 +49,7 @@ public class AgentEventsTest {
         store.storageService = new TestStorageService();
         store.activate();
         store.setDelegate(delegate);
-        events = new AgentEvents(store, posted::add);
+        events = new AgentEvents(store, posted::add, new FirmwareUpgrades(store, null, System::currentTimeMillis));
     }
 
     @After

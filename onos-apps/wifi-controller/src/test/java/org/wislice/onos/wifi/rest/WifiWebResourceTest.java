@@ -162,6 +162,24 @@ public class WifiWebResourceTest extends JerseyTest {
     }
 
     @Test
+    public void apsAndTheirFirmwareUpgrade() throws Exception {
+        assertEquals("1.0", json(target("aps").request().get()).at("/aps/0/firmware_version").asText());
+        assertEquals("ap-1", json(target("aps/ap-1").request().get()).get("agent_id").asText());
+        assertEquals(404, target("aps/ap-9").request().get().getStatus());
+        String body = "{\"version\":\"1.1\",\"kind\":\"packages\",\"url\":\"http://o/f\"}";
+        Response r = target("aps/ap-1/firmware").request().post(Entity.json(body));
+        assertEquals(202, r.getStatus());
+        assertEquals("requested", json(r).get("state").asText());
+        assertEquals("1.1", service.lastFirmware.get("version").asText());
+        assertEquals(400, target("aps/ap-1/firmware").request().post(Entity.json("{oops")).getStatus());
+        assertEquals(400, target("aps/bad$id/firmware").request().post(Entity.json(body)).getStatus());
+        service.failWith = new ControllerException("not_connected", "away");
+        assertEquals(503, target("aps/ap-1/firmware").request().post(Entity.json(body)).getStatus());
+        service.failWith = new ControllerException("conflict", "in progress");
+        assertEquals(409, target("aps/ap-1/firmware").request().post(Entity.json(body)).getStatus());
+    }
+
+    @Test
     public void metrics() throws Exception {
         assertTrue(json(target("metrics").request().get()).has("event_p99_ms"));
         assertEquals(204, target("metrics").request().delete().getStatus());
@@ -172,6 +190,7 @@ public class WifiWebResourceTest extends JerseyTest {
         String lastAgent;
         String lastVap;
         String lastSteer;
+        JsonNode lastFirmware;
         ControllerException failWith;
 
         private void maybeFail() {
@@ -188,6 +207,24 @@ public class WifiWebResourceTest extends JerseyTest {
         @Override
         public Optional<ObjectNode> agent(String agentId) {
             return "ap-1".equals(agentId) ? Optional.of(agents().get(0)) : Optional.empty();
+        }
+
+        @Override
+        public List<ObjectNode> aps() {
+            return List.of(agents().get(0).put("firmware_version", "1.0"));
+        }
+
+        @Override
+        public Optional<ObjectNode> ap(String agentId) {
+            return agent(agentId).map(a -> a.put("firmware_version", "1.0"));
+        }
+
+        @Override
+        public ObjectNode upgradeFirmware(String agentId, JsonNode request) {
+            maybeFail();
+            lastAgent = agentId;
+            lastFirmware = request;
+            return Json.object().put("state", "requested");
         }
 
         @Override
