@@ -238,7 +238,8 @@ class Upgrader:
             raise UpgradeFailed(f"install error: sysupgrade exited {rc}{_tail(out)}")
 
     def _packages(self, tar_path: str) -> None:
-        new_dir = os.path.join(self.s.work_dir, "new")
+        # Beside the state file, not in work_dir: it becomes the installed set once done, also after a reboot.
+        new_dir = os.path.join(self.s.state_dir, "new")
         files = self._unpack(tar_path, new_dir)
         kept = os.path.join(self.s.state_dir, "kept")
         shutil.rmtree(kept, ignore_errors=True)
@@ -303,14 +304,15 @@ class Upgrader:
         """Connected on the new version: the new package set becomes the installed one."""
         rec = self.record
         assert rec is not None
-        new_dir = os.path.join(self.s.work_dir, "new")
+        new_dir = os.path.join(self.s.state_dir, "new")
         if rec["kind"] == "packages" and _ipks(new_dir):
             os.makedirs(self.s.cache_dir, exist_ok=True)
             for name in _ipks(self.s.cache_dir):
                 os.unlink(os.path.join(self.s.cache_dir, name))
             for name in _ipks(new_dir):
                 shutil.copy2(os.path.join(new_dir, name), os.path.join(self.s.cache_dir, name))
-        shutil.rmtree(os.path.join(self.s.state_dir, "kept"), ignore_errors=True)
+        for kept in ("kept", "new"):
+            shutil.rmtree(os.path.join(self.s.state_dir, kept), ignore_errors=True)
         shutil.rmtree(self.s.work_dir, ignore_errors=True)
         self._end("done", f"running {rec['version']}, connected to the controller")
 

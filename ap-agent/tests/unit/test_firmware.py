@@ -202,8 +202,8 @@ def test_a_package_set_goes_through_and_is_done_once_connected_on_it(ap, server,
     assert ap.up.request(params(server, tar_of(NEW_SET), key)) == {"accepted": True}
     ap.wait()
     assert ap.states() == ["downloading", "verifying", "installing", "restarting"], ap.events
-    work_new = Path(ap.settings.work_dir) / "new"
-    assert calls(tools) == [["opkg", "install", "--force-reinstall", *(str(work_new / n) for n in sorted(NEW_SET))]]
+    new = Path(ap.settings.state_dir) / "new"
+    assert calls(tools) == [["opkg", "install", "--force-reinstall", *(str(new / n) for n in sorted(NEW_SET))]]
     assert ap.restarts == 1 and ap.record()["state"] == "restarting"
     assert sorted(os.listdir(Path(ap.settings.state_dir) / "kept")) == sorted(OLD_SET)
 
@@ -215,6 +215,7 @@ def test_a_package_set_goes_through_and_is_done_once_connected_on_it(ap, server,
                              "reason": "running 0.2, connected to the controller"}
     cache = Path(ap.settings.cache_dir)
     assert {n: (cache / n).read_bytes() for n in os.listdir(cache)} == NEW_SET  # the set a rollback restores next
+    assert sorted(os.listdir(ap.settings.state_dir)) == ["installed", "upgrade.json"]
     after.tick(connected=True, sessions=1)
     after.tick(connected=True, sessions=2)  # a new session: the latest state once more
     assert ap.states()[-3:] == ["restarting", "done", "done"]
