@@ -396,6 +396,8 @@ def test_the_agent_says_its_version_and_reports_done_once_welcomed_on_it(run_age
     assert reply["error"]["code"] == "unsupported" and "no trusted firmware keys" in reply["error"]["message"]
     assert json.loads((state / "upgrade.json").read_text())["state"] == "done"
     assert s.schema_errors == [] and not agent.restart_requested
+    agent.request_restart()  # what an installed upgrade does: run() ends, the command line exits 75 for procd
+    assert agent.restart_requested and s.wait_closed(5)
 
 
 def test_config_keys():
