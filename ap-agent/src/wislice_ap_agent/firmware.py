@@ -144,7 +144,11 @@ class Upgrader:
             self.sessions_seen = sessions
         if rec is not None and rec["state"] in ("installing", "restarting") and not busy:
             if self.resumed and connected and self.version == rec["version"]:
-                self._finish()  # reports done
+                try:
+                    self._finish()  # reports done
+                except OSError as e:  # the loop goes on; done is reported all the same
+                    log.warning("firmware %s: keeping the installed set failed: %s", rec["version"], e)
+                    self._end("done", f"running {rec['version']}, connected (the package cache: {e})")
                 return
             if rec.get("deadline") is not None and self.now() >= rec["deadline"]:
                 why = (f"not back on {rec['version']} within {rec['timeout_s']} s "
@@ -164,8 +168,16 @@ class Upgrader:
         with self.lock:
             if self.worker is not None and self.worker.is_alive():
                 return
-            self.worker = threading.Thread(target=target, args=args, name="firmware-upgrade", daemon=True)
+            self.worker = threading.Thread(target=self._guarded, args=(target, *args), name="firmware-upgrade",
+                                           daemon=True)
             self.worker.start()
+
+    def _guarded(self, target: Callable[..., None], *args: Any) -> None:
+        try:
+            target(*args)
+        except Exception as e:  # an agent bug must still end the upgrade, not leave it running forever
+            log.exception("firmware upgrade")
+            self._end("failed", f"internal error: {e}")
 
     def _upgrade(self, p: dict[str, Any], signature: usign.Signature) -> None:
         try:
