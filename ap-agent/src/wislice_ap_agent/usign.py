@@ -5,9 +5,9 @@ artifact's bytes); a public key file the same with a 32-byte key, as in OpenWrt'
 is named by its key id in hex). The key id only picks the key: the trust is the key file's presence in the
 trusted directory.
 
-Two ways to check, one chosen per call: python's ``cryptography`` where it is installed (the host, an OpenWrt
-image with python3-cryptography), else OpenWrt's own ``usign -V`` (always on OpenWrt: opkg uses it). An AP with
-neither cannot verify, so it refuses upgrades instead of installing unchecked firmware.
+The check, chosen per call: python's ``cryptography`` where it is installed (the host, an OpenWrt image with
+python3-cryptography), else OpenWrt's own ``usign -V`` (always on OpenWrt: opkg uses it), else ed25519.py, plain
+Python (the AP VM, whose Debian-built image has neither).
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
+
+from . import ed25519
 
 PKALG = b"Ed"
 USIGN_TIMEOUT_S = 60.0
@@ -88,11 +90,11 @@ def have_cryptography() -> bool:
     return True
 
 
-def verifier() -> str | None:
-    """Which check this AP can run: "cryptography", "usign", or None (it cannot verify)."""
+def verifier() -> str:
+    """Which check this AP runs: "cryptography", "usign" or "python"."""
     if have_cryptography():
         return "cryptography"
-    return "usign" if shutil.which("usign") else None
+    return "usign" if shutil.which("usign") else "python"
 
 
 def verify(path: str, signature: Signature, keys_dir: str) -> str:
@@ -108,7 +110,10 @@ def verify(path: str, signature: Signature, keys_dir: str) -> str:
     elif how == "usign":
         _verify_usign(path, signature, keys_dir)
     else:
-        raise SignatureError("no signature verifier on this AP (python3-cryptography or usign)")
+        with open(path, "rb") as f:
+            data = f.read()
+        if not ed25519.verify(keys[signature.key_id], signature.sig, data):
+            raise SignatureError(f"bad signature: not a signature of this file by key {signature.key_hex}")
     return signature.key_hex
 
 

@@ -330,7 +330,7 @@ def test_the_request_is_answered_at_once_and_a_second_one_refused(ap, server, ke
         ap.up.request(p)
 
 
-def test_requests_refused_before_anything_starts(ap, server, key, tools, tmp_path, monkeypatch):
+def test_requests_refused_before_anything_starts(ap, server, key, tools):
     p = params(server, tar_of(NEW_SET), key)
     with pytest.raises(AgentError) as bad:
         ap.up.request({**p, "signature": "untrusted comment: x\nnot base64!\n"})
@@ -340,11 +340,60 @@ def test_requests_refused_before_anything_starts(ap, server, key, tools, tmp_pat
     with pytest.raises(AgentError) as nokeys:
         ap.up.request(p)
     assert nokeys.value.code == "unsupported" and "no trusted firmware keys" in str(nokeys.value)
-    monkeypatch.setattr(usign, "have_cryptography", lambda: False)
-    monkeypatch.setenv("PATH", str(tools))  # no usign either
-    with pytest.raises(AgentError, match="cannot verify signatures"):
+    (Path(ap.settings.keys_dir) / "k").write_text(key.public_file)
+    (tools / "opkg").unlink()
+    with pytest.raises(AgentError, match="packages upgrades need opkg, which this AP does not have"):
         ap.up.request(p)
     assert ap.events == [] and calls(tools) == []
+
+
+# RFC 8032 section 7.1, tests 1 and 2: (public key, message, signature).
+RFC8032 = [
+    ("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a", "",
+     "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24"
+     "655141438e7a100b"),
+    ("3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c", "72",
+     "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aee"
+     "b00d291612bb0c00"),
+]
+
+
+@pytest.mark.parametrize("public, message, signature", RFC8032)
+def test_plain_python_ed25519_on_the_rfc_vectors(public, message, signature):
+    from wislice_ap_agent import ed25519
+
+    pub, msg, sig = bytes.fromhex(public), bytes.fromhex(message), bytes.fromhex(signature)
+    assert ed25519.verify(pub, sig, msg)
+    assert not ed25519.verify(pub, sig, msg + b"\0")
+    assert not ed25519.verify(pub, sig[:32] + (int.from_bytes(sig[32:], "little") + ed25519.L).to_bytes(32, "little"),
+                              msg)  # S not reduced: malleable, refused
+    assert not ed25519.verify(bytes(32), sig, msg) and not ed25519.verify(pub, sig[:63], msg)
+
+
+@pytest.mark.parametrize("how", ["cryptography", "python"])
+def test_each_verifier_accepts_the_signature_and_nothing_else(tmp_path, key, monkeypatch, how):
+    """cryptography where installed, else (no usign on PATH either) the plain-Python ed25519.py of the AP VM."""
+    if how == "python":
+        monkeypatch.setattr(usign, "have_cryptography", lambda: False)
+        monkeypatch.setenv("PATH", str(tmp_path))
+    assert usign.verifier() == how
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    (keys / "k").write_text(key.public_file)
+    data = tmp_path / "artifact"
+    data.write_bytes(os.urandom(3000))
+    good = key.sign(data.read_bytes())
+    assert usign.verify(str(data), usign.parse_signature(good), str(keys)) == key.key_id.hex()
+    flipped = bytearray(base64.b64decode(good.splitlines()[1]))
+    for at in (12, 40, 73):  # R, S and S's top byte
+        bad = flipped.copy()
+        bad[at] ^= 0x01
+        sig = usign.Signature(bytes(bad[2:10]), bytes(bad[10:]), "")
+        with pytest.raises(usign.SignatureError, match="not a signature of this file"):
+            usign.verify(str(data), sig, str(keys))
+    data.write_bytes(data.read_bytes() + b"x")
+    with pytest.raises(usign.SignatureError, match="not a signature of this file"):
+        usign.verify(str(data), usign.parse_signature(good), str(keys))
 
 
 def test_without_cryptography_usign_checks_the_signature(ap, tmp_path, key, tools, monkeypatch):
