@@ -7,8 +7,10 @@
 Two cached stages under $WISLICE_CACHE/ap-vm/:
 - debs/: packages fetched with `apt-get download` (pinned to the versions apt serves now);
 - images/<hash>/: vmlinux, initramfs.cpio.gz, manifest.json. The hash covers the package versions, the guest
-  files (init, guestd.py), this script and the ap-agent source (with agent-proto and the protocol schema), so a
+  files (init, guestd.py, opkg, procd and OpenWrt's shell libraries), this script and the feed's .ipk files, so a
   second build with the same inputs is instant.
+The ap-agent and pof-switch come in as OpenWrt packages: `make -C openwrt packages` builds them and the VM's opkg
+installs them into the image (firmware.py).
 """
 
 from __future__ import annotations
@@ -28,15 +30,11 @@ import tempfile
 import time
 from pathlib import Path
 
+import firmware
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 GUEST_DIR = HERE / "guest"
-AGENT_SRC = REPO / "ap-agent" / "src"
-# The ap-agent's protocol package, installed beside it with the schema it validates against (agent-proto/README.md).
-PROTO_SRC = REPO / "agent-proto" / "src" / "wislice_agent_proto"
-PROTO_SCHEMA = REPO / "spec" / "agent" / "schema" / "message.schema.json"
-# The AP's pof-switch (AF_PACKET build, libc only) goes in when this checkout has built it.
-POF_SWITCH_AFP = REPO / "pof-switch" / "build" / "pofswitch-afp"
 
 # The programs the AP VM runs; their library packages are added by following Depends restricted to lib*.
 TOP_PACKAGES = [
@@ -321,29 +319,17 @@ def add_base_files(image: Path) -> None:
     (image / "etc/protocols").write_text("ip 0 IP\ntcp 6 TCP\nudp 17 UDP\n")
 
 
-def add_overlay_files(overlay: Path, host_python: str) -> None:
-    """What changes often (init, guestd, the ap-agent): a second small cpio laid over the base one."""
+def add_overlay_files(overlay: Path, host_python: str, ipks: list[Path]) -> None:
+    """What changes often (init, guestd, opkg, procd, the feed's packages): a second small cpio laid over the
+    base one."""
     shutil.copy2(GUEST_DIR / "init", overlay / "init")
     (overlay / "init").chmod(0o755)
     opt = overlay / "opt/wislice"
     opt.mkdir(parents=True)
     for script in GUEST_DIR.glob("*.py"):
         shutil.copy2(script, opt / script.name)
-    if (AGENT_SRC / "wislice_ap_agent").is_dir():
-        shutil.copytree(AGENT_SRC / "wislice_ap_agent", opt / "ap-agent" / "wislice_ap_agent",
-                        ignore=shutil.ignore_patterns("__pycache__"))
-        install_agent_proto(opt / "ap-agent")
     compile_python(opt, host_python)
-    if POF_SWITCH_AFP.exists():
-        (overlay / "usr/bin").mkdir(parents=True, exist_ok=True)
-        shutil.copy2(POF_SWITCH_AFP, overlay / "usr/bin/pofswitch-afp")
-
-
-def install_agent_proto(site: Path) -> None:
-    """wislice_agent_proto into the directory that holds wislice_ap_agent (PYTHONPATH=/opt/wislice/ap-agent), with
-    message.schema.json beside its modules, where an installed copy looks for it."""
-    shutil.copytree(PROTO_SRC, site / "wislice_agent_proto", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy2(PROTO_SCHEMA, site / "wislice_agent_proto" / PROTO_SCHEMA.name)
+    firmware.install(overlay, ipks)
 
 
 def write_cpio(image: Path, out: Path) -> None:
@@ -358,12 +344,8 @@ def write_cpio(image: Path, out: Path) -> None:
 # --- cache key and the build ------------------------------------------------------------------------------------
 
 def overlay_files() -> list[Path]:
-    files = sorted(GUEST_DIR.rglob("*"))
-    if AGENT_SRC.is_dir():
-        files += sorted(p for p in AGENT_SRC.rglob("*.py") if "__pycache__" not in p.parts)
-        files += [*sorted(PROTO_SRC.glob("*.py")), PROTO_SCHEMA]
-    files.append(POF_SWITCH_AFP)
-    return [f for f in files if f.is_file()]
+    files = [*sorted(GUEST_DIR.rglob("*")), HERE / "firmware.py"]
+    return [f for f in files if f.is_file() and "__pycache__" not in f.parts]
 
 
 def base_key(versions: dict[str, str]) -> str:
@@ -374,10 +356,12 @@ def base_key(versions: dict[str, str]) -> str:
     return h.hexdigest()[:16]
 
 
-def image_key(versions: dict[str, str]) -> str:
+def image_key(versions: dict[str, str], ipks: list[Path] | None = None) -> str:
     h = hashlib.sha256(base_key(versions).encode())
     for f in overlay_files():
         h.update(str(f.relative_to(REPO)).encode() + b"\0" + f.read_bytes() + b"\0")
+    for ipk in ipks or []:
+        h.update(ipk.name.encode() + b"\0" + ipk.read_bytes() + b"\0")
     return h.hexdigest()[:16]
 
 
@@ -422,10 +406,18 @@ def kernel_version(versions: dict[str, str]) -> str:
 
 def build(quiet: bool = False) -> Path:
     """Return the directory holding vmlinux and initramfs.cpio.gz, building what changed: the package layer when
-    package versions (or this script) changed, the small overlay (init, guestd, ap-agent) when those changed."""
+    package versions (or this script) changed, the small overlay (init, guestd, the feed's packages) when those
+    changed. The packages are built first (`make -C openwrt packages`, about a second)."""
     started = time.monotonic()
     versions = resolve()
-    key = image_key(versions)
+    (cache_dir() / "images").mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=cache_dir() / "images", prefix="tmp-ipk-") as ipk_dir:
+        ipks = firmware.build_packages(Path(ipk_dir))
+        return build_with(versions, ipks, started, quiet)
+
+
+def build_with(versions: dict[str, str], ipks: list[Path], started: float, quiet: bool) -> Path:
+    key = image_key(versions, ipks)
     out = cache_dir() / "images" / key
     if (out / "manifest.json").exists():
         if not quiet:
@@ -437,7 +429,7 @@ def build(quiet: bool = False) -> Path:
         overlay, stage = Path(tmp) / "overlay", Path(tmp) / "out"
         overlay.mkdir()
         stage.mkdir()
-        add_overlay_files(overlay, host_python())
+        add_overlay_files(overlay, host_python(), ipks)
         write_cpio(overlay, Path(tmp) / "overlay.cpio.gz")
         # The kernel unpacks concatenated (compressed) cpio archives in order: the overlay's files win.
         with open(stage / "initramfs.cpio.gz", "wb") as dst:
@@ -450,7 +442,7 @@ def build(quiet: bool = False) -> Path:
             shutil.copy2(base / "vmlinux", stage / "vmlinux")
         manifest = {"key": key, "base": base.name, "kernel": kernel_version(versions), "packages": versions,
                     "built_s": round(time.monotonic() - started, 1),
-                    "agent_included": (AGENT_SRC / "wislice_ap_agent").is_dir()}
+                    "ipk": [p.name for p in ipks]}
         (stage / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
         if not out.exists():
             stage.rename(out)

@@ -56,17 +56,28 @@ def test_sweep_removes_only_dead_vm_workdirs(tmp_path: Path, monkeypatch: pytest
     assert alive.exists() and starting.exists()
 
 
-def test_agent_proto_goes_in_beside_the_agent_with_its_schema(tmp_path: Path) -> None:
-    """The image's /opt/wislice/ap-agent holds wislice_agent_proto too, self-contained: with nothing but that
-    directory on the path (no repository around it), the protocol validator loads the schema copied beside it."""
+def test_installed_agent_carries_its_protocol_and_schema(tmp_path: Path) -> None:
+    """The image gets the ap-agent from its package: wislice_agent_proto and the schema are in site-packages, where
+    the VM's python (through the .pth) and the ap-agent VM tests' PYTHONPATH=/opt/wislice/ap-agent find them; with
+    nothing but that directory on the path the protocol validator loads the schema installed beside it."""
+    import os
     import subprocess
     import sys
 
-    build_image.install_agent_proto(tmp_path)
-    assert (tmp_path / "wislice_agent_proto" / "message.schema.json").read_bytes() == \
-        build_image.PROTO_SCHEMA.read_bytes()
-    probe = "from wislice_agent_proto import validate; print(validate.schema_path())"
+    import firmware
+
+    ipks = firmware.build_packages(tmp_path / "ipk")
+    root = tmp_path / "root"
+    root.mkdir()
+    firmware.install(root, ipks)
+    site = root / firmware.SITE_PACKAGES.lstrip("/")
+    assert os.readlink(root / "opt/wislice/ap-agent") == firmware.SITE_PACKAGES
+    assert (root / "usr/lib/python3/dist-packages/openwrt-site-packages.pth").read_text().strip() == \
+        firmware.SITE_PACKAGES
+    assert sorted(p.name for p in (root / "usr/share/wislice/ipk").iterdir()) == sorted(p.name for p in ipks)
+    probe = "import wislice_ap_agent; from wislice_agent_proto import validate; print(validate.schema_path())"
     out = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True, check=True,
-                         env={"PYTHONPATH": str(tmp_path)}, cwd=tmp_path).stdout.strip()
-    assert out == str(tmp_path / "wislice_agent_proto" / "message.schema.json")
-    assert {p.name for p in build_image.overlay_files()} >= {"validate.py", "client.py", "message.schema.json"}
+                         env={"PYTHONPATH": str(site)}, cwd=tmp_path).stdout.strip()
+    assert out == str(site / "wislice_agent_proto" / "message.schema.json")
+    assert {p.name for p in build_image.overlay_files()} >= {"opkg.py", "procd.py", "rc.common", "functions.sh",
+                                                              "procd.sh", "init", "firmware.py"}
