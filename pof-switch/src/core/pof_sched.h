@@ -49,7 +49,7 @@
 #define POF_SCHED_BURST_MIN (4u * 1514u)
 /* While packets wait, the bucket fills up to this much of the rate instead of its depth: a port that stays
  * backlogged sends rate x time even when a loop round comes late (a starved VM: the testbed's TCG AP wakes tens
- * of ms late, and with a 10 ms bucket its rated uplink carried 60-80 % of its rate to TCP, where the kernel's
+ * of ms late, and with a 10 ms bucket its rated uplink carried 55-83 % of its rate to TCP, where the kernel's
  * HTB carried 93-97 % on the same VM). The depth still bounds the burst after an idle port. */
 #define POF_SCHED_CATCHUP_NS (50u * 1000000u)
 
