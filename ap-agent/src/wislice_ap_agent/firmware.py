@@ -11,7 +11,7 @@ for a download or an install), one upgrade at a time. Each step is a firmwarePro
 - install by kind: "sysupgrade" runs ``sysupgrade -T IMG`` then ``sysupgrade IMG`` (OpenWrt; it reboots);
   "packages" (a tar of .ipk files) runs ``opkg install --force-reinstall FILES`` after keeping the installed set
   (cache_dir: the .ipk files of the last upgrade that came back, the image's own set before that) for rollback;
-- restart: the state file (state_dir/upgrade.json) records the upgrade and its deadline before anything is
+- restart: the state file (state_dir/upgrade.json) records the upgrade and its time left before anything is
   replaced, and the agent restarts (opkg's maintainer scripts or sysupgrade's reboot may do it first). The agent
   that starts next reads it: once connected to the controller while running the new version (its version file)
   it reports done; past timeout_s it reinstalls the kept set (rolled_back) or, after a sysupgrade, which cannot be
@@ -90,7 +90,8 @@ class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
 
 class Upgrader:
     def __init__(self, settings: FirmwareSettings, emit: Callable[[str, dict[str, Any]], None],
-                 restart: Callable[[], None], now: Callable[[], float] = time.time) -> None:
+                 restart: Callable[[], None], now: Callable[[], float] = time.monotonic) -> None:
+        """now: the clock of deadlines, monotonic: the wall clock of an AP that booted without one may jump."""
         self.s = settings
         self.emit_event = emit
         self.restart = restart
@@ -373,15 +374,23 @@ class Upgrader:
             return None
         if rec["state"] in ("downloading", "verifying"):
             # The agent stopped before installing anything: nothing changed, nothing to wait for.
-            rec.update(state="failed", reason="the agent restarted before the upgrade was installed", deadline=None)
+            rec.update(state="failed", reason="the agent restarted before the upgrade was installed")
+        # The file holds the time left when it was written; the time the restart took is not counted (no clock
+        # survives a reboot reliably), so the new agent gets at most that much longer.
+        remaining = rec.pop("remaining_s", None)
+        ok_time = isinstance(remaining, int | float) and rec["state"] in ("installing", "restarting")
+        rec["deadline"] = self.now() + max(0.0, float(remaining)) if ok_time else None
         return rec
 
     def _save(self, rec: dict[str, Any]) -> None:
         """Written to a temporary file and renamed, so a restart never finds half a record."""
         os.makedirs(self.s.state_dir, exist_ok=True)
+        stored = {k: v for k, v in rec.items() if k != "deadline"}
+        if rec.get("deadline") is not None:
+            stored["remaining_s"] = round(max(0.0, rec["deadline"] - self.now()), 3)
         tmp = self._path() + ".tmp"
         with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(rec, f)
+            json.dump(stored, f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, self._path())

@@ -276,6 +276,8 @@ def test_an_install_error_reinstalls_the_kept_set(ap, server, key, tools):
 def test_an_agent_not_back_in_time_is_rolled_back(ap, server, key, tools):
     ap.up.request(params(server, tar_of(NEW_SET), key, timeout_s=120))
     ap.wait()
+    assert ap.record()["remaining_s"] == 120 and "deadline" not in ap.record()
+    ap.clock[0] += 50  # a reboot: the clock the deadline counts on starts again, so this is not counted
     after = ap.restart()  # came back, but on the old version (the new agent did not take)
     after.tick(connected=True, sessions=1)
     ap.clock[0] += 119
@@ -432,7 +434,7 @@ def test_the_agent_says_its_version_and_reports_done_once_welcomed_on_it(run_age
     state.mkdir()
     (state / "upgrade.json").write_text(json.dumps({
         "version": "0.2", "kind": "packages", "state": "restarting", "reason": "", "timeout_s": 600,
-        "from_version": "0.1", "deadline": time.time() + 600}))
+        "from_version": "0.1", "remaining_s": 600}))
     (tmp_path / "firmware_version").write_text("0.2\n")
     agent = run_agent(controller, firmware_version_file=str(tmp_path / "firmware_version"),
                       firmware_state_dir=str(state), firmware_work_dir=str(tmp_path / "work"),
