@@ -43,6 +43,8 @@ endef
 test-fast:
 	$(call run_tier,test-fast)
 
+# The slowest tests of each integration suite are printed too: where the budget goes, read off any CI log.
+test-integration: export PYTEST_ADDOPTS := --durations=6 $(PYTEST_ADDOPTS)
 test-integration:
 	$(call run_tier,test-integration)
 
