@@ -117,6 +117,7 @@ def write_uci(vm: Any, package: str, sections: list[tuple[str, str, dict[str, An
 def start_services(vm: Any, *names: str) -> None:
     """`/etc/init.d/<name> enable && /etc/init.d/<name> start` for each, in order; fails with the service's log
     when its init script refuses the config or procd does not get it running."""
+    vm.wait_for("test -e /run/wislice/boot.done", timeout=60)  # rc.d's boot-time starts are over (guest/init)
     for name in names:
         res = vm.run(f"/etc/init.d/{name} enable && /etc/init.d/{name} start && /etc/init.d/{name} status",
                      check=False)

@@ -3,7 +3,8 @@
 The init script's shell side (procd.sh) writes each service as a directory /var/run/procd/services/<service>/
 holding one file per instance, one parameter a line: the parameter's name and its values separated by \\037
 (command, env, respawn, file, stdout, stderr, term_timeout; others are kept and ignored), and leaves a request
-file in /var/run/procd/req/. Every 0.1 s this supervisor reconciles what runs with what is declared, as procd does:
+file in /var/run/procd/req/. On each request (polled every 0.1 s) this supervisor reconciles what runs with what
+is declared, as procd does:
 - a new instance is started; one whose parameters or watched files (`file`, by content) changed is stopped
   (SIGTERM, SIGKILL after term_timeout, default 5 s) and started again; one no longer declared is stopped;
 - an instance with `respawn THRESHOLD TIMEOUT RETRY` (procd's defaults 3600 5 5) that exits is started again after
@@ -12,6 +13,7 @@ file in /var/run/procd/req/. Every 0.1 s this supervisor reconciles what runs wi
 - stdout/stderr 1 append to /var/log/<service>.log (the VM has no logd), else /dev/null;
 - /var/run/procd/pid/<service>.<instance> holds the running pid (removed when it is down);
 then it removes the request files it saw, which is how `/etc/init.d/x start|stop` know they were carried out.
+Between requests it only watches its children (the declarations are read again on the next request).
 """
 
 from __future__ import annotations
@@ -148,6 +150,8 @@ class Supervisor:
         return out
 
     def reconcile(self) -> None:
+        """Apply what the services declare now (only when asked: procd too compares an instance's parameters and
+        watched files when its service is declared again, not all the time), then tick."""
         wanted = self.declared()
         for ident in list(self.instances):
             inst = self.instances[ident]
@@ -159,6 +163,10 @@ class Supervisor:
         for ident, spec in wanted.items():
             if ident not in self.instances:
                 self.instances[ident] = Instance(ident[0], ident[1], spec, spec_key(spec))
+        self.tick()
+
+    def tick(self) -> None:
+        """Note exits and start what is due: a few waitpid calls, cheap enough to run every POLL_S under TCG."""
         now = time.monotonic()
         for inst in self.instances.values():
             if inst.proc is not None:
@@ -181,7 +189,10 @@ class Supervisor:
                 for inst in self.instances.values():
                     if inst.service in touched:
                         inst.down, inst.crashes = False, 0
-                self.reconcile()
+                if seen:
+                    self.reconcile()
+                else:
+                    self.tick()
                 for r in seen:
                     r.unlink(missing_ok=True)
                 time.sleep(POLL_S)
