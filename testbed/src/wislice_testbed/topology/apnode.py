@@ -1,13 +1,15 @@
 """The AP node: the AP VM (testbed/ap-vm: qemu TCG, mac80211_hwsim, real hostapd) with, inside it, the AP's own
 pofswitch-afp (as on an OpenWrt AP), the real ap-agent attaching vAP netdevs to that switch, and stations (hwsim
-radios in their own namespaces). The VM gets a second NIC on a host tap device: the AP switch's uplink, which is
-a port of the core switch on the host. Control traffic (agent -> wifi-controller, switch -> network controller)
-uses qemu user networking (the guest reaches the host's 127.0.0.1:P at 10.0.2.2:P).
+radios in their own namespaces). The agent and the switch are the image's installed OpenWrt packages, configured
+in UCI (/etc/config/wislice-ap-agent, /etc/config/wislice-pofswitch) and run by their init scripts under the VM's
+procd (testbed/ap-vm/firmware.py): the firmware path an integrator's AP runs. The VM gets a second NIC on a host
+tap device: the AP switch's uplink, which is a port of the core switch on the host. Control traffic (agent ->
+wifi-controller, switch -> network controller) uses qemu user networking (the guest reaches the host's 127.0.0.1:P
+at 10.0.2.2:P).
 """
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 import time
@@ -18,7 +20,7 @@ from typing import Any
 
 from .common import repo_root, wait_for
 from .onos import Onos
-from .pofswitch import afp_binary, device_id
+from .pofswitch import device_id
 
 UPLINK_MAC = "52:54:00:5e:00:01"
 UPLINK_MTU = 1600  # the slice tag adds 4 bytes between switches
@@ -30,14 +32,19 @@ GRO_OFF = ("python3 -c \"import fcntl,socket,struct,array,sys;s=socket.socket();
            "fcntl.ioctl(s,0x8946,struct.pack('16sP',sys.argv[1].encode(),b.buffer_info()[0]))\" ")
 
 
-def _ap_vm_modules() -> tuple[Any, Any]:
+AGENT = "wislice-ap-agent"
+SWITCH = "wislice-pofswitch"
+
+
+def _ap_vm_modules() -> tuple[Any, Any, Any]:
     """testbed/ap-vm is a directory of modules, not a package: import its driver from there."""
     path = str(repo_root() / "testbed" / "ap-vm")
     if path not in sys.path:
         sys.path.insert(0, path)
     import apvm
+    import firmware
     import wifi
-    return apvm, wifi
+    return apvm, wifi, firmware
 
 
 @dataclass
@@ -51,19 +58,21 @@ class ApNode:
     switch_pid: int
     wifi: Any = field(repr=False, default=None)
     onos: Any = field(repr=False, default=None)
-    switch_cmd: str = ""
+    firmware: Any = field(repr=False, default=None)
     capacity_kbps: int = 0
 
     def crash(self, pid: int) -> None:
-        """kill -9 of a guest process, as a crash."""
+        """kill -9 of a guest process, as a crash (procd would respawn the agent or switch after 5 s)."""
         self.vm.run(f"kill -9 {pid}; while kill -0 {pid} 2>/dev/null; do sleep 0.05; done", check=False)
 
     def restart_agent(self) -> None:
-        """The ap-agent started again with its config, as procd would after it died."""
-        self.start_agent(self.capacity_kbps)
+        """The ap-agent started again at once (`/etc/init.d/wislice-ap-agent restart`), not after procd's respawn
+        delay."""
+        self.start_agent(self.capacity_kbps, action="restart")
 
     def restart_switch(self) -> None:
-        self.switch_pid = self.vm.spawn(self.switch_cmd, log="/tmp/pofswitch.log")
+        self.vm.run(f"/etc/init.d/{SWITCH} restart")
+        self.switch_pid = self.firmware.service_pid(self.vm, SWITCH)
 
     def hostapd_pid(self) -> int:
         return int(self.vm.run("cat /run/hostapd.pid").out.split()[0])
@@ -78,20 +87,24 @@ class ApNode:
     def device_id(self) -> str:
         return device_id(AP_DEV_ID)
 
-    def start_agent(self, capacity_kbps: int = 0) -> None:
-        """Starts the ap-agent (capacity_kbps: the radio's usable capacity as the operator sets it in the agent's
-        config; 0 = the agent measures it from its stations' PHY rates) and waits until both it and the AP switch
-        are connected to their controllers."""
+    def start_agent(self, capacity_kbps: int = 0, action: str = "start") -> None:
+        """Starts the ap-agent from UCI through its init script (capacity_kbps: the radio's usable capacity as the
+        operator sets it in the agent's config; 0 = the agent measures it from its stations' PHY rates) and waits
+        until both it and the AP switch are connected to their controllers."""
         self.capacity_kbps = capacity_kbps
-        conf = {"agent_id": self.agent_id, "controller": f"10.0.2.2:{self.onos.wifi_port}", "secret": self.onos.secret,
-                "hostapd_global": "/run/hostapd-global", "hostapd_ctrl_dir": "/run/hostapd",
-                "conf_dir": "/run/wislice/agent", "shaping": "tc", "stats_interval_s": 2,
-                "pof_switch_socket": MGMT, "remove_vaps_on_exit": True, "log_level": "INFO",
-                "radios": [{"name": "phy0", "iface": "wlan0", "max_vaps": 4,
-                            **({"capacity_kbps": capacity_kbps} if capacity_kbps else {})}]}
-        self.hostapd.write_file("/run/wislice/agent.json", json.dumps(conf) + "\n")
-        self.agent_pid = self.vm.spawn("env PYTHONPATH=/opt/wislice/ap-agent python3 -m wislice_ap_agent "
-                                       "--config /run/wislice/agent.json", log="/tmp/agent.log")
+        self.firmware.write_uci(self.vm, AGENT, [
+            ("agent", "agent", {"enabled": True, "agent_id": self.agent_id, "controller_host": "10.0.2.2",
+                                "controller_port": self.onos.wifi_port, "secret": self.onos.secret,
+                                "hostapd_global": "/run/hostapd-global", "hostapd_ctrl_dir": "/run/hostapd",
+                                "conf_dir": "/run/wislice/agent", "shaping": "tc", "stats_interval": 2,
+                                "pof_switch_socket": MGMT, "remove_vaps_on_exit": True, "log_level": "INFO"}),
+            ("radio", "radio0", {"phy": "phy0", "iface": "wlan0", "max_vaps": 4,
+                                 **({"capacity_kbps": capacity_kbps} if capacity_kbps else {})})])
+        if action == "start":
+            self.firmware.start_services(self.vm, AGENT)
+        else:
+            self.vm.run(f"/etc/init.d/{AGENT} {action}")
+        self.agent_pid = self.firmware.service_pid(self.vm, AGENT)
         try:
             wait_for("ap-agent connected to the wifi-controller", lambda: any(
                 a["agent_id"] == self.agent_id and a.get("connected") and
@@ -103,9 +116,9 @@ class ApNode:
             raise RuntimeError(f"{exc}\nagent log:\n{self.agent_log()}\nswitch log:\n{self.switch_log()}") from exc
 
     def stop_agent(self) -> None:
-        """Ends the ap-agent by its pid (it removes its vAPs on exit), with kill -9 after 5 s."""
-        self.vm.run(f"kill {self.agent_pid}; for i in $(seq 50); do kill -0 {self.agent_pid} 2>/dev/null || break; "
-                    f"sleep 0.1; done; kill -9 {self.agent_pid} 2>/dev/null; true", check=False)
+        """`/etc/init.d/wislice-ap-agent stop`: procd ends it with SIGTERM (it removes its vAPs on exit), SIGKILL
+        after 5 s."""
+        self.vm.run(f"/etc/init.d/{AGENT} stop", check=False)
 
     def set_radio_capacity(self, capacity_kbps: int) -> None:
         """The operator changes the radio's capacity in the agent's config and restarts the agent (no slice may
@@ -114,10 +127,10 @@ class ApNode:
         self.start_agent(capacity_kbps)
 
     def agent_log(self, lines: int = 40) -> str:
-        return self.vm.run(f"tail -n {lines} /tmp/agent.log", check=False).out
+        return self.vm.run(f"tail -n {lines} /var/log/{AGENT}.log", check=False).out
 
     def switch_log(self, lines: int = 40) -> str:
-        return self.vm.run(f"tail -n {lines} /tmp/pofswitch.log", check=False).out
+        return self.vm.run(f"tail -n {lines} /var/log/{SWITCH}.log", check=False).out
 
 
 @contextmanager
@@ -125,7 +138,7 @@ def ap_node(onos: Onos, tap: str, agent_id: str = "ap-1", stations: int = 2, say
             capacity_kbps: int = 0) -> Iterator[ApNode]:
     """capacity_kbps: the radio's usable capacity as the operator sets it in the agent's config (0 = the agent
     measures it from its stations' PHY rates)."""
-    apvm, wifi = _ap_vm_modules()
+    apvm, wifi, firmware = _ap_vm_modules()
     if shutil.which(apvm.QEMU) is None:
         raise RuntimeError(f"{apvm.QEMU} missing (testbed/ap-vm/deps/apt.txt)")
     vm = apvm.ApVm(radios=1 + stations, uplink_tap=tap, uplink_mac=UPLINK_MAC)
@@ -135,15 +148,16 @@ def ap_node(onos: Onos, tap: str, agent_id: str = "ap-1", stations: int = 2, say
         # The uplink NIC, found by its MAC: up, room for the tag, no GRO (AF_PACKET must see wire-sized frames).
         up = vm.run(f"grep -l {UPLINK_MAC} /sys/class/net/*/address").out.split("/")[4]
         vm.run(f"ip link set {up} mtu {UPLINK_MTU} up && {GRO_OFF}{up}")
-        shutil.copy(afp_binary(), vm.share / "pofswitch-afp")
-        switch_cmd = (f"/mnt/share/pofswitch-afp --controller 10.0.2.2:{onos.pof_port} --dev-id {AP_DEV_ID} "
-                      f"--mgmt {MGMT} --port up={up}")
-        switch_pid = vm.spawn(switch_cmd, log="/tmp/pofswitch.log")
+        firmware.write_uci(vm, SWITCH, [("switch", "switch", {
+            "enabled": True, "controller_host": "10.0.2.2", "controller_port": onos.pof_port, "dev_id": AP_DEV_ID,
+            "mgmt_socket": MGMT, "port": [f"up={up}"]})])
+        firmware.start_services(vm, SWITCH)
+        switch_pid = firmware.service_pid(vm, SWITCH)
         vm.wait_for(f"test -S {MGMT}", timeout=20)
         hostapd = wifi.Hostapd(vm, iface="wlan0", channel=1)
         hostapd.start()
         stas = [wifi.Station(vm, f"sta{i}", f"phy{i}").setup() for i in range(1, stations + 1)]
-        node = ApNode(vm, hostapd, stas, agent_id, tap, 0, switch_pid, wifi, onos, switch_cmd)
+        node = ApNode(vm, hostapd, stas, agent_id, tap, 0, switch_pid, wifi, onos, firmware)
         node.start_agent(capacity_kbps)
         try:
             yield node
@@ -153,7 +167,7 @@ def ap_node(onos: Onos, tap: str, agent_id: str = "ap-1", stations: int = 2, say
                     sta.disconnect()
             # The agent removes its vAPs on exit (remove_vaps_on_exit); then the switch.
             node.stop_agent()
-            vm.run(f"kill -9 {node.switch_pid} 2>/dev/null; true", check=False)
+            vm.run(f"/etc/init.d/{SWITCH} stop", check=False)
             time.sleep(0.1)
     finally:
         vm.stop()
