@@ -278,19 +278,19 @@ class Opkg:
 
     def remove(self, pkg: str, force_depends: bool) -> None:
         if pkg not in self.status:
-            print(f"No packages removed.\nPackage {pkg} is not installed.")
+            say(f"No packages removed.\nPackage {pkg} is not installed.")
             return
         users = [p for p, f in self.status.items() if p != pkg and pkg in dep_names(f.get("Depends", ""))]
         if users and not force_depends:
             raise OpkgError(f"Package {pkg} is depended upon by packages: {', '.join(users)}; "
                             "remove them first or give --force-depends")
-        print(f"Removing package {pkg} from root...", flush=True)
+        say(f"Removing package {pkg} from root...")
         self.run_script(pkg, self.info / f"{pkg}.prerm", "remove")
         recorded = self.recorded_conffiles(pkg)
         for target in self.files(pkg):
             p = self.path(target)
             if target in recorded and p.is_file() and sha256(p) != recorded[target]:
-                print(f"Not deleting modified conffile {target}.")
+                say(f"Not deleting modified conffile {target}.")
                 continue
             if p.is_symlink() or p.is_file():
                 p.unlink()  # directories stay, as opkg's file lists name files only
@@ -318,10 +318,10 @@ class Opkg:
         old = self.status.get(pkg.name)
         upgrade = old is not None
         if old:
-            print(f"Upgrading {pkg.name} on root from {old['Version']} to {pkg.version}...", flush=True)
+            say(f"Upgrading {pkg.name} on root from {old['Version']} to {pkg.version}...")
             self.run_script(pkg.name, pkg.dir / "control" / "preinst", "upgrade", old["Version"], upgrade=True)
         else:
-            print(f"Installing {pkg.name} ({pkg.version}) to root...", flush=True)
+            say(f"Installing {pkg.name} ({pkg.version}) to root...")
             self.run_script(pkg.name, pkg.dir / "control" / "preinst", "install")
         recorded = self.recorded_conffiles(pkg.name)
         old_files = set(self.files(pkg.name))
@@ -342,7 +342,7 @@ class Opkg:
                 conf_hashes.append(f" {target} {new_hash}")
                 changed = dst.is_file() and sha256(dst) != new_hash and sha256(dst) != recorded.get(target)
                 if changed:
-                    print(f"Existing conffile {target} is different from the conffile in the new package. "
+                    say(f"Existing conffile {target} is different from the conffile in the new package. "
                           f"The new conffile will be placed at {target}-opkg.")
                     put(src, dst.with_name(dst.name + "-opkg"))
                     continue
@@ -362,8 +362,19 @@ class Opkg:
                       **{"Installed-Time": str(int(time.time()))})
         self.status[pkg.name] = fields
         self.write_status()
-        print(f"Configuring {pkg.name}.", flush=True)
+        say(f"Configuring {pkg.name}.")
         self.run_script(pkg.name, self.info / f"{pkg.name}.postinst", "configure", upgrade=upgrade)
+
+
+def say(line: str) -> None:
+    """Progress on stdout. An agent upgrading itself runs opkg with its stdout a pipe to itself, and the prerm stops
+    the agent: the install goes on with its output dropped (C opkg would die of SIGPIPE half-way)."""
+    try:
+        print(line, flush=True)
+    except OSError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the maintainer scripts inherit fd 1 too
+        os.close(devnull)
 
 
 def dep_names(depends: str) -> set[str]:
@@ -404,10 +415,10 @@ def cmd_install(opkg: Opkg, files: list[str], args: argparse.Namespace) -> None:
             if old and not args.force_reinstall:
                 cmp = compare_versions(pkg.version, old["Version"])
                 if cmp == 0:
-                    print(f"Package {pkg.name} ({pkg.version}) installed in root is up to date.")
+                    say(f"Package {pkg.name} ({pkg.version}) installed in root is up to date.")
                     continue
                 if cmp < 0 and not args.force_downgrade:
-                    print(f"Not downgrading package {pkg.name} on root from {old['Version']} to {pkg.version}.")
+                    say(f"Not downgrading package {pkg.name} on root from {old['Version']} to {pkg.version}.")
                     continue
             todo.append(pkg)
         if not args.force_depends:
@@ -443,14 +454,14 @@ def main(argv: list[str]) -> int:
                 opkg.remove(pkg, args.force_depends)
         elif args.command == "list-installed":
             for name in sorted(opkg.status):
-                print(f"{name} - {opkg.status[name]['Version']}")
+                say(f"{name} - {opkg.status[name]['Version']}")
         elif args.command == "files":
             for pkg in args.args:
                 if pkg not in opkg.status:
                     raise OpkgError(f"Package {pkg} not installed.")
-                print(f"Package {pkg} ({opkg.status[pkg]['Version']}) is installed on root and has the following "
+                say(f"Package {pkg} ({opkg.status[pkg]['Version']}) is installed on root and has the following "
                       "files:")
-                print("\n".join(opkg.files(pkg)))
+                say("\n".join(opkg.files(pkg)))
     except OpkgError as exc:
         print(f"Collected errors:\n * {exc}", file=sys.stderr)
         return 255

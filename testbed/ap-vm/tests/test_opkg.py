@@ -100,6 +100,18 @@ def test_same_version_is_up_to_date_unless_forced(root: Path, ipks: list[Path]) 
     assert (root / "etc/rc.d/S95wislice-pofswitch").is_symlink()  # disabled by prerm, enabled again by postinst
 
 
+def test_install_goes_on_when_its_output_reader_is_gone(root: Path, ipks: list[Path]) -> None:
+    """An agent upgrading itself reads opkg's output and is stopped by the prerm: the install must still finish."""
+    (root / "usr/sbin/pofswitch-afp").write_bytes(b"damaged")
+    proc = subprocess.Popen([*OPKG, "-o", str(root), "install", "--force-reinstall", str(ipks[1])],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert proc.stdout is not None
+    proc.stdout.close()  # the reader is gone before opkg writes its first line
+    assert proc.wait(timeout=60) == 0
+    assert (root / "usr/sbin/pofswitch-afp").read_bytes() == data_files(ipks[1])["/usr/sbin/pofswitch-afp"]
+    assert "wislice-pofswitch" in run(root, "list-installed").stdout
+
+
 def test_changed_conffile_is_kept_with_the_new_one_beside_it(root: Path, ipks: list[Path]) -> None:
     conf = root / "etc/config/wislice-ap-agent"
     conf.write_text("config agent 'agent'\n\toption enabled '1'\n")
