@@ -5,8 +5,9 @@ bench/results/vap-latency.json on the host through bench/benchlib.py.
 
     python3 testbed/ap-vm/bench_vap_latency.py [--ops 50]
 
-The benchmark code and the agent source are copied into the VM's 9p share from this checkout, so the numbers are
-for exactly what is checked out. The VM is powered off and qemu reaped by pid afterwards, also on failure.
+The benchmark script is copied into the VM's 9p share; the agent it drives is the one the image installed from
+this checkout's packages (make -C openwrt packages), so the numbers are for exactly what is checked out. The VM
+is powered off and qemu reaped by pid afterwards, also on failure.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ import time
 from pathlib import Path
 
 from apvm import ApVm
-from build_image import install_agent_proto
 from wifi import CTRL_DIR, GLOBAL_SOCKET, Hostapd
 
 HERE = Path(__file__).resolve().parent
@@ -33,14 +33,11 @@ METRICS = ("create_p50_ms", "create_p99_ms", "remove_p50_ms", "remove_p99_ms", "
 
 
 def stage(share: Path) -> None:
-    """The benchmark with the agent source beside it, laid out as in the repo (it imports ../src and
-    ../../agent-proto/src)."""
+    """The benchmark script alone: the ../src and ../../agent-proto/src it puts on its path are not there, so it
+    imports the ap-agent and its protocol package the image installed from the .ipk (site-packages), the agent
+    the AP VM runs."""
     (share / "ap-agent" / "bench").mkdir(parents=True)
     shutil.copy2(BENCH_SCRIPT, share / "ap-agent" / "bench" / BENCH_SCRIPT.name)
-    shutil.copytree(AGENT / "src" / "wislice_ap_agent", share / "ap-agent" / "src" / "wislice_ap_agent",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    (share / "agent-proto" / "src").mkdir(parents=True)
-    install_agent_proto(share / "agent-proto" / "src")
 
 
 def run(ops: int) -> int:
