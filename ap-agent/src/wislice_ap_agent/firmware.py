@@ -7,7 +7,7 @@ for a download or an install), one upgrade at a time. Each step is a firmwarePro
 
 - download: http/https only (redirects too), at most max_bytes, within download_timeout_s; a body shorter than
   its Content-Length is a truncated download;
-- verify: sha256 of the bytes, then the usign signature against the trusted keys (usign.py);
+- verify: sha256 of the bytes, then the usign signature against the trusted keys (wislice_agent_proto.usign);
 - install by kind: "sysupgrade" runs ``sysupgrade -T IMG`` then ``sysupgrade IMG`` (OpenWrt; it reboots);
   "packages" (a tar of .ipk files) runs ``opkg install --force-reinstall FILES`` after keeping the installed set
   (cache_dir: the .ipk files of the last upgrade that came back, the image's own set before that) for rollback;
@@ -41,9 +41,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from wislice_agent_proto import usign
 from wislice_agent_proto.errors import AgentError
-
-from . import usign
 
 log = logging.getLogger("wislice_ap_agent.firmware")
 
@@ -108,14 +107,14 @@ class Upgrader:
 
     def request(self, p: dict[str, Any]) -> dict[str, Any]:
         """upgradeFirmware's handler (params checked against the schema): accepted, or an AgentError now."""
-        if not usign.trusted_keys(self.s.keys_dir):
+        if not usign.keys_from_dir(self.s.keys_dir):
             raise AgentError("unsupported", f"no trusted firmware keys in {self.s.keys_dir}")
         tool = "sysupgrade" if p["kind"] == "sysupgrade" else "opkg"
         if shutil.which(tool) is None:
             raise AgentError("unsupported", f"{p['kind']} upgrades need {tool}, which this AP does not have")
         try:
             signature = usign.parse_signature(p["signature"])
-        except usign.SignatureError as e:
+        except usign.UsignError as e:
             raise AgentError("bad_request", str(e)) from None
         with self.lock:
             rec = self.record
@@ -189,10 +188,10 @@ class Upgrader:
             if digest != p["sha256"]:
                 raise UpgradeFailed(f"checksum mismatch: sha256 {digest}, expected {p['sha256']}")
             try:
-                key = usign.verify(artifact, signature, self.s.keys_dir)
-            except usign.SignatureError as e:
+                key = usign.verify_file(artifact, signature, usign.keys_from_dir(self.s.keys_dir))
+            except usign.UsignError as e:
                 raise UpgradeFailed(str(e)) from None
-            log.info("firmware %s: signature by trusted key %s", p["version"], key)
+            log.info("firmware %s: signature by trusted key %s (%s)", p["version"], key.key_hex, key.source)
             if p["kind"] == "sysupgrade":
                 self._sysupgrade(artifact)
             else:
