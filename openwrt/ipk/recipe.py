@@ -1,13 +1,15 @@
 """Carrying out a package Makefile's recipe (a `define` of shell lines) the way make would, for the commands the
-feed's recipes use: $(INSTALL_DIR), $(INSTALL_BIN), $(INSTALL_CONF), $(INSTALL_DATA), $(CP), and `[ test ] || {
-echo message; false; }` checks (run by /bin/sh, so a failing check stops with the Makefile's own message). Modes
-are set explicitly (copies: 0755 when executable, else 0644), so the result does not depend on the umask or on the
-modes of the checkout; every write must land inside the build's own directories."""
+feed's recipes use: $(INSTALL_DIR), $(INSTALL_BIN), $(INSTALL_CONF), $(INSTALL_DATA), $(CP), `echo "TEXT" > FILE`
+(a one-line file, 0644) and `[ test ] || { echo message; false; }` checks (run by /bin/sh, so a failing check
+stops with the Makefile's own message). Modes are set explicitly (copies: 0755 when executable, else 0644), so
+the result does not depend on the umask or on the modes of the checkout; every write must land inside the build's
+own directories."""
 
 from __future__ import annotations
 
 import glob
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -16,6 +18,8 @@ from .makefile import Line, Makefile, MakefileError, expand
 
 # OpenWrt's rules.mk: INSTALL_DIR is install -d -m0755, INSTALL_BIN -m0755, INSTALL_DATA -m0644, INSTALL_CONF -m0600.
 INSTALL_MODES = {"$(INSTALL_BIN)": 0o755, "$(INSTALL_CONF)": 0o600, "$(INSTALL_DATA)": 0o644}
+# `echo "TEXT" > FILE`: a file of one line, e.g. the package's version (TEXT without quotes, $ only in variables).
+ECHO_TO_FILE = re.compile(r'echo "([^"`\\]*)" > (\S+)')
 
 
 class RecipeError(Exception):
@@ -82,6 +86,8 @@ class Recipe:
             self.install(rest, INSTALL_MODES[command], line, args)
         elif command == "$(CP)":
             self.copy(rest, line, args)
+        elif m := ECHO_TO_FILE.fullmatch(text):
+            self.echo(m.group(1), m.group(2), line, args)
         elif text.lstrip("@").startswith("["):
             self.check(text.lstrip("@"), line, args)
         else:
@@ -123,6 +129,19 @@ class Recipe:
             else:
                 shutil.copyfile(src, dst)
                 dst.chmod(normal_mode(src))
+
+    def echo(self, raw_text: str, raw_dest: str, line: Line, args: dict[str, str]) -> None:
+        try:
+            value = expand(raw_text, {**self.variables, **args}, self.where(line))
+        except MakefileError as e:
+            raise RecipeError(str(e)) from None
+        if "$" in value:
+            raise RecipeError(f"{self.where(line)}: echo: shell expansion not implemented here: {raw_text}")
+        dst = self.dest(self.path(raw_dest, line, args), line)
+        if not dst.parent.is_dir():
+            raise RecipeError(f"{self.where(line)}: no directory {dst.parent} (missing $(INSTALL_DIR)?)")
+        dst.write_text(value + "\n")
+        dst.chmod(0o644)
 
     def check(self, text: str, line: Line, args: dict[str, str]) -> None:
         try:

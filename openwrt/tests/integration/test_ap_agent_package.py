@@ -78,8 +78,10 @@ def test_staged_packages_hold_byte_code_and_sources_where_python3_package_mk_put
     expected = {f"{pkg_dir}/{name}c": 0o644 for name in SOURCES}
     expected |= {f"{pkg_dir}/wislice_agent_proto/{SCHEMA.name}": SCHEMA.stat().st_mode & 0o7777}
     expected |= {f"usr/bin/{PKG}": 0o755, f"etc/config/{PKG}": 0o600, f"etc/init.d/{PKG}": 0o755}
+    expected |= {"etc/wislice/firmware_version": 0o644, f"lib/upgrade/keep.d/{PKG}": 0o644}
     assert files == expected, "the package is byte code for every module of the agent and its protocol package, " \
-        "the protocol's schema, wrapper, config, init script"
+        "the protocol's schema, wrapper, config, init script, version file, sysupgrade keep list"
+    assert re.fullmatch(r"\d+\.\d+\.\d+-r\d+\n", (root / "etc/wislice/firmware_version").read_text())
     assert (site / "wislice_agent_proto" / SCHEMA.name).read_bytes() == SCHEMA.read_bytes()
     src_files = sorted(str(p.relative_to(src_root)) for p in src_root.rglob("*") if not p.is_dir())
     assert src_files == [f"{pkg_dir}/{name}" for name in SOURCES]

@@ -144,8 +144,19 @@ def test_ap_agent_holds_its_install_section_and_the_byte_compiled_modules(built,
     expected = {dst: mode for mode, _, dst in lines}
     expected |= {path + "c": 0o644 for path in modules}
     expected[f"{site}/wislice_agent_proto/{schema.name}"] = 0o644
-    data, _ = parts(built["wislice-ap-agent"], tmp_path / "main")
+    v = makefile_assignments(text)
+    echoed = {dst: value.replace("$(PKG_VERSION)", v["PKG_VERSION"]).replace("$(PKG_RELEASE)", v["PKG_RELEASE"])
+              for value, dst in re.findall(r'^\techo "([^"]*)" > \$\(1\)(/\S+)$', text, re.M)}
+    assert set(echoed) == {"/etc/wislice/firmware_version"}
+    expected |= {dst: 0o644 for dst in echoed}
+    data, control = parts(built["wislice-ap-agent"], tmp_path / "main")
     assert files_of(data) == expected
+    # The version file the agent reports is the package's version, and an install replaces it (no conffile).
+    assert (data / "etc/wislice/firmware_version").read_text() == f"{v['PKG_VERSION']}-r{v['PKG_RELEASE']}\n"
+    assert "/etc/wislice/firmware_version" not in (control / "conffiles").read_text()
+    # sysupgrade keeps the agent's upgrade state directory (its default, FirmwareSettings.state_dir).
+    keep = (data / "lib/upgrade/keep.d/wislice-ap-agent").read_text().split()
+    assert keep == ["/etc/wislice/firmware/"]
     for _, src, dst in lines:
         assert (data / dst.lstrip("/")).read_bytes() == (pkgdir / src).read_bytes(), dst
     assert (data / site.lstrip("/") / "wislice_agent_proto" / schema.name).read_bytes() == schema.read_bytes()
@@ -295,6 +306,17 @@ def test_a_conffile_the_package_does_not_install_is_refused(tmp_path):
                                        "/etc/config/wislice-pofswitch\n/etc/config/other\nendef")
     assert proc.returncode == 2
     assert "conffile /etc/config/other is not installed" in proc.stderr
+
+
+def test_echo_writes_a_one_line_file_and_refuses_shell_expansion(tmp_path):
+    anchor = "\t$(INSTALL_DIR) $(1)/usr/sbin\n"
+    proc, _ = build_with_switch_recipe(tmp_path, anchor, anchor + '\techo "$(PKG_VERSION)" > $(1)/usr/sbin/v\n')
+    assert proc.returncode == 0, proc.stderr
+    data, _ = parts(next((tmp_path / "out").glob("wislice-pofswitch_*.ipk")), tmp_path / "x")
+    assert (data / "usr/sbin/v").read_text() == "0.1.0\n"
+    proc, _ = build_with_switch_recipe(tmp_path / "bad", anchor, anchor + '\techo "$$HOME" > $(1)/usr/sbin/v\n')
+    assert proc.returncode == 2
+    assert "shell expansion not implemented" in proc.stderr
 
 
 def test_unknown_recipe_commands_are_refused(tmp_path):
