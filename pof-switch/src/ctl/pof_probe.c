@@ -139,8 +139,9 @@ int pof_probe_parse(const char *args, struct pof_probe_cfg *cfg, char *err, size
         snprintf(err, errlen, "SRC_MAC must be a unicast MAC address xx:xx:xx:xx:xx:xx");
         return -1;
     }
-    if (parse_mac(w[2], cfg->dst_mac) < 0) {
-        snprintf(err, errlen, "DST_MAC must be a MAC address xx:xx:xx:xx:xx:xx");
+    cfg->dst_auto = strcmp(w[2], "auto") == 0;
+    if (!cfg->dst_auto && parse_mac(w[2], cfg->dst_mac) < 0) {
+        snprintf(err, errlen, "DST_MAC must be a MAC address xx:xx:xx:xx:xx:xx or auto");
         return -1;
     }
     /* inet_pton takes exactly four decimal parts, without leading zeros */
@@ -176,19 +177,53 @@ void pof_probe_init(struct pof_probe *p, const struct pof_probe_cfg *cfg, uint64
     memset(p, 0, sizeof(*p));
     p->cfg = *cfg;
     p->next_ns = now;
+    p->resolved = !cfg->dst_auto;
+    p->arp_next_ns = cfg->dst_auto ? now : UINT64_MAX; /* resolving goes first */
 }
 
 uint64_t pof_probe_due_ns(const struct pof_probe *p)
 {
-    return p->cfg.count && p->sent >= p->cfg.count ? UINT64_MAX : p->next_ns;
+    return !p->resolved || (p->cfg.count && p->sent >= p->cfg.count) ? UINT64_MAX : p->next_ns;
+}
+
+uint64_t pof_probe_arp_due_ns(const struct pof_probe *p)
+{
+    return p->arp_next_ns;
+}
+
+uint32_t pof_probe_arp_request(struct pof_probe *p, uint64_t now, uint8_t *buf)
+{
+    const struct pof_probe_cfg *c = &p->cfg;
+    memset(buf, 0, POF_PROBE_ARP_LEN);
+    memset(buf, 0xFF, 6);
+    memcpy(buf + 6, c->src_mac, 6);
+    put16(buf + 12, ETH_ARP);
+    uint8_t *a = buf + 14;
+    put16(a, 1);                           /* Ethernet */
+    put16(a + 2, ETH_IPV4);
+    a[4] = 6;
+    a[5] = 4;
+    put16(a + 6, 1);                       /* request */
+    memcpy(a + 8, c->src_mac, 6);
+    memcpy(a + 14, c->src_ip, 4);
+    memcpy(a + 24, c->dst_ip, 4);          /* target hardware address left zero */
+    p->arp_requests++;
+    p->arp_next_ns = now + POF_PROBE_ARP_RETRY_NS;
+    return POF_PROBE_ARP_LEN;
 }
 
 /* Request seq is no longer awaited: lost unless its reply came. */
 static void retire_oldest(struct pof_probe *p)
 {
     uint64_t *t = &p->sent_ns[p->oldest % POF_PROBE_RING];
-    if (*t)
+    if (*t) {
         p->lost++;
+        /* the next hop may have a new address: ask again at once (0: due whatever the time) */
+        if (p->cfg.dst_auto && ++p->lost_run >= POF_PROBE_ARP_LOSSES && p->arp_next_ns > 0) {
+            p->lost_run = 0;
+            p->arp_next_ns = 0;
+        }
+    }
     *t = 0;
     p->oldest++;
 }
@@ -254,17 +289,36 @@ static enum pof_probe_take echo_reply(struct pof_probe *p, const uint8_t *icmp, 
     if (seq < p->sent && *t && now >= *t) {
         rtt_sample(p, now - *t);
         p->received++;
+        p->lost_run = 0;
         *t = 0;
     }
     return POF_PROBE_REPLY; /* late or repeated: still the session's, and no one else's */
 }
 
-/* arp (n bytes) asks who has the probe's address: the answer, as the probe's host would send it. */
-static enum pof_probe_take arp_request(struct pof_probe *p, const uint8_t *arp, uint32_t n)
+/* DST_MAC auto: arp (n bytes, neither a request nor one for the probe's address) is DST_IP's answer to SRC_IP,
+ * sent to SRC_MAC: its sender's MAC is the next hop's. Taken whether or not one was awaited (it is the probe's). */
+static enum pof_probe_take arp_answer(struct pof_probe *p, const uint8_t *arp, uint64_t now)
+{
+    if (get16(arp + 6) != 2 || memcmp(arp + 14, p->cfg.dst_ip, 4) != 0 || memcmp(arp + 18, p->cfg.src_mac, 6) != 0)
+        return POF_PROBE_PASS;
+    memcpy(p->cfg.dst_mac, arp + 8, 6);
+    if (!p->resolved && p->next_ns < now)
+        p->next_ns = now; /* the first request goes at once, not a burst for the time spent resolving */
+    p->resolved = true;
+    p->lost_run = 0;
+    p->arp_next_ns = now + POF_PROBE_ARP_REFRESH_NS;
+    return POF_PROBE_RESOLVED;
+}
+
+/* arp (n bytes) asks who has the probe's address: the answer, as the probe's host would send it; or, DST_MAC auto,
+ * it answers the probe's own question. */
+static enum pof_probe_take arp_request(struct pof_probe *p, const uint8_t *arp, uint32_t n, uint64_t now)
 {
     if (n < 28 || get16(arp) != 1 || get16(arp + 2) != ETH_IPV4 || arp[4] != 6 || arp[5] != 4 ||
-        get16(arp + 6) != 1 || memcmp(arp + 24, p->cfg.src_ip, 4) != 0)
+        memcmp(arp + 24, p->cfg.src_ip, 4) != 0)
         return POF_PROBE_PASS;
+    if (get16(arp + 6) != 1)
+        return p->cfg.dst_auto ? arp_answer(p, arp, now) : POF_PROBE_PASS;
     uint8_t *r = p->arp;
     memset(r, 0, POF_PROBE_ARP_LEN);
     memcpy(r, arp + 8, 6);                /* to the asker's hardware address */
@@ -292,7 +346,7 @@ enum pof_probe_take pof_probe_tx(struct pof_probe *p, const uint8_t *f, uint32_t
     }
     at += 2;
     if (type == ETH_ARP)
-        return arp_request(p, f + at, len - at);
+        return arp_request(p, f + at, len - at, now);
     if (type != ETH_IPV4 || len < at + 20)
         return POF_PROBE_PASS;
     const uint8_t *ip = f + at;
@@ -332,7 +386,8 @@ void pof_probe_stats(struct pof_probe *p, uint64_t now, struct pof_probe_stats *
 {
     pof_probe_expire(p, now);
     *out = (struct pof_probe_stats){.sent = p->sent, .received = p->received, .lost = p->lost,
-                                    .arp_replies = p->arp_replies, .samples = p->n_rtt};
+                                    .arp_replies = p->arp_replies, .samples = p->n_rtt,
+                                    .arp_requests = p->arp_requests, .resolved = p->resolved};
     if (!p->n_rtt)
         return;
     static uint32_t sorted[POF_PROBE_WINDOW]; /* one thread: the switch's */

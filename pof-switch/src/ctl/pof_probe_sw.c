@@ -72,9 +72,10 @@ static void stats(struct sw_probe *s, char *out, size_t outlen)
     struct pof_probe_stats st;
     pof_probe_stats(&s->p, pof_now_ns(), &st);
     snprintf(out, outlen, "OK sent=%llu received=%llu lost=%llu p50_us=%llu p90_us=%llu p99_us=%llu max_us=%llu"
-             " samples=%u arp_replies=%llu", (unsigned long long)st.sent, (unsigned long long)st.received,
-             (unsigned long long)st.lost, us(st.p50_ns), us(st.p90_ns), us(st.p99_ns), us(st.max_ns), st.samples,
-             (unsigned long long)st.arp_replies);
+             " samples=%u arp_replies=%llu arp_requests=%llu resolved=%d", (unsigned long long)st.sent,
+             (unsigned long long)st.received, (unsigned long long)st.lost, us(st.p50_ns), us(st.p90_ns),
+             us(st.p99_ns), us(st.max_ns), st.samples, (unsigned long long)st.arp_replies,
+             (unsigned long long)st.arp_requests, st.resolved ? 1 : 0);
 }
 
 void sw_probe_command(struct pof_sw *sw, const char *cmd, const char *name, const char *args, char *out,
@@ -129,6 +130,13 @@ uint32_t sw_probe_tick(struct pof_sw *sw, uint64_t now)
             s->p.arp_pending = false;
             n += inject(sw, p, s->p.arp, POF_PROBE_ARP_LEN, now);
         }
+        if (s->p.cfg.dst_auto) {
+            pof_probe_expire(&s->p, now); /* losses in a row ask for the next hop's address again */
+            if (now >= pof_probe_arp_due_ns(&s->p)) {
+                uint8_t arp[POF_PROBE_ARP_LEN];
+                n += inject(sw, p, arp, pof_probe_arp_request(&s->p, now, arp), now);
+            }
+        }
         if (now >= pof_probe_due_ns(&s->p)) {
             uint8_t frame[POF_PROBE_FRAME_MAX];
             /* the send time is taken now, not at the round's start: the RTT starts when the request does */
@@ -146,7 +154,8 @@ uint64_t sw_probe_next_ns(const struct pof_sw *sw, uint64_t now)
         const struct sw_probe *s = sw->probes[i];
         if (!s)
             continue;
-        uint64_t due = s->p.arp_pending ? now : pof_probe_due_ns(&s->p);
+        uint64_t due = s->p.arp_pending ? now : pof_probe_due_ns(&s->p), arp = pof_probe_arp_due_ns(&s->p);
+        due = arp < due ? arp : due;
         uint64_t w = due == UINT64_MAX ? UINT64_MAX : due > now ? due - now : 0;
         if (w < best)
             best = w;

@@ -94,7 +94,8 @@ def main() -> None:
 
 def mgmt_seeds(out: Path) -> int:
     """fuzz_mgmt: each spec/switch-mgmt vector's lines as one script, and a probe session on port a whose request
-    (sent out of b) is answered by a reply received on b, with an ARP request for the probe's address."""
+    (sent out of b) is answered by a reply received on b, with an ARP request for the probe's address, and one with
+    DST_MAC auto whose ARP request is answered the same way."""
     out.mkdir(parents=True, exist_ok=True)
     for p in sorted((HERE.parents[2] / "spec" / "switch-mgmt" / "vectors").glob("*.json")):
         (out / p.stem).write_bytes(b"".join(s["send"].encode() + b"\n" for s in json.loads(p.read_text())["steps"]))
@@ -112,6 +113,11 @@ def mgmt_seeds(out: Path) -> int:
     start = b"probe-start a 7 02:00:00:00:00:65 0a:00:00:00:00:02 10.9.0.101 10.9.0.2 size=64 count=3\n"
     (out / "probe_round_trip").write_bytes(start + frame(reply) + frame(arp) + b"probe-stats a 7\n" + frame(reply)
                                            + b"probe-stop a 7\nprobe-stats a 7\n" + start + b"port-del a\n")
+    answer = (probe_mac + far_mac + b"\x08\x06" + bytes([0, 1, 8, 0, 6, 4, 0, 2]) + far_mac + far_ip + probe_mac
+              + probe_ip + bytes(18))
+    auto = b"probe-start a 7 02:00:00:00:00:65 auto 10.9.0.101 10.9.0.2 count=3\n"
+    (out / "probe_auto").write_bytes(auto + b"probe-stats a 7\n" + frame(answer) + frame(reply) + frame(answer)
+                                     + b"probe-stats a 7\nport-del a\n")
     return len(list(out.iterdir()))
 
 

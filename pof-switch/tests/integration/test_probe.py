@@ -1,7 +1,8 @@
 """In-band latency probes (issue 15) through the real switch (AF_PACKET) on veths: a flow table that forwards port
 s1 <-> s2 by in_port, as a slice's flows on a host port do; h2 beyond s2 answers ping as any host does. Probes
 started on s1 come back with RTTs and no loss, h2 resolved the probe's address by ARP (answered by the switch),
-and the replies never left s1; a flow removed mid-session shows as losses. The AF_PACKET build, then the DPDK
+and the replies never left s1; a flow removed mid-session shows as losses; a session with DST_MAC auto finds h2's
+MAC by ARP through the same path and measures as well. The AF_PACKET build, then the DPDK
 build with net_af_packet ports on the same veths."""
 
 from __future__ import annotations
@@ -99,6 +100,16 @@ def probes_measure_the_path_and_see_a_flow_go(controller: Controller, sw: Switch
     assert st["sent"] - st["received"] - st["lost"] <= 5, st  # the rest came back (a few may be in flight)
     assert st["received"] >= 100, st
     assert sw.mgmt_cmd("probe-stop s1 2") == "OK" and sw.mgmt_cmd("probe-stats s1 2") == "ERROR no probe s1 2"
+
+    # DST_MAC auto: the switch asks for h2's MAC itself (h2 answers as any host), then measures as with it given
+    auto = f"probe-start s1 3 {PROBE_MAC} auto {PROBE_IP} {h2.ip} interval_us={INTERVAL_US} count=50"
+    assert sw.mgmt_cmd(auto) == "OK"
+    st = wait_sent(sw, 3, 50, timeout=5)
+    time.sleep(0.3)
+    st = probe_stats(sw, 3)
+    print(f"probe 3 (auto): {st}")
+    assert st["resolved"] == 1 and 1 <= st["arp_requests"] <= 2, st
+    assert st["sent"] == 50 and st["received"] == 50 and st["lost"] == 0 and 0 < st["p50_us"] < 50_000, st
     # the session goes with its port
     assert sw.mgmt_cmd("port-del s1") == "OK" and sw.mgmt_cmd("probe-stats s1 1") == "ERROR no probe s1 1"
 

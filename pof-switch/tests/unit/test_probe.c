@@ -3,56 +3,7 @@
  * of the management commands, and the switch: requests through the pipeline as if received on the port (flows
  * by in_port, as a slice's), replies taken before they leave (also on the latency class's send-at-once path),
  * ARP answered, sessions removed with their port, no buffer leaked. */
-#include <stdlib.h>
-#include <string.h>
-
-#include "dummy_io.h"
-#include "pof_mgmt.h"
-#include "pof_probe.h"
-#include "pof_probe_sw.h"
-#include "pof_switch.h"
-#include "unit.h"
-
-#define US 1000ull
-#define MS 1000000ull
-#define T0 (5000 * MS)
-
-static const char *CFG = "7 02:00:00:00:00:65 0a:00:00:00:00:02 10.9.0.101 10.9.0.2";
-
-static uint16_t get16(const uint8_t *b) { return (uint16_t)(b[0] << 8 | b[1]); }
-
-/* The Internet checksum over n bytes that include their checksum field: 0 when it is right. */
-static uint16_t fold(const uint8_t *b, size_t n)
-{
-    uint32_t s = 0;
-    for (size_t i = 0; i + 1 < n; i += 2)
-        s += get16(b + i);
-    if (n & 1)
-        s += (uint32_t)b[n - 1] << 8;
-    while (s >> 16)
-        s = (s & 0xFFFF) + (s >> 16);
-    return (uint16_t)~s;
-}
-
-static void session(struct pof_probe *p, const char *args, uint64_t now)
-{
-    struct pof_probe_cfg cfg;
-    char err[160] = "";
-    CHECK_MSG(pof_probe_parse(args, &cfg, err, sizeof(err)) == 0, err);
-    pof_probe_init(p, &cfg, now);
-}
-
-/* The far end's answer to request req (len bytes): addresses swapped, type 0. */
-static uint32_t echo_reply(const uint8_t *req, uint32_t len, uint8_t *out)
-{
-    memcpy(out, req, len);
-    memcpy(out, req + 6, 6);
-    memcpy(out + 6, req, 6);
-    memcpy(out + 26, req + 30, 4);
-    memcpy(out + 30, req + 26, 4);
-    out[34] = 0;
-    return len;
-}
+#include "probe_util.h"
 
 static void test_request_bytes(void)
 {
@@ -190,6 +141,8 @@ static void test_percentile_window(void)
     CHECK(st.received == 100 + POF_PROBE_WINDOW && st.sent == st.received && st.lost == 0);
 }
 
+#define DST_MAC_ERR "DST_MAC must be a MAC address xx:xx:xx:xx:xx:xx or auto"
+
 static void test_bad_input(void)
 {
     static const struct { const char *args, *reason; } bad[] = {
@@ -201,8 +154,9 @@ static void test_bad_input(void)
          "SRC_MAC must be a unicast MAC address xx:xx:xx:xx:xx:xx"},
         {"7 02:00:00:00:00:6 0a:00:00:00:00:02 10.9.0.101 10.9.0.2",
          "SRC_MAC must be a unicast MAC address xx:xx:xx:xx:xx:xx"},
-        {"7 02:00:00:00:00:65 0a-00-00-00-00-02 10.9.0.101 10.9.0.2", "DST_MAC must be a MAC address xx:xx:xx:xx:xx:xx"},
-        {"7 02:00:00:00:00:65 0a:00:00:00:00:0x 10.9.0.101 10.9.0.2", "DST_MAC must be a MAC address xx:xx:xx:xx:xx:xx"},
+        {"7 02:00:00:00:00:65 0a-00-00-00-00-02 10.9.0.101 10.9.0.2", DST_MAC_ERR},
+        {"7 02:00:00:00:00:65 0a:00:00:00:00:0x 10.9.0.101 10.9.0.2", DST_MAC_ERR},
+        {"7 02:00:00:00:00:65 AUTO 10.9.0.101 10.9.0.2", DST_MAC_ERR},
         {"7 02:00:00:00:00:65 0a:00:00:00:00:02 10.9.0.256 10.9.0.2", "SRC_IP must be an IPv4 address a.b.c.d"},
         {"7 02:00:00:00:00:65 0a:00:00:00:00:02 10.9.0.1 10.9.2", "DST_IP must be an IPv4 address a.b.c.d"},
         {"7 02:00:00:00:00:65 0a:00:00:00:00:02 10.9.0.1 10.9.0.2 size=63", "size must be 64-1472"},
@@ -233,51 +187,6 @@ static void test_bad_input(void)
 }
 
 /* ---- the switch ------------------------------------------------------------------------------------------ */
-
-static char out[512];
-
-static const char *cmd(struct pof_sw *sw, const char *line)
-{
-    char buf[512];
-    snprintf(buf, sizeof(buf), "%s", line);
-    pof_mgmt_command(&sw->cb, buf, out, sizeof(out));
-    return out;
-}
-
-/* A flow by in_port (metadata bits 16-23), as a slice's on a host port: in -> out, through meter (0: none);
- * command ADD or MODIFY. */
-static void port_flow(struct pof_sw *sw, uint8_t command, uint32_t index, uint8_t in, uint32_t out_port,
-                      uint32_t meter)
-{
-    struct pof_status st;
-    struct pof_flow_mod f = {.command = command, .table_type = POF_MM, .match_num = 1, .index = index, .priority = 1};
-    f.matches[0].field = (struct pof_match){0xFFFF, 16, 8};
-    f.matches[0].value[0] = in;
-    f.matches[0].mask[0] = 0xFF;
-    if (meter) {
-        f.instructions[f.instruction_num].type = POFIT_METER;
-        f.instructions[f.instruction_num++].u.meter.meter_id = meter;
-    }
-    struct pof_instruction *ins = &f.instructions[f.instruction_num++];
-    ins->type = POFIT_APPLY_ACTIONS;
-    ins->u.apply_actions.action_num = 1;
-    ins->u.apply_actions.actions[0].type = POFAT_OUTPUT;
-    ins->u.apply_actions.actions[0].u.output.port_id = out_port;
-    CHECK(pof_dp_flow_mod(sw->dp, &f, &st) == 0);
-}
-
-static void switch_setup(struct pof_sw *sw)
-{
-    struct sw_config cfg = {.all_ports_enabled = true};
-    CHECK(pof_sw_init(sw, &cfg, &dummy_io_ops) == 0);
-    CHECK(strcmp(cmd(sw, "port-add a"), "OK 1") == 0 && strcmp(cmd(sw, "port-add b"), "OK 2") == 0);
-    struct pof_status st;
-    struct pof_table_mod t = {.command = 0, .table_type = POF_MM, .match_num = 1, .size = 16,
-                              .matches = {{0xFFFF, 16, 8}}};
-    CHECK(pof_dp_table_mod(sw->dp, &t, &st) == 0);
-    port_flow(sw, POF_FLOW_ADD, 0, 1, 2, 0);
-    port_flow(sw, POF_FLOW_ADD, 1, 2, 1, 0);
-}
 
 static void test_switch_round_trip(void)
 {
@@ -388,7 +297,8 @@ static void test_switch_commands(void)
     CHECK(strcmp(cmd(&sw, "probe-start a 99 02:00:00:00:00:65 0a:00:00:00:00:02 10.9.0.101 10.9.0.2"),
                  "ERROR too many probes (at most 8)") == 0);
     CHECK(strcmp(cmd(&sw, "probe-stats b 0"),
-                 "OK sent=0 received=0 lost=0 p50_us=0 p90_us=0 p99_us=0 max_us=0 samples=0 arp_replies=0") == 0);
+                 "OK sent=0 received=0 lost=0 p50_us=0 p90_us=0 p99_us=0 max_us=0 samples=0 arp_replies=0 "
+                 "arp_requests=0 resolved=1") == 0);
     CHECK(strcmp(cmd(&sw, "port-del b"), "OK") == 0 && sw.n_probes == SW_PROBES / 2);
     pof_sw_fini(&sw); /* frees the rest */
     CHECK(dummy_live_buffers() == 0);
