@@ -137,7 +137,7 @@ harness_check() {
 			lo="${lo%%,*}"
 			hi="${type#*,}"
 			hi="${hi%)}"
-			harness_uint "$v" && [ "${#v}" -le 9 ] && [ "$v" -ge "$lo" ] && [ "$v" -le "$hi" ] ;;
+			harness_uint "$v" && [ "${#v}" -le 10 ] && [ "$v" -ge "$lo" ] && [ "$v" -le "$hi" ] ;;
 		or\(*\))
 			choices="${type#or(}"
 			choices="${choices%)}"

@@ -60,7 +60,11 @@ def test_full_translation_is_loaded_by_the_agent(shell, tmp_path):
         pof_switch_socket="/var/run/pofswitch.sock", stats_interval="7", keepalive="12", remove_vaps_on_exit="yes",
         log_level="DEBUG", hostapd_global="/var/run/hostapd/global", conf_dir="/var/lib/wislice-ap-agent",
         pof_switch_uplink="wan.1", default_capacity_kbps="30000", metrics_listen="[2001:db8::1]:9690",
-        metrics_token_file=str(tmp_path / "metrics.token"))
+        metrics_token_file=str(tmp_path / "metrics.token"), firmware_keys_dir="/etc/wislice/keys",
+        firmware_version_file="/etc/wislice/v", firmware_state_dir="/srv/fw",
+        firmware_cache_dir="/usr/share/wislice/ipk",
+        firmware_work_dir="/tmp/fw", firmware_ca_file=str(tmp_path / "ca.pem"), firmware_max_bytes="1073741824",
+        firmware_download_timeout_s="60")
     sections.append(Section("radio", "radio1", {"phy": "phy1", "iface": "wlan1", "max_vaps": "2", "driver": "wired",
                                                 "mac": "02:00:00:00:01:00", "channel": "36", "hw_mode": "a",
                                                 "capacity_kbps": "54000"}))
@@ -78,6 +82,10 @@ def test_full_translation_is_loaded_by_the_agent(shell, tmp_path):
     assert (cfg.pof_switch_socket, cfg.pof_switch_uplink) == ("/var/run/pofswitch.sock", "wan.1")
     assert cfg.default_capacity_kbps == 30000
     assert (cfg.metrics_listen, cfg.metrics_token) == (("2001:db8::1", 9690), METRICS_TOKEN)
+    fw = cfg.firmware
+    assert (fw.keys_dir, fw.version_file, fw.state_dir, fw.cache_dir, fw.work_dir, fw.ca_file) == (
+        "/etc/wislice/keys", "/etc/wislice/v", "/srv/fw", "/usr/share/wislice/ipk", "/tmp/fw", str(tmp_path / "ca.pem"))
+    assert (fw.max_bytes, fw.download_timeout_s) == (1 << 30, 60)
     # an operator capacity only where UCI sets one; radio0 is left to the agent's measurement
     assert cfg.radios == [
         {"name": "phy0", "iface": "wlan0", "max_vaps": 4, "driver": "nl80211"},
@@ -109,6 +117,18 @@ def test_capacity_and_uplink_defaults_are_the_agents(shell, tmp_path):
                                                                   defaults.default_capacity_kbps)
     assert "capacity_kbps" not in cfg.radios[0]
     assert not any(line.startswith("metrics_") for line in lines) and cfg.metrics_listen is None  # off
+    # no firmware option in UCI: none in the INI file, the agent's own upgrade defaults
+    assert not any(line.startswith("firmware_") for line in lines)
+    assert cfg.firmware == agent_config.FirmwareSettings()
+
+
+@pytest.mark.parametrize(("field", "value"), [("firmware_max_bytes", "1048575"),
+                                              ("firmware_download_timeout_s", "3601"),
+                                              ("firmware_max_bytes", "01048576"),
+                                              ("firmware_cache_dir", "relative/dir")])
+def test_bad_firmware_options_are_refused(shell, tmp_path, field, value):
+    run, run_dir = start_agent(shell, tmp_path, agent_sections(tmp_path, **{field: value}))
+    assert_refused(run, run_dir, tmp_path, field)
 
 
 @pytest.mark.parametrize("value", ["127.0.0.1:9690", "0.0.0.0:0", "[::1]:65535", "ap-1.lan:9690"])
@@ -202,7 +222,8 @@ HOSTILE = ["x\n[radio evil]\niface = evil0", "x'y", 'x"y', "$(touch PWNED)", "`t
            "x y", "x\r", ""]
 AGENT_FIELDS = ["agent_id", "controller_host", "hostapd_global", "hostapd_ctrl_dir", "conf_dir",
                 "pof_switch_socket", "tls_server_name", "secret_file", "log_level", "shaping", "pof_switch_uplink",
-                "default_capacity_kbps", "metrics_listen", "metrics_token_file"]
+                "default_capacity_kbps", "metrics_listen", "metrics_token_file", "firmware_keys_dir",
+                "firmware_ca_file", "firmware_max_bytes"]
 RADIO_FIELDS = ["phy", "iface", "mac", "channel", "hw_mode", "driver", "max_vaps", "capacity_kbps"]
 
 
