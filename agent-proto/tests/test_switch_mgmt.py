@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from conftest import MGMT_VECTORS, load
 
-from wislice_agent_proto.switch_mgmt import MgmtError, SwitchMgmt, parse_ports
+from wislice_agent_proto.switch_mgmt import MgmtError, ProbeStats, SwitchMgmt, parse_ports, parse_probe_stats
 
 
 class FakeSwitch:
@@ -100,13 +100,33 @@ def typed_call(mgmt: SwitchMgmt, send: str) -> Callable[[], Any] | None:
         return lambda: mgmt.on_connect(*args)
     if cmd == "latency" and len(args) == 2 and args[1] in ("on", "off"):
         return lambda: mgmt.latency(args[0], args[1] == "on")
+    if cmd.startswith("probe-"):
+        return probe_call(mgmt, send)
     return calls.get((cmd, len(args)))
+
+
+def probe_call(mgmt: SwitchMgmt, send: str) -> Callable[[], Any] | None:
+    """probe-start/-stats/-stop as typed calls, where the line has their shape (a malformed one is sent as is). The
+    call itself may refuse a value (ValueError): the test then expects the switch to refuse it too."""
+    cmd, *words = send.split()
+    if len(words) < 2 or not words[1].isdigit():
+        return None
+    name, pid = words[0], int(words[1])
+    if cmd in ("probe-stats", "probe-stop") and len(words) == 2:
+        return lambda: (mgmt.probe_stats if cmd == "probe-stats" else mgmt.probe_stop)(name, pid)
+    opts = dict(w.split("=", 1) for w in words[6:] if "=" in w)
+    if (cmd != "probe-start" or not 6 <= len(words) <= 9 or len(opts) != len(words) - 6
+            or not set(opts) <= {"size", "interval_us", "count"} or not all(v.isdigit() for v in opts.values())):
+        return None
+    return lambda: mgmt.probe_start(name, pid, *words[2:6], **{k: int(v) for k, v in opts.items()})
 
 
 def as_vector(result: Any) -> Any:
     """A typed call's result in the vectors' terms."""
     if isinstance(result, dict) and all(hasattr(p, "port_id") for p in result.values()):
         return [{"id": p.pop("port_id"), **p} for p in map(asdict, result.values())]
+    if isinstance(result, ProbeStats):
+        return {k: int(v) for k, v in asdict(result).items()}
     return result
 
 
@@ -132,14 +152,22 @@ def test_typed_calls_parse_the_replies(path, switch, sockdir):
             continue
         typed += 1
         reply = step["reply"]
-        if reply.startswith("ERROR no port") and step["send"].startswith("port-del "):
+        if step["send"].startswith("probe-start ") and reply.startswith("ERROR ") and "exists" not in reply \
+                and "no port" not in reply and "too many" not in reply:
+            with pytest.raises(ValueError):  # the client refuses, before the switch would, what the switch refuses
+                call()
+            mgmt.request(step["send"])
+            continue
+        if (reply.startswith("ERROR no port") and step["send"].startswith("port-del ")) or \
+                (reply.startswith("ERROR no probe") and step["send"].startswith("probe-stop ")):
             assert call() is False
         elif reply.startswith("ERROR "):
             with pytest.raises(MgmtError) as e:
                 call()
             assert e.value.reason == reply[6:] and reply in str(e.value)
         else:
-            assert as_vector(call()) == step.get("parsed", True if step["send"].startswith("port-del") else None)
+            deleted = step["send"].startswith(("port-del", "probe-stop"))
+            assert as_vector(call()) == step.get("parsed", True if deleted else None)
     assert fake.received == [s["send"] + "\n" for s in steps]
     assert typed > 0 or path.stem == "unknown-commands"
 
@@ -171,6 +199,17 @@ def test_no_switch_no_reply_and_too_much(switch, sockdir):
     lambda m: m.port_del(""),
     lambda m: m.port_rate("up", -1),
     lambda m: m.port_rate("up", True),
+    lambda m: m.probe_start("a", 65536, "02:00:00:00:00:65", "auto", "10.9.0.1", "10.9.0.2"),
+    lambda m: m.probe_start("a", 1, "01:00:00:00:00:65", "auto", "10.9.0.1", "10.9.0.2"),
+    lambda m: m.probe_start("a", 1, "00:00:00:00:00:00", "auto", "10.9.0.1", "10.9.0.2"),
+    lambda m: m.probe_start("a", 1, "02:00:00:00:00:65", "AUTO", "10.9.0.1", "10.9.0.2"),
+    lambda m: m.probe_start("a", 1, "02:00:00:00:00:65", "auto", "10.9.0.01", "10.9.0.2"),
+    lambda m: m.probe_start("a", 1, "02:00:00:00:00:65", "auto", "10.9.0.1", "fe80::1"),
+    lambda m: m.probe_start("a", 1, "02:00:00:00:00:65", "auto", "10.9.0.1", "10.9.0.2", interval_us=999),
+    lambda m: m.probe_start("a", 1, "02:00:00:00:00:65", "auto", "10.9.0.1", "10.9.0.2", count=0),
+    lambda m: m.probe_start("a", 1, "02:00:00:00:00:65", "auto", "10.9.0.1", "10.9.0.2", size=True),
+    lambda m: m.probe_stats("a", -1),
+    lambda m: m.probe_stop("a b", 1),
 ])
 def test_lines_the_switch_would_misread_are_not_sent(call, sockdir):
     with pytest.raises(ValueError):
@@ -181,3 +220,14 @@ def test_parse_ports():
     ports = parse_ports("3:wlan0_1:0:1:2:3:4")
     assert asdict(ports["wlan0_1"]) == {"name": "wlan0_1", "port_id": 3, "enabled": False, "rx_packets": 1,
                                         "tx_packets": 2, "rx_bytes": 3, "tx_bytes": 4}
+
+
+def test_parse_probe_stats():
+    st = parse_probe_stats("sent=9 received=7 lost=1 p50_us=80 p90_us=95 p99_us=120 max_us=130 samples=7 "
+                           "arp_replies=2 arp_requests=1 resolved=0 later_key=5")
+    assert st == ProbeStats(9, 7, 1, 80, 95, 120, 130, 7, arp_replies=2, arp_requests=1, resolved=False)
+    # a switch from before DST_MAC auto: known MAC, no ARP requests
+    old = parse_probe_stats("sent=1 received=1 lost=0 p50_us=5 p90_us=5 p99_us=5 max_us=5 samples=1 arp_replies=0")
+    assert old.resolved is True and old.arp_requests == 0
+    with pytest.raises(MgmtError, match="without lost"):
+        parse_probe_stats("sent=1 received=1 p50_us=5 p90_us=5 p99_us=5 max_us=5 samples=1")

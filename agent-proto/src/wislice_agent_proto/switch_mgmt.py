@@ -1,6 +1,6 @@
 """The pof-switch's management socket (spec/switch-mgmt/README.md): a unix stream socket, one command line in, one
 reply line out, ``OK ...`` or ``ERROR <reason>``. The one client of it: the ap-agent (vAP ports, its uplink port's
-rate), the mec-agent (vNF ports and their counters) and pof-switch's own tests.
+rate, the latency probes on its vAPs' ports), the mec-agent (vNF ports and their counters) and pof-switch's own tests.
 
 ``request()`` sends any line and returns the reply as it is; the typed methods check what they send, parse what
 comes back and raise MgmtError when the switch refuses (``reason`` = the text after ``ERROR``).
@@ -8,8 +8,10 @@ comes back and raise MgmtError when the switch refuses (``reason`` = the text af
 
 from __future__ import annotations
 
+import ipaddress
+import re
 import socket
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 MAX_COMMAND = 510  # bytes before the newline: the switch reads a line into 512 bytes with its newline and a NUL
 MAX_REPLY = 65536  # the switch's longest reply (`ports` with 254 ports) is 49152 bytes
@@ -59,6 +61,77 @@ def parse_counters(text: str) -> dict[str, int]:
             raise MgmtError(f"pof-switch: unparsable counter {item!r}")
         out[key] = int(value)
     return out
+
+
+@dataclass
+class ProbeStats:
+    """``probe-stats`` of one in-band latency probe session (spec/switch-mgmt/README.md, "Probes"): requests sent,
+    replies counted, requests lost (no reply within 1 s), RTT percentiles in microseconds over the latest ``samples``
+    (at most 1024; 0 without samples), the ARP answers it gave and (DST_MAC auto) the ARP requests it sent, and
+    whether it knows its next hop's MAC (False while an auto session waits for its first answer). A switch older
+    than DST_MAC auto reports no arp_requests/resolved: 0 and True."""
+
+    sent: int
+    received: int
+    lost: int
+    p50_us: int
+    p90_us: int
+    p99_us: int
+    max_us: int
+    samples: int
+    arp_replies: int = 0
+    arp_requests: int = 0
+    resolved: bool = True
+
+
+def parse_probe_stats(text: str) -> ProbeStats:
+    """The text after ``OK`` of ``probe-stats``; keys it does not know (a later switch's) are left out."""
+    counters = parse_counters(text)
+    known = {f.name for f in fields(ProbeStats)}
+    missing = [k for k in ("sent", "received", "lost", "p50_us", "p90_us", "p99_us", "max_us", "samples")
+               if k not in counters]
+    if missing:
+        raise MgmtError(f"pof-switch: probe-stats without {', '.join(missing)}: {text!r}")
+    values: dict[str, int | bool] = {k: v for k, v in counters.items() if k in known}
+    if "resolved" in values:
+        values["resolved"] = values["resolved"] == 1
+    return ProbeStats(**values)  # type: ignore[arg-type]
+
+
+_MAC = re.compile(r"[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}")
+PROBE_SIZE = (64, 1472)
+PROBE_INTERVAL_US = (1000, 60_000_000)
+PROBE_COUNT = (1, 1_000_000_000)
+
+
+def _probe_id(probe_id: int) -> int:
+    if isinstance(probe_id, bool) or not isinstance(probe_id, int) or not 0 <= probe_id <= 65535:
+        raise ValueError(f"a probe id is an integer 0-65535, not {probe_id!r}")
+    return probe_id
+
+
+def _mac(what: str, mac: str, unicast: bool) -> str:
+    if not isinstance(mac, str) or not _MAC.fullmatch(mac) or (
+            unicast and (int(mac[:2], 16) & 1 or int(mac.replace(":", ""), 16) == 0)):
+        raise ValueError(f"{what} is a {'unicast ' if unicast else ''}MAC address xx:xx:xx:xx:xx:xx, not {mac!r}")
+    return mac
+
+
+def _ipv4(what: str, ip: str) -> str:
+    try:
+        if isinstance(ip, str) and str(ipaddress.IPv4Address(ip)) == ip:
+            return ip
+    except ValueError:
+        pass
+    raise ValueError(f"{what} is an IPv4 address a.b.c.d, not {ip!r}")
+
+
+def _option(key: str, value: int | None, bounds: tuple[int, int]) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool) or not isinstance(value, int) or not bounds[0] <= value <= bounds[1]:
+        raise ValueError(f"probe {key} is an integer {bounds[0]}-{bounds[1]}, not {value!r}")
+    return f" {key}={value}"
 
 
 def _name(name: str) -> str:
@@ -156,3 +229,31 @@ class SwitchMgmt:
     def stats(self) -> dict[str, int]:
         """The datapath's counters (processed, miss, dropped, short, tables, flows, packet_in)."""
         return parse_counters(self.call("stats"))
+
+    def probe_start(self, name: str, probe_id: int, src_mac: str, dst_mac: str, src_ip: str, dst_ip: str, *,
+                    size: int | None = None, interval_us: int | None = None, count: int | None = None) -> None:
+        """Starts in-band latency probe session ``probe_id`` on port NAME: ICMP echo requests from the probe's own
+        address (src_mac, src_ip: no host's) to dst_ip through next hop dst_mac, or ``"auto"`` for the switch to
+        find that MAC by ARP. Options left out take the switch's defaults (64 bytes, every 10 ms, until stopped).
+        MgmtError with reason ``probe NAME ID exists`` when it runs already."""
+        line = (f"probe-start {_name(name)} {_probe_id(probe_id)} {_mac('SRC_MAC', src_mac, True)} "
+                f"{dst_mac if dst_mac == 'auto' else _mac('DST_MAC', dst_mac, False)} {_ipv4('SRC_IP', src_ip)} "
+                f"{_ipv4('DST_IP', dst_ip)}")
+        line += (_option("size", size, PROBE_SIZE) + _option("interval_us", interval_us, PROBE_INTERVAL_US)
+                 + _option("count", count, PROBE_COUNT))
+        self.call(line)
+
+    def probe_stats(self, name: str, probe_id: int) -> ProbeStats:
+        """The session's counters and percentiles; MgmtError with reason ``no probe NAME ID`` when it is not
+        there (never started, stopped, its port removed, or the switch restarted)."""
+        return parse_probe_stats(self.call(f"probe-stats {_name(name)} {_probe_id(probe_id)}"))
+
+    def probe_stop(self, name: str, probe_id: int) -> bool:
+        """Ends the session; False when the switch has no such session."""
+        try:
+            self.call(f"probe-stop {_name(name)} {_probe_id(probe_id)}")
+        except MgmtError as e:
+            if e.reason == f"no probe {name} {probe_id}":
+                return False
+            raise
+        return True
