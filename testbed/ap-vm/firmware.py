@@ -5,7 +5,8 @@ wislice-ap-agent and wislice-pofswitch, and the VM's own opkg (guest/opkg.py) in
 overlay with an offline root, as OpenWrt's ImageBuilder installs packages into a rootfs: the maintainer scripts
 only enable the services there (/etc/rc.d links). Installing at image build and not at boot keeps the boot as
 fast as before (python and opkg under TCG would add seconds to every boot), and the same opkg is in the VM for
-`opkg install --force-reinstall FILE.ipk` (firmware upgrades); the .ipk files ship in /usr/share/wislice/ipk.
+`opkg install --force-reinstall FILE.ipk` (firmware upgrades); the .ipk files ship in /usr/share/wislice/ipk and
+seed the agent's installed package set (/etc/wislice/firmware/installed), which an upgrade's rollback reinstalls.
 
 At run time (``write_uci``, ``start_services``): the testbed writes /etc/config/wislice-ap-agent and
 /etc/config/wislice-pofswitch and runs `/etc/init.d/<name> enable && /etc/init.d/<name> start`; the VM's procd
@@ -29,6 +30,7 @@ GUEST_DIR = HERE / "guest"
 OPENWRT = REPO / "openwrt"
 PACKAGES = ("wislice-ap-agent", "wislice-pofswitch")  # the -src package stays out: the byte code is what runs
 SHIPPED_IPK_DIR = "/usr/share/wislice/ipk"
+INSTALLED_SET_DIR = "/etc/wislice/firmware/installed"  # the ap-agent's firmware_cache_dir (its default)
 SITE_PACKAGES = "/usr/lib/python3.11/site-packages"
 # The OpenWrt packages the feed depends on, which the image's Debian-built base system stands in for: recorded in
 # opkg's status as provided by one base package, so opkg's dependency check holds as on a router.
@@ -63,8 +65,13 @@ def install(overlay: Path, ipks: list[Path]) -> None:
         raise SystemExit(f"opkg install into the image failed:\n{res.stdout}{res.stderr}")
     shipped = overlay / SHIPPED_IPK_DIR.lstrip("/")
     shipped.mkdir(parents=True)
+    # The agent's installed package set (its firmware_cache_dir default) starts as the image's own: the first
+    # upgrade keeps it for its rollback. A copy, not the shipped directory: a done upgrade replaces the set.
+    cache = overlay / INSTALLED_SET_DIR.lstrip("/")
+    cache.mkdir(parents=True)
     for ipk in ipks:
         shutil.copy2(ipk, shipped / ipk.name)
+        shutil.copy2(ipk, cache / ipk.name)
     # Debian's python3.11 reads /usr/lib/python3/dist-packages; OpenWrt's python, whose layout the package has,
     # reads /usr/lib/python3.11/site-packages.
     pth = overlay / "usr/lib/python3/dist-packages/openwrt-site-packages.pth"

@@ -75,6 +75,10 @@ def test_installed_agent_carries_its_protocol_and_schema(tmp_path: Path) -> None
     assert (root / "usr/lib/python3/dist-packages/openwrt-site-packages.pth").read_text().strip() == \
         firmware.SITE_PACKAGES
     assert sorted(p.name for p in (root / "usr/share/wislice/ipk").iterdir()) == sorted(p.name for p in ipks)
+    # the agent's installed package set is seeded with the image's own (an upgrade's rollback reinstalls it)
+    cache = root / firmware.INSTALLED_SET_DIR.lstrip("/")
+    assert {p.name: p.read_bytes() for p in cache.iterdir()} == {p.name: p.read_bytes() for p in ipks}
+    assert (root / "etc/wislice/firmware_version").read_text().strip() == ipks[0].name.split("_")[1]
     probe = "import wislice_ap_agent; from wislice_agent_proto import validate; print(validate.schema_path())"
     out = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True, check=True,
                          env={"PYTHONPATH": str(site)}, cwd=tmp_path).stdout.strip()
