@@ -141,6 +141,9 @@ class Upgrader:
         if connected:
             self.sessions_seen = sessions
         if rec is not None and rec["state"] in ("installing", "restarting") and not busy:
+            if self.resumed and rec.get("rollback"):
+                self._rolled_back(rec)  # this agent is the one the rollback's opkg started
+                return
             if self.resumed and connected and self.version == rec["version"]:
                 try:
                     self._finish()  # reports done
@@ -303,12 +306,28 @@ class Upgrader:
         if not files:
             self._end("failed", f"{why}; no kept package set to roll back to")
             return
+        # Recorded first: reinstalling the agent's own package stops this agent half-way (its prerm), and the agent
+        # opkg's postinst starts then ends the upgrade (tick) instead of waiting and rolling back once more.
+        with self.lock:
+            assert self.record is not None
+            self.record["rollback"], self.record["deadline"] = why, None
+            saved = dict(self.record)
+        self._save(saved)
         rc, out = _run(["opkg", "install", "--force-reinstall", "--force-downgrade", *files])
         if rc != 0:
             self._end("failed", f"{why}; reinstalling the kept packages failed too (exit {rc}){_tail(out)}")
             return
         self._end("rolled_back", f"{why}; reinstalled the kept packages ({rec.get('from_version') or 'previous'})")
         self.restart()  # the old agent runs again (its files are back)
+
+    def _rolled_back(self, rec: dict[str, Any]) -> None:
+        """Started by the rollback's reinstall (which stopped the agent that ran it): the end it could not report."""
+        old = rec.get("from_version")
+        if old is not None and self.version != old:
+            self._end("failed", f"{rec['rollback']}; reinstalled the kept packages, but running "
+                                f"{self.version or 'an unknown version'}, not {old}")
+            return
+        self._end("rolled_back", f"{rec['rollback']}; reinstalled the kept packages ({old or 'previous'})")
 
     def _finish(self) -> None:
         """Connected on the new version: the new package set becomes the installed one."""

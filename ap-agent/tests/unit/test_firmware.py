@@ -34,6 +34,8 @@ name=$(basename "$0")
 (printf '%s' "$name"; for a in "$@"; do printf '\\t%s' "$a"; done; echo) >> "$here/calls.log"
 case "$*" in *"/new/"*) [ -e "$here/$name.fail-new" ] && { echo "$name: cannot install" >&2; exit 1; } ;; esac
 [ -e "$here/$name.fail" ] && { echo "$name: refused" >&2; exit 1; }
+# What an agent stopped while this runs leaves behind: its state file as it is now.
+[ -e "$here/$name.snapshot" ] && cp "$(cat "$here/$name.snapshot")" "$here/snapshot.json"
 exit 0
 """
 
@@ -289,6 +291,35 @@ def test_an_agent_not_back_in_time_is_rolled_back(ap, server, key, tools):
     assert ap.events[-1]["reason"].startswith("not back on 0.2 within 120 s (running 0.1, connected); reinstalled")
     assert calls(tools)[-1][:4] == ["opkg", "install", "--force-reinstall", "--force-downgrade"]
     assert ap.restart().record["state"] == "rolled_back"  # and it stays ended
+
+
+def test_an_agent_stopped_by_its_own_rollback_is_followed_by_one_that_reports_it(ap, server, key, tools):
+    """Reinstalling the kept set stops the agent that runs it (its package's prerm, as in the AP VM): the agent
+    opkg's postinst starts finds the rollback recorded, reports rolled_back and does not roll back again."""
+    state = Path(ap.settings.state_dir) / "upgrade.json"
+    (tools / "opkg.snapshot").write_text(str(state))
+    ap.up.request(params(server, tar_of(NEW_SET), key, timeout_s=60))
+    ap.wait()
+    stale = ap.restart(version="0.1")  # the new set came up on the old version
+    ap.clock[0] += 61
+    stale.tick(connected=True, sessions=1)
+    ap.wait()
+    rollbacks = len(calls(tools))
+    state.write_bytes((tools / "snapshot.json").read_bytes())  # stopped during opkg: its end never written
+    ap.events.clear()
+    after = ap.restart(version="0.1")
+    after.tick(connected=False, sessions=0)
+    ap.clock[0] += 1000
+    after.tick(connected=True, sessions=1)
+    assert [e["state"] for e in ap.events] == ["rolled_back", "rolled_back"]  # ended, repeated after the welcome
+    assert ap.events[0]["reason"].startswith("not back on 0.2 within 60 s (running 0.1, connected); reinstalled")
+    assert len(calls(tools)) == rollbacks and not after.busy()
+    assert ap.restart(version="0.3").record["state"] == "rolled_back"
+    # the same, but what came back is not the version before: failed
+    state.write_bytes((tools / "snapshot.json").read_bytes())
+    ap.events.clear()
+    ap.restart(version="0.2").tick(connected=True, sessions=1)
+    assert ap.events[0]["state"] == "failed" and ap.events[0]["reason"].endswith("running 0.2, not 0.1")
 
 
 def test_a_sysupgrade_is_tested_then_flashed_and_cannot_be_rolled_back(ap, server, key, tools):
