@@ -95,6 +95,7 @@ class Agent:
             if readded:
                 log.warning("the pof-switch had lost the ports of vAPs %s (restarted?): added again with their "
                             "numbers", ", ".join(readded))
+            self.vaps.probes.sync(self.vaps.vaps)  # and their probes (a vAP up or down, a switch restarted)
         if self.metrics_server is not None and not self.connected():
             self._stats_for_metrics()
         client = self.client

@@ -1,4 +1,4 @@
-"""Table II of ADE2WiNFV (plus syncVaps, updateVap, steerClient and upgradeFirmware): controller requests ->
+"""Table II of ADE2WiNFV (plus syncVaps, updateVap, steerClient, getLatency and upgradeFirmware): controller requests ->
 VapManager calls (the Upgrader's for upgradeFirmware) -> result objects. The method table is served by
 wislice_agent_proto (params already checked against the protocol's schema; a method of the protocol missing here
 is answered unsupported)."""
@@ -35,6 +35,7 @@ class Handlers:
             "steerClient": self.steering.steer,
             "getTxRate": lambda p: self.vaps.rate(p["vap_id"], "tx"),
             "getRxRate": lambda p: self.vaps.rate(p["vap_id"], "rx"),
+            "getLatency": lambda p: self.vaps.probes.latency(self.vaps.get(p["vap_id"])),
         }
         if upgrader is not None:  # without one (tests, benchmarks) upgradeFirmware is answered unsupported
             self.table["upgradeFirmware"] = upgrader.request

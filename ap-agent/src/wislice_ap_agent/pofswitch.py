@@ -2,8 +2,8 @@
 
 The switch is optional: without one, ``NoSwitch`` reports pof_port null. ``PofSwitchMgmt`` uses the switch's
 management socket (spec/switch-mgmt, through wislice_agent_proto's client): ``port-add`` for a vAP's netdev,
-``port-del``, and ``port-rate`` for the uplink port (the port sends at KBPS, green first: the agent sets it to the
-radios' capacity).
+``port-del``, ``port-rate`` for the uplink port (the port sends at KBPS, green first: the agent sets it to the
+radios' capacity), and ``probe-start``/``probe-stats``/``probe-stop`` for the vAPs' latency probes (probes.py).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import re
 from typing import Protocol
 
 from wislice_agent_proto import validate as V
-from wislice_agent_proto.switch_mgmt import MgmtError, SwitchMgmt
+from wislice_agent_proto.switch_mgmt import MgmtError, ProbeStats, SwitchMgmt
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +87,17 @@ class PofSwitchMgmt:
 
     def set_port_rate(self, name: str, kbps: int) -> None:
         self.mgmt.port_rate(V.string(name, "port", V.IFNAME), V.integer(kbps, "kbps", 0, 4294967295))
+
+    def probe_start(self, port: str, probe_id: int, src_mac: str, src_ip: str, dst_ip: str,
+                    interval_us: int) -> None:
+        """A probe session on port; the switch finds the next hop's MAC by ARP (DST_MAC auto)."""
+        self.mgmt.probe_start(port, probe_id, src_mac, "auto", src_ip, dst_ip, interval_us=interval_us)
+
+    def probe_stats(self, port: str, probe_id: int) -> ProbeStats:
+        return self.mgmt.probe_stats(port, probe_id)
+
+    def probe_stop(self, port: str, probe_id: int) -> bool:
+        return self.mgmt.probe_stop(port, probe_id)
 
 
 class UplinkRate:

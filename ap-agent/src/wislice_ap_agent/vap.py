@@ -36,9 +36,9 @@ def normalized(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def same_bss(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    """True when two specs give the same BSS (everything but the rates and the access category, which change in
-    place)."""
-    strip = ("rate_limit", "tenant_id", "slice_id", "wmm_ac")
+    """True when two specs give the same BSS (everything but the rates, the access category and the latency probe,
+    which change in place)."""
+    strip = ("rate_limit", "tenant_id", "slice_id", "wmm_ac", "probe")
     return {k: v for k, v in normalized(a).items() if k not in strip} == {
         k: v for k, v in normalized(b).items() if k not in strip
     }

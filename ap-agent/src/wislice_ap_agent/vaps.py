@@ -27,6 +27,7 @@ from .clients import Stations, StationWalk
 from .events import BssDisabled, BssEnabled, ChannelSwitched, Event, StaConnected, StaDisconnected
 from .hostapd_ctrl import CtrlError, HostapdControl, channel_to_freq, freq_to_channel
 from .pofswitch import NoSwitch, PortAttacher, SwitchError, UplinkRate
+from .probes import Probes, check_probe
 from .radio import radio_dict
 from .shaping import NullShaper, Shaper, ShapingError, wants_shaping
 from .stats import RateMeter
@@ -64,6 +65,8 @@ class VapManager(VapRecovery):
         self.meter = meter or RateMeter()
         self.vaps: dict[str, Vap] = {}
         self.stations = Stations(hostapd, self.vaps)
+        # a present switch has the probe commands (PofSwitchMgmt; the tests' fake); NoSwitch: no probes
+        self.probes = Probes(self.attacher if self.attacher.present else None)  # type: ignore[arg-type]
         self.conf_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
 
     # ---- queries --------------------------------------------------------------------------------------------
@@ -116,6 +119,7 @@ class VapManager(VapRecovery):
             V.vap_spec(spec, "vap")
         except V.ValidationError as e:
             raise AgentError("bad_request", str(e)) from e
+        check_probe(spec.get("probe"))
         vap_id = spec["vap_id"]
         if vap_id in self.vaps:
             raise AgentError("conflict", f"vAP {vap_id} already exists")
@@ -152,6 +156,7 @@ class VapManager(VapRecovery):
         self.meter.start(ifname)
         vap.state = self._bss_state(ifname)
         self.emit("vapState", {"vap_id": vap_id, "state": vap.state})
+        self.probes.sync(self.vaps)
         return vap
 
     def _hostapd_add(self, radio: RadioConfig, ifname: str, conf_path: str) -> None:
@@ -191,6 +196,7 @@ class VapManager(VapRecovery):
     def delete(self, vap_id: str) -> None:
         vap = self.get(vap_id)
         del self.vaps[vap_id]
+        self.probes.stop(vap_id)
         errors = self._teardown(vap)
         for mac in list(vap.clients):
             self.emit("clientDisassociated", {"vap_id": vap_id, "mac": mac})
@@ -203,6 +209,7 @@ class VapManager(VapRecovery):
         stay associated."""
         rl, ac = spec["rate_limit"], normalized(spec)["wmm_ac"]
         self._check_rates(rl, "rate_limit")
+        check_probe(spec.get("probe"))
         if rl != vap.spec["rate_limit"] or ac != vap.spec["wmm_ac"]:  # labels-only changes leave the qdiscs alone
             try:
                 self.shaper.apply(vap.spec["radio"], vap.ifname, vap.slot, rl, ac)
@@ -210,6 +217,7 @@ class VapManager(VapRecovery):
                 raise AgentError("internal", f"vAP {vap.spec['vap_id']}: {e}") from e
         vap.spec = normalized(spec)
         _write_private(self._paths(vap.ifname)[1], json.dumps(vap.spec))  # an agent restart re-applies them
+        self.probes.sync(self.vaps)  # a probe added, changed or dropped
 
     def update(self, vap_id: str, rate_limit: dict[str, Any]) -> Vap:
         """updateVap: new rates for a running vAP (hostapd untouched)."""
@@ -313,8 +321,12 @@ class VapManager(VapRecovery):
         capacity (re-rating their hierarchies when it changed) and the clients' counters and rates."""
         walk = StationWalk(self.hostapd)
         self.refresh_capacity(walk)
-        return {"interval_s": interval_s, "vaps": self.stats(), "radios": self.radio_capacities(),
+        data = {"interval_s": interval_s, "vaps": self.stats(), "radios": self.radio_capacities(),
                 "clients": self.stations.report(walk)}
+        latency = self.probes.report(self.vaps)
+        if latency:  # only with probed vAPs: a controller from before probes sends none, and gets no latency
+            data["latency"] = latency
+        return data
 
     def stats(self) -> list[dict[str, Any]]:
         out = []

@@ -71,6 +71,9 @@ class FakeSwitch:
         self.port_rates: list[tuple[str, int]] = []
         self.port_rate_error: str | None = None
         self.attached: list[tuple[str, int | None]] = []  # every attach call: (ifname, the number asked for)
+        self.probes: dict[tuple[str, int], tuple[str, str, str, int]] = {}
+        self.probe_starts: list[tuple[str, int, str, str, str, int]] = []  # every session started
+        self.probe_readings: dict[tuple[str, int], dict[str, int]] = {}  # what probe-stats reports
 
     def attach(self, ifname: str, port_id: int | None = None) -> int:
         self.attached.append((ifname, port_id))
@@ -83,6 +86,8 @@ class FakeSwitch:
 
     def detach(self, ifname: str) -> None:
         self.ports.pop(ifname, None)
+        for key in [k for k in self.probes if k[0] == ifname]:
+            del self.probes[key]
 
     def set_port_rate(self, name: str, kbps: int) -> None:
         from wislice_ap_agent.pofswitch import SwitchError
@@ -90,6 +95,31 @@ class FakeSwitch:
         if self.port_rate_error:
             raise SwitchError(f"pof-switch refused port-rate: {self.port_rate_error}")
         self.port_rates.append((name, kbps))
+
+    # Probe sessions as the switch keeps them: (port, id) -> the start's arguments; they go with their port.
+    def probe_start(self, port: str, probe_id: int, src_mac: str, src_ip: str, dst_ip: str,
+                    interval_us: int) -> None:
+        from wislice_ap_agent.pofswitch import SwitchError
+
+        if port not in self.ports:
+            raise SwitchError(f"pof-switch refused probe-start: ERROR no port {port}", f"no port {port}")
+        if (port, probe_id) in self.probes:
+            raise SwitchError("pof-switch refused probe-start: ERROR exists", f"probe {port} {probe_id} exists")
+        self.probes[(port, probe_id)] = (src_mac, src_ip, dst_ip, interval_us)
+        self.probe_starts.append((port, probe_id, src_mac, src_ip, dst_ip, interval_us))
+
+    def probe_stats(self, port: str, probe_id: int):
+        from wislice_agent_proto.switch_mgmt import ProbeStats
+
+        from wislice_ap_agent.pofswitch import SwitchError
+
+        if (port, probe_id) not in self.probes or port not in self.ports:
+            raise SwitchError("pof-switch refused probe-stats", f"no probe {port} {probe_id}")
+        return ProbeStats(**self.probe_readings.get((port, probe_id), dict.fromkeys(
+            ("sent", "received", "lost", "p50_us", "p90_us", "p99_us", "max_us", "samples"), 0)))
+
+    def probe_stop(self, port: str, probe_id: int) -> bool:
+        return self.probes.pop((port, probe_id), None) is not None
 
 
 @pytest.fixture
