@@ -1,6 +1,7 @@
 """vAP netdevs join the real pof-switch (AF_PACKET build) through its management socket; the port number
 reaches the controller as pof_port and the port goes away with the vAP; the switch's uplink port is rated at the
-radio's capacity (port-rate)."""
+radio's capacity (port-rate); the vAP's latency probe runs on its port (no flows here: the switch keeps asking ARP
+for the target, and getLatency reports a session that has sent nothing) and goes with the vAP."""
 
 from __future__ import annotations
 
@@ -48,15 +49,22 @@ def test_vap_port_on_pof_switch(wired_ap, veth, processes, sockdir):
         if not up.startswith("ERROR unknown command"):  # a switch older than port-rate: the agent only warns
             assert "rate=12000 " in up, up
         spec = {"vap_id": "v1", "radio": "phy0", "ssid": "pof", "security": {"mode": "open"}, "tenant_id": 1,
-                "slice_id": "s-1", "rate_limit": {"down_kbps": 0, "up_kbps": 0}}
+                "slice_id": "s-1", "rate_limit": {"down_kbps": 0, "up_kbps": 0},
+                "probe": {"source_ip": "10.61.1.250", "target_ip": "10.61.1.1", "interval_ms": 50}}
         r = s.request("createVap", {"vap": spec}, timeout=20)
         assert r["ok"], r
         port = r["result"]["vap"]["pof_port"]
         assert isinstance(port, int) and port >= 1
         assert f" {port}:{PRIMARY}_1:" in " " + mgmt(mgmt_path, "ports")[3:]
         assert s.request("getVaps")["result"]["vaps"][0]["pof_port"] == port
+        lat = s.request("getLatency", {"vap_id": "v1"})
+        assert lat["ok"] and lat["result"] == {"vap_id": "v1", "sent": 0, "received": 0, "lost": 0, "p50_us": 0,
+                                               "p90_us": 0, "p99_us": 0, "max_us": 0, "samples": 0}, lat
+        probe = mgmt(mgmt_path, f"probe-stats {PRIMARY}_1 1")
+        assert probe.startswith("OK sent=0 ") and probe.endswith(" resolved=0"), probe  # waits for its ARP answer
         assert s.request("delVap", {"vap_id": "v1"})["ok"]
         assert f"{PRIMARY}_1" not in mgmt(mgmt_path, "ports")
+        assert mgmt(mgmt_path, f"probe-stats {PRIMARY}_1 1") == f"ERROR no probe {PRIMARY}_1 1"
         assert s.schema_errors == []
     finally:
         controller.close()
