@@ -80,8 +80,11 @@ def test_guaranteed_slice_holds_against_a_saturating_neighbour(testbed) -> None:
         # Work-conserving: the neighbour gets what the video leaves, not nothing and not more than the radio has.
         left = capacity_mbps - 2 * own_kbps / 1000
         assert 0.5 * left <= m["neighbour_contended_mbps"] <= 1.05 * left + 0.3, exp.to_json()
-        # Alone at the end, the uncapped neighbour borrows the whole radio, and the radio's capacity holds.
-        assert 0.8 * capacity_mbps <= m["neighbour_alone_mbps"] <= 1.05 * capacity_mbps, exp.to_json()
+        # Alone at the end, the uncapped neighbour borrows the whole radio, and the radio's capacity holds. Up to
+        # 10 % over: goodput measured on the host came out 4 % (down, the AP's HTB) and 9 % (up, the AP switch's
+        # rated port) above the shaped frame rate's in the same run, both shaped on the TCG guest's clock; no
+        # shaping at all would be 2-4 times the capacity (what calibration measures).
+        assert 0.8 * capacity_mbps <= m["neighbour_alone_mbps"] <= 1.1 * capacity_mbps, exp.to_json()
 
 
 @pytest.mark.timeout(600)
