@@ -208,6 +208,7 @@ uint32_t pof_probe_arp_request(struct pof_probe *p, uint64_t now, uint8_t *buf)
     memcpy(a + 14, c->src_ip, 4);
     memcpy(a + 24, c->dst_ip, 4);          /* target hardware address left zero */
     p->arp_requests++;
+    p->asking = true;
     p->arp_next_ns = now + POF_PROBE_ARP_RETRY_NS;
     return POF_PROBE_ARP_LEN;
 }
@@ -218,8 +219,9 @@ static void retire_oldest(struct pof_probe *p)
     uint64_t *t = &p->sent_ns[p->oldest % POF_PROBE_RING];
     if (*t) {
         p->lost++;
-        /* the next hop may have a new address: ask again at once (0: due whatever the time) */
-        if (p->cfg.dst_auto && ++p->lost_run >= POF_PROBE_ARP_LOSSES && p->arp_next_ns > 0) {
+        /* the next hop may have a new address: ask again at once (0: due whatever the time), unless asking
+         * already (then the retry every second goes on: no ARP per few losses while a path is down) */
+        if (p->cfg.dst_auto && ++p->lost_run >= POF_PROBE_ARP_LOSSES && !p->asking) {
             p->lost_run = 0;
             p->arp_next_ns = 0;
         }
@@ -305,6 +307,7 @@ static enum pof_probe_take arp_answer(struct pof_probe *p, const uint8_t *arp, u
     if (!p->resolved && p->next_ns < now)
         p->next_ns = now; /* the first request goes at once, not a burst for the time spent resolving */
     p->resolved = true;
+    p->asking = false;
     p->lost_run = 0;
     p->arp_next_ns = now + POF_PROBE_ARP_REFRESH_NS;
     return POF_PROBE_RESOLVED;

@@ -62,7 +62,7 @@ struct pof_probe {
     uint8_t arp[POF_PROBE_ARP_LEN];
     /* DST_MAC auto: requests wait until resolved; the next ARP request for dst_ip is due at arp_next_ns
      * (UINT64_MAX: never, the MAC was given) */
-    bool resolved;
+    bool resolved, asking;             /* asking: an ARP request is out, not answered yet (retried every second) */
     uint64_t arp_next_ns, arp_requests;
     uint32_t lost_run;                 /* losses since the last reply */
 };

@@ -47,6 +47,15 @@ static void test_auto_resolve(void)
         pof_probe_request(&p, t2 + (10 + 2 * (uint64_t)i) * MS, f);
     pof_probe_expire(&p, t2 + 1020 * MS);
     CHECK(p.lost == 6 && pof_probe_arp_due_ns(&p) == 0 && pof_probe_due_ns(&p) != UINT64_MAX);
+    /* while that question is out, more losses do not ask again: the retry a second later does */
+    uint64_t t3 = t2 + 1030 * MS;
+    pof_probe_arp_request(&p, t3, f);
+    for (int i = 0; i < 3; i++)
+        pof_probe_request(&p, t3 + (1 + (uint64_t)i) * MS, f);
+    pof_probe_expire(&p, t3 + 1010 * MS);
+    CHECK(p.lost == 9 && pof_probe_arp_due_ns(&p) == t3 + 1000 * MS);
+    arp_frame(a, 2, 2, 2, true, 101);
+    CHECK(pof_probe_tx(&p, a, 60, t3 + 1020 * MS) == POF_PROBE_RESOLVED && !p.asking);
     /* a given MAC: never asked, and an answer is not the session's */
     session(&p, CFG, T0);
     CHECK(pof_probe_arp_due_ns(&p) == UINT64_MAX && p.resolved);
