@@ -1,0 +1,252 @@
+"""Firmware upgrades in the AP VM (issue 18), driven as the controller drives them: upgradeFirmware over the agent
+protocol to the ap-agent the image installed and procd runs from UCI. The package sets are the image's own
+wislice-ap-agent .ipk repacked with a newer version (control Version and /etc/wislice/firmware_version), signed
+with a usign key made here (Ed25519, usign's file formats) whose public key goes to the VM's /etc/opkg/keys, and
+served from the host's loopback (the VM reaches it as 10.0.2.2). A bad signature, a wrong sha256 and a truncated
+download are refused with the reason; a good set goes through (the agent restarts on it and reports done, its new
+hello carries the new version); a set that does not come back on the version it was announced as is rolled back
+at timeout_s (30 s, the schema's minimum) to the version before. One VM boot; everything (qemu, controller, HTTP
+server) is stopped at the end, also on failure."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import http.server
+import io
+import os
+import shutil
+import sys
+import tarfile
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import firmware
+import pytest
+from apvm import ApVm
+from wifi import Hostapd
+
+sys.path.insert(0, str(firmware.REPO / "ap-agent" / "tests" / "integration" / "vm"))
+from vm_controller import TestController, new_secret
+
+pytestmark = pytest.mark.integration
+AGENT = "wislice-ap-agent"
+TIMEOUT_S = 30  # upgradeFirmware's smallest timeout_s (the schema's minimum)
+
+
+class UsignKey:
+    """An Ed25519 key in usign's formats: public key "Ed" + key id + key, signature "Ed" + key id + signature."""
+
+    def __init__(self) -> None:
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+        self.private = Ed25519PrivateKey.generate()
+        self.key_id = os.urandom(8)
+        raw = b"Ed" + self.key_id + self.private.public_key().public_bytes_raw()
+        self.public_text = f"untrusted comment: upgrade test key\n{base64.b64encode(raw).decode()}\n"
+
+    def sign(self, data: bytes) -> str:
+        raw = b"Ed" + self.key_id + self.private.sign(data)
+        return f"untrusted comment: signed by key {self.key_id.hex()}\n{base64.b64encode(raw).decode()}\n"
+
+
+def retar(blob: bytes, replace: dict[str, bytes]) -> bytes:
+    """A gzip'd tar with the named members' contents replaced (everything else, order and headers, kept)."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=io.BytesIO(blob), mode="r:gz") as src, \
+            tarfile.open(fileobj=out, mode="w", format=tarfile.GNU_FORMAT) as dst:
+        for member in src:
+            data = src.extractfile(member).read() if member.isfile() else None  # type: ignore[union-attr]
+            if member.name in replace:
+                data = replace[member.name]
+                member.size = len(data)
+            dst.addfile(member, io.BytesIO(data) if data is not None else None)
+    return gzip.compress(out.getvalue(), mtime=0)
+
+
+def repack(ipk: bytes, version: str, version_file: str) -> bytes:
+    """The ap-agent .ipk with its control Version and its firmware_version file set."""
+    with tarfile.open(fileobj=io.BytesIO(ipk), mode="r:gz") as outer:
+        parts = {m.name: outer.extractfile(m).read() for m in outer}  # type: ignore[union-attr]
+    with tarfile.open(fileobj=io.BytesIO(parts["./control.tar.gz"]), mode="r:gz") as c:
+        control = c.extractfile("./control").read().decode()  # type: ignore[union-attr]
+    lines = [f"Version: {version}" if line.startswith("Version: ") else line for line in control.split("\n")]
+    assert lines != control.split("\n"), "no Version field"
+    parts["./control.tar.gz"] = retar(parts["./control.tar.gz"], {"./control": "\n".join(lines).encode()})
+    parts["./data.tar.gz"] = retar(parts["./data.tar.gz"],
+                                   {"./etc/wislice/firmware_version": f"{version_file}\n".encode()})
+    return retar(ipk, {name: parts[name] for name in ("./control.tar.gz", "./data.tar.gz")})
+
+
+def package_set(name: str, ipk: bytes) -> bytes:
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w") as tar:
+        info = tarfile.TarInfo(name)
+        info.size, info.mode = len(ipk), 0o644
+        tar.addfile(info, io.BytesIO(ipk))
+    return out.getvalue()
+
+
+class Files(http.server.ThreadingHTTPServer):
+    """The package sets on the host's loopback; a path under /truncated/ sends half its bytes and hangs up."""
+
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.files: dict[str, bytes] = {}
+        self.port = self.server_address[1]
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+    def url(self, path: str) -> str:
+        return f"http://10.0.2.2:{self.port}{path}"
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    server: Files
+
+    def do_GET(self) -> None:
+        data = self.server.files.get(self.path.removeprefix("/truncated"))
+        if data is None:
+            self.send_error(404)
+            return
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data[:len(data) // 2] if self.path.startswith("/truncated/") else data)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def vm() -> Iterator[ApVm]:
+    if shutil.which("qemu-system-x86_64") is None:
+        pytest.skip("qemu-system-x86_64 missing (testbed/ap-vm/deps/apt.txt)")
+    pytest.importorskip("cryptography")
+    machine = ApVm(radios=1)
+    try:
+        machine.start()
+        yield machine
+    finally:
+        machine.stop()
+
+
+class Setup:
+    def __init__(self, vm: ApVm, ctl: TestController, files: Files, key: UsignKey, shipped: bytes) -> None:
+        self.vm, self.ctl, self.files, self.key, self.shipped = vm, ctl, files, key, shipped
+        self.version = ctl.hello["firmware_version"] if ctl.hello else ""
+
+    def upgrade(self, version: str, data: bytes, path: str, signature: str | None = None,
+                sha256: str | None = None) -> list[dict[str, Any]]:
+        """upgradeFirmware; the firmwareProgress events of this version until its end (done/failed/rolled_back)."""
+        self.files.files[path.removeprefix("/truncated")] = data
+        self.ctl.drain_events()
+        reply = self.ctl.request("upgradeFirmware", {
+            "version": version, "kind": "packages", "url": self.files.url(path),
+            "sha256": sha256 or hashlib.sha256(data).hexdigest(), "signature": signature or self.key.sign(data),
+            "timeout_s": TIMEOUT_S})
+        assert reply.get("ok") and reply["result"] == {"accepted": True}, reply
+        events = []
+        while not events or events[-1]["state"] not in ("done", "failed", "rolled_back"):
+            ev = self.ctl.wait_event("firmwareProgress", timeout=TIMEOUT_S + 60, version=version)
+            events.append(ev["data"])
+        return events
+
+    def installed(self) -> str:
+        out = self.vm.run("opkg list-installed").out
+        return next(line.split(" - ")[1] for line in out.splitlines() if line.startswith(f"{AGENT} - "))
+
+
+@pytest.fixture(scope="module")
+def setup(vm: ApVm) -> Iterator[Setup]:
+    ctl, files, key = TestController(new_secret()), Files(), UsignKey()
+    try:
+        (vm.share / "upgrade-test.pub").write_text(key.public_text)
+        vm.run(f"mkdir -p /etc/opkg/keys && cp /mnt/share/upgrade-test.pub /etc/opkg/keys/{key.key_id.hex()} && "
+               f"cp /usr/share/wislice/ipk/{AGENT}_*.ipk /mnt/share/shipped.ipk")
+        shipped = (vm.share / "shipped.ipk").read_bytes()
+        Hostapd(vm, iface="wlan0", channel=1).start()
+        firmware.write_uci(vm, AGENT, [
+            ("agent", "agent", {"enabled": True, "agent_id": "ap-up-1", "controller_host": "10.0.2.2",
+                                "controller_port": ctl.port, "secret": ctl.secret.decode(),
+                                "hostapd_global": "/run/hostapd-global", "hostapd_ctrl_dir": "/run/hostapd",
+                                "conf_dir": "/run/wislice/agent", "log_level": "INFO"}),
+            ("radio", "radio0", {"phy": "phy0", "iface": "wlan0", "max_vaps": 2})])
+        firmware.start_services(vm, AGENT)
+        ctl.wait_connected(timeout=60)
+        s = Setup(vm, ctl, files, key, shipped)
+        try:
+            yield s
+        except BaseException:
+            print(vm.run(f"tail -n 40 /var/log/{AGENT}.log", check=False).out)
+            raise
+    finally:
+        vm.run(f"/etc/init.d/{AGENT} stop", check=False)
+        files.shutdown()
+        files.server_close()
+        ctl.close()
+
+
+def bump(version: str, by: int) -> str:
+    """0.1.0-r1 -> 0.1.<0+by>-r1."""
+    base, release = version.split("-")
+    major, minor, patch = base.split(".")
+    return f"{major}.{minor}.{int(patch) + by}-{release}"
+
+
+def test_bad_signature_wrong_checksum_and_truncated_download_are_refused(setup: Setup) -> None:
+    assert setup.version == setup.installed(), "the hello's firmware_version is the installed package's"
+    version = bump(setup.version, 1)
+    data = package_set(f"{AGENT}_{version}_all.ipk", repack(setup.shipped, version, version))
+    events = setup.upgrade(version, data, "/bad-sig.tar", signature=setup.key.sign(data + b"x"))
+    assert [e["state"] for e in events] == ["downloading", "verifying", "failed"]
+    assert events[-1]["reason"].startswith("bad signature: does not match the data"), events
+    events = setup.upgrade(version, data, "/bad-sum.tar", sha256=hashlib.sha256(b"other").hexdigest())
+    assert [e["state"] for e in events] == ["downloading", "verifying", "failed"]
+    assert events[-1]["reason"].startswith("checksum mismatch"), events
+    events = setup.upgrade(version, data, "/truncated/short.tar")
+    assert [e["state"] for e in events] == ["downloading", "failed"]
+    assert events[-1]["reason"] == f"truncated download: got {len(data) // 2} of {len(data)} bytes", events
+    assert setup.installed() == setup.version  # nothing was installed
+
+
+def test_good_package_set_goes_through(setup: Setup) -> None:
+    version = bump(setup.version, 1)
+    name = f"{AGENT}_{version}_all.ipk"
+    data = package_set(name, repack(setup.shipped, version, version))
+    sessions = setup.ctl.sessions
+    started = time.monotonic()
+    events = setup.upgrade(version, data, "/good.tar")
+    states = [e["state"] for e in events]
+    # the old agent is stopped by its package's prerm while opkg runs; the new one repeats the state it found
+    assert states[:3] == ["downloading", "verifying", "installing"] and states[-1] == "done", events
+    assert set(states[3:-1]) <= {"installing", "restarting"}, events
+    assert setup.ctl.sessions > sessions, "done is reported by the restarted agent"
+    assert setup.ctl.hello is not None and setup.ctl.hello["firmware_version"] == version
+    assert setup.installed() == version
+    # the new set is now the installed one: the next upgrade's rollback target
+    assert setup.vm.run(f"ls {firmware.INSTALLED_SET_DIR}").out.split() == [name]
+    print(f"upgrade to {version} done in {time.monotonic() - started:.1f} s")
+    setup.version = version
+
+
+def test_set_that_does_not_come_back_on_its_version_is_rolled_back(setup: Setup) -> None:
+    before = setup.version
+    assert before == setup.installed()
+    version = bump(before, 1)
+    # A build that forgot to bump its version file: the new agent runs and connects, but not as `version`.
+    data = package_set(f"{AGENT}_{version}_all.ipk", repack(setup.shipped, version, before))
+    started = time.monotonic()
+    events = setup.upgrade(version, data, "/stale.tar")
+    took = time.monotonic() - started
+    assert events[-1]["state"] == "rolled_back", events
+    assert events[-1]["reason"].startswith(f"not back on {version} within {TIMEOUT_S} s (running {before}, "), events
+    assert "reinstalled the kept packages" in events[-1]["reason"]
+    assert took >= TIMEOUT_S, f"rolled back after {took:.1f} s, before timeout_s"
+    assert setup.installed() == before
+    assert firmware.service_pid(setup.vm, AGENT) != 0
+    print(f"rolled back in {took:.1f} s")
