@@ -4,9 +4,11 @@ or goes away), getLatency's answers and errors, and the stats event's latency.""
 
 import pytest
 from conftest import vap_spec
+from support.controller import wait_until
 from wislice_agent_proto import validate as V
 from wislice_agent_proto.errors import AgentError
 
+from wislice_ap_agent import agent as agent_mod
 from wislice_ap_agent.handlers import Handlers
 from wislice_ap_agent.hostapd_ctrl import HostapdControl
 from wislice_ap_agent.pofswitch import NoSwitch
@@ -114,3 +116,17 @@ def test_without_a_switch_probes_are_unsupported(fake_hostapd, sockdir, radio, s
         assert "latency" not in m.stats_event(5.0)
     finally:
         h.close()
+
+
+def test_the_agent_serves_getlatency_reports_latency_and_restarts_lost_sessions(run_agent, controller, switch,
+                                                                                 monkeypatch):
+    monkeypatch.setattr(agent_mod, "HOSTAPD_CHECK_S", 0.2)
+    run_agent(controller)
+    s = controller.next_session()
+    assert s.request("createVap", {"vap": vap_spec("v1", probe=PROBE)})["ok"]
+    switch.probe_readings[("wlan0_1", 1)] = READING
+    assert s.request("getLatency", {"vap_id": "v1"})["result"] == {"vap_id": "v1", **READING}
+    s.wait_event("stats", timeout=5, latency=[{"vap_id": "v1", **READING}])  # without polling, too
+    switch.probes.clear()  # the switch restarted: the agent's loop starts the session again
+    assert wait_until(lambda: ("wlan0_1", 1) in switch.probes, 5) and len(switch.probe_starts) == 2
+    assert s.schema_errors == []
