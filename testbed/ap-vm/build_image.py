@@ -40,6 +40,9 @@ GUEST_DIR = HERE / "guest"
 TOP_PACKAGES = [
     "busybox-static", "dash", "hostapd", "wpasupplicant", "iw", "iproute2", "iperf3", "libiperf0",
     "python3.11-minimal", "libpython3.11-minimal", "libpython3.11-stdlib",
+    # The ap-agent checks firmware signatures with `cryptography` where it is installed, as on OpenWrt
+    # (python3-cryptography); without it, with the plain-Python fallback.
+    "python3-cryptography", "python3-cffi-backend",
 ]
 EXTRA_LIB_PACKAGES = {"zlib1g"}
 # Binaries copied into the image (path inside the extracted packages -> path in the image).
@@ -54,6 +57,8 @@ MODULE_DIRS = [
     "drivers/virtio", "drivers/char/virtio_console.ko", "drivers/net/virtio_net.ko", "drivers/net/net_failover.ko",
     "net/core/failover.ko", "drivers/net/ifb.ko", "drivers/net/veth.ko",
 ]
+# Debian python3 modules (beside the standard library: /usr/lib/python3/dist-packages) the image carries.
+DIST_PACKAGES = ["cryptography", "_cffi_backend.cpython-311-x86_64-linux-gnu.so"]
 # Standard-library parts the agent, guestd and the benchmarks never import: left out to keep the image small.
 PY_SKIP = {"test", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3", "pydoc_data", "distutils",
            "unittest/test", "sqlite3/test", "ctypes/test", "config-3.11-x86_64-linux-gnu", "venv"}
@@ -280,6 +285,26 @@ def add_python_stdlib(pkgroot: Path, image: Path, host_python: str) -> None:
     compile_python(dst, host_python)
 
 
+def add_dist_packages(pkgroot: Path, image: Path, host_python: str) -> None:
+    """DIST_PACKAGES with the libraries their extension modules need (libssl, libgcc_s: in the closure)."""
+    src, dst = pkgroot / "usr/lib/python3/dist-packages", image / "usr/lib/python3/dist-packages"
+    dst.mkdir(parents=True, exist_ok=True)
+    libs: set[Path] = set()
+    for name in DIST_PACKAGES:
+        if (src / name).is_dir():
+            shutil.copytree(src / name, dst / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(src / name, dst / name)
+        for so in [src / name] if name.endswith(".so") else (src / name).rglob("*.so"):
+            libs.update(ldd(pkgroot, so))
+    for lib in libs:
+        copy_into(lib, pkgroot, image)
+    # cryptography loads OpenSSL's legacy provider at start (its import fails without it).
+    modules = "usr/lib/x86_64-linux-gnu/ossl-modules"
+    shutil.copytree(pkgroot / modules, image / modules, dirs_exist_ok=True)
+    compile_python(dst, host_python)
+
+
 def compile_python(tree: Path, host_python: str) -> None:
     """Bytecode compiled on the host (same 3.11 magic): importing from source would cost seconds under TCG.
     unchecked-hash pycs stay valid whatever mtimes the cpio archive keeps."""
@@ -390,6 +415,7 @@ def build_base(versions: dict[str, str]) -> Path:
         add_binaries(pkgroot, image)
         add_busybox(pkgroot, image)
         add_python_stdlib(pkgroot, image, host_python())
+        add_dist_packages(pkgroot, image, host_python())
         add_modules(pkgroot, image, kver)
         add_base_files(image)
         write_cpio(image, stage / "base.cpio.gz")

@@ -130,6 +130,7 @@ def vm() -> Iterator[ApVm]:
     machine = ApVm(radios=1)
     try:
         machine.start()
+        print(f"\nAP VM booted in {machine.boot_s:.1f} s")
         yield machine
     finally:
         machine.stop()
@@ -200,6 +201,9 @@ def bump(version: str, by: int) -> str:
 
 def test_bad_signature_wrong_checksum_and_truncated_download_are_refused(setup: Setup) -> None:
     assert setup.version == setup.installed(), "the hello's firmware_version is the installed package's"
+    # The agent checks signatures as on OpenWrt with python3-cryptography (the image carries it).
+    probe = "from wislice_agent_proto import usign; print(usign.backend())"
+    assert setup.vm.run(f"python3 -c '{probe}'").out.strip() == "cryptography"
     version = bump(setup.version, 1)
     data = package_set(f"{AGENT}_{version}_all.ipk", repack(setup.shipped, version, version))
     events = setup.upgrade(version, data, "/bad-sig.tar", signature=setup.key.sign(data + b"x"))
