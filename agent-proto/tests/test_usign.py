@@ -1,6 +1,6 @@
 """usign.py: the formats (upgradeFirmware's signature vector among them), trusted keys from a directory or a list,
-and each of the three checks (cryptography, a `usign` stand-in on PATH, the plain-Python ed25519.py) accepting a
-good signature and nothing else. Keys are made here with cryptography (test_ed25519.py: the RFC's vectors)."""
+and each of the two checks (cryptography, a `usign` stand-in on PATH) accepting a good signature and nothing else;
+a host with neither refuses every signature. Keys are made here with cryptography."""
 
 from __future__ import annotations
 
@@ -49,9 +49,9 @@ except Exception:
 """
 
 
-@pytest.fixture(params=["cryptography", "usign", "python"])
+@pytest.fixture(params=["cryptography", "usign"])
 def how(request, tmp_path, monkeypatch):
-    """Each check in turn: usign is a stand-in first on PATH, python has no usign on PATH at all."""
+    """Each check in turn: usign is a stand-in first on PATH (and the only program there)."""
     if request.param != "cryptography":
         monkeypatch.setattr(usign, "have_cryptography", lambda: False)
         bin_dir = tmp_path / "bin"
@@ -134,3 +134,17 @@ def test_each_check_accepts_the_signature_and_nothing_else(how, tmp_path):
             usign.verify_file(str(artifact), signature, trusted)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["artifact", *(["bin"] if how != "cryptography"
                                                                                else [])])
+
+
+def test_without_a_check_every_signature_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(usign, "have_cryptography", lambda: False)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no usign
+    assert usign.backend() == "none"
+    key = Key()
+    good, trusted = usign.parse_signature(key.sign(DATA)), usign.keys_from_lines([key.public])
+    artifact = tmp_path / "artifact"
+    artifact.write_bytes(DATA)
+    for check in (lambda: usign.verify_bytes(DATA, good, trusted), lambda: usign.verify_file(str(artifact), good,
+                                                                                               trusted)):
+        with pytest.raises(usign.UsignError, match="neither python's cryptography nor OpenWrt's usign"):
+            check()

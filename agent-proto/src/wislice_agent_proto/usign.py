@@ -7,8 +7,9 @@ hex). The key id only picks the key: the trust is the key's presence among the c
 checks an upload with it, the ap-agent the artifact it downloaded.
 
 The check, chosen per call (backend()): python's ``cryptography`` where it is importable (the controllers' host,
-an OpenWrt image with python3-cryptography), else OpenWrt's own ``usign -V`` (always on OpenWrt: opkg uses it),
-else ed25519.py, plain Python (an AP image with neither). Stdlib only at import: the AP may have no cryptography.
+the AP VM, an OpenWrt image with python3-cryptography), else OpenWrt's own ``usign -V`` (always on OpenWrt: opkg
+uses it); a host with neither refuses every signature, saying so (no hand-written Ed25519 here). Stdlib only at
+import: the AP may have no cryptography.
 """
 
 from __future__ import annotations
@@ -21,8 +22,6 @@ import subprocess
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
-
-from . import ed25519
 
 PKALG = b"Ed"
 KEY_ID_LEN = 8
@@ -128,17 +127,24 @@ def have_cryptography() -> bool:
 
 
 def backend() -> str:
-    """Which check runs here: "cryptography", "usign" or "python"."""
+    """Which check runs here: "cryptography", "usign", or "none" (verification then refuses, saying why)."""
     if have_cryptography():
         return "cryptography"
-    return "usign" if shutil.which("usign") else "python"
+    return "usign" if shutil.which("usign") else "none"
+
+
+def _no_backend() -> UsignError:
+    return UsignError("cannot check signatures here: neither python's cryptography nor OpenWrt's usign is installed")
 
 
 def verify_bytes(data: bytes, signature: Signature, keys: Iterable[PublicKey]) -> PublicKey:
     """The key among keys that made signature over data; UsignError saying why not otherwise."""
     candidates = _candidates(signature, keys)
-    if backend() != "usign":
-        return _verify_in_python(data, signature, candidates)
+    how = backend()
+    if how == "none":
+        raise _no_backend()
+    if how == "cryptography":
+        return _verify_cryptography(data, signature, candidates)
     with tempfile.TemporaryDirectory(prefix="usign-") as tmp:
         path = os.path.join(tmp, "data")
         with open(path, "wb") as f:
@@ -150,10 +156,13 @@ def verify_file(path: str, signature: Signature, keys: Iterable[PublicKey]) -> P
     """verify_bytes over the file at path (usign reads it itself; the others need it in memory: Ed25519 hashes the
     message twice, it cannot be streamed)."""
     candidates = _candidates(signature, keys)
-    if backend() == "usign":
+    how = backend()
+    if how == "none":
+        raise _no_backend()
+    if how == "usign":
         return _verify_usign(path, signature, candidates)
     with open(path, "rb") as f:
-        return _verify_in_python(f.read(), signature, candidates)
+        return _verify_cryptography(f.read(), signature, candidates)
 
 
 def _candidates(signature: Signature, keys: Iterable[PublicKey]) -> list[PublicKey]:
@@ -170,22 +179,17 @@ def _mismatch(signature: Signature, detail: str = "") -> UsignError:
                       f"was signed{detail}")
 
 
-def _verify_in_python(data: bytes, signature: Signature, candidates: list[PublicKey]) -> PublicKey:
-    """cryptography where importable, else ed25519.py; several candidates: keys that share a key id."""
-    if have_cryptography():
-        from cryptography.exceptions import InvalidSignature
-        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+def _verify_cryptography(data: bytes, signature: Signature, candidates: list[PublicKey]) -> PublicKey:
+    """Several candidates: keys that share a key id."""
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-        for key in candidates:
-            try:
-                Ed25519PublicKey.from_public_bytes(key.key).verify(signature.sig, data)
-                return key
-            except (InvalidSignature, ValueError):
-                continue
-    else:
-        for key in candidates:
-            if ed25519.verify(key.key, signature.sig, data):
-                return key
+    for key in candidates:
+        try:
+            Ed25519PublicKey.from_public_bytes(key.key).verify(signature.sig, data)
+            return key
+        except (InvalidSignature, ValueError):
+            continue
     raise _mismatch(signature)
 
 
