@@ -32,7 +32,7 @@ public final class Schema {
             "up_guaranteed_kbps");
 
     private static final Set<String> VAP_SPEC_FIELDS = Set.of("vap_id", "radio", "ssid", "security", "hidden",
-            "tenant_id", "slice_id", "rate_limit", "max_clients", "wmm_ac");
+            "tenant_id", "slice_id", "rate_limit", "max_clients", "wmm_ac", "probe");
     /** A vAP's WMM access categories (802.11 names: best effort, video, voice). */
     public static final Set<String> WMM_ACS = Set.of("be", "vi", "vo");
     private static final Set<String> VAP_SPEC_REQUIRED = Set.of("vap_id", "radio", "ssid", "security", "tenant_id",
@@ -41,6 +41,13 @@ public final class Schema {
             Set.of("ifname", "bssid", "state", "clients", "pof_port"));
     private static final Set<String> VAP_STATE_REQUIRED = union(VAP_SPEC_REQUIRED,
             Set.of("ifname", "bssid", "state", "clients"));
+    /** A VapLatency's counters (all required integers >= 0, besides vap_id). */
+    public static final java.util.List<String> VAP_LATENCY_COUNTERS = java.util.List.of("sent", "received", "lost",
+            "p50_us", "p90_us", "p99_us", "max_us", "samples");
+    private static final Set<String> VAP_LATENCY_FIELDS = union(Set.of("vap_id"),
+            Set.copyOf(VAP_LATENCY_COUNTERS));
+    /** At most this many latency items in a stats event. */
+    public static final int MAX_STATS_LATENCY = 256;
     /** At most this many clients in a stats event. */
     public static final int MAX_STATS_CLIENTS = 2048;
     private static final Set<String> STATS_CLIENT_REQUIRED = Set.of("mac", "vap_id", "tx_bytes", "rx_bytes");
@@ -85,6 +92,26 @@ public final class Schema {
         Fields.integer(v, "max_clients", path, 1, 2007);
         Fields.oneOf(v, "wmm_ac", path, WMM_ACS);
         rateLimit(v.get("rate_limit"), path + ".rate_limit");
+        if (v.has("probe")) {
+            probe(v.get("probe"), path + ".probe");
+        }
+    }
+
+    /** Probe: {source_ip, target_ip, interval_ms? (10..10000)}, dotted-decimal IPv4 without leading zeros. */
+    public static void probe(JsonNode p, String path) throws ProtocolException {
+        Fields.object(p, path, Set.of("source_ip", "target_ip", "interval_ms"), Set.of("source_ip", "target_ip"));
+        Fields.string(p, "source_ip", path, IPV4);
+        Fields.string(p, "target_ip", path, IPV4);
+        Fields.integer(p, "interval_ms", path, 10, 10_000);
+    }
+
+    /** VapLatency (getLatency's result, a stats event's latency item): vap_id and eight counters >= 0. */
+    public static void vapLatency(JsonNode l, String path) throws ProtocolException {
+        Fields.object(l, path, VAP_LATENCY_FIELDS, VAP_LATENCY_FIELDS);
+        Fields.string(l, "vap_id", path, IDENT);
+        for (String counter : VAP_LATENCY_COUNTERS) {
+            Fields.integer(l, counter, path, 0, Long.MAX_VALUE);
+        }
     }
 
     /**
@@ -212,10 +239,11 @@ public final class Schema {
 
     /**
      * A stats event's data: interval_s and, each optional, vaps (samples), radios (capacities), clients (at most
-     * MAX_STATS_CLIENTS), vnfs (VnfStats) and node (NodeStats).
+     * MAX_STATS_CLIENTS), vnfs (VnfStats), node (NodeStats)
+     * and latency (VapLatency, at most MAX_STATS_LATENCY).
      */
     public static void stats(JsonNode d, String path) throws ProtocolException {
-        Fields.object(d, path, Set.of("interval_s", "vaps", "vnfs", "node", "radios", "clients"),
+        Fields.object(d, path, Set.of("interval_s", "vaps", "vnfs", "node", "radios", "clients", "latency"),
                       Set.of("interval_s"));
         Fields.number(d, "interval_s", path, 0, true, Double.MAX_VALUE);
         JsonNode vaps = Fields.array(d, "vaps", path, Integer.MAX_VALUE);
@@ -236,6 +264,10 @@ public final class Schema {
         JsonNode clients = Fields.array(d, "clients", path, MAX_STATS_CLIENTS);
         for (int i = 0; clients != null && i < clients.size(); i++) {
             statsClient(clients.get(i), path + ".clients[" + i + "]");
+        }
+        JsonNode latency = Fields.array(d, "latency", path, MAX_STATS_LATENCY);
+        for (int i = 0; latency != null && i < latency.size(); i++) {
+            vapLatency(latency.get(i), path + ".latency[" + i + "]");
         }
     }
 

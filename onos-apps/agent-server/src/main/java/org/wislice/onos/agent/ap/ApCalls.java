@@ -39,6 +39,10 @@ public final class ApCalls {
             Params.ident("vap_id"), Result.of(ApCodecs.RATE.name(), r -> ApCodecs.RATE.decode(r, "result")));
     public static final AgentCall<String, Rate> GET_RX_RATE = AgentCall.of("getRxRate",
             Params.ident("vap_id"), Result.of(ApCodecs.RATE.name(), r -> ApCodecs.RATE.decode(r, "result")));
+    /** The latency probes of a vAP created with a probe (not_found for a vAP without one). */
+    public static final AgentCall<String, VapLatency> GET_LATENCY = AgentCall.of("getLatency",
+            Params.ident("vap_id"),
+            Result.of(ApCodecs.VAP_LATENCY.name(), r -> ApCodecs.VAP_LATENCY.decode(r, "result")));
     /** Accepted: the agent downloads, verifies and installs in the background; firmwareProgress events follow. */
     public static final AgentCall<FirmwareUpgrade, Boolean> UPGRADE_FIRMWARE = AgentCall.of("upgradeFirmware",
             Params.value(ApCodecs.FIRMWARE_UPGRADE), Result.of("upgradeFirmware result", r -> {
@@ -49,7 +53,7 @@ public final class ApCalls {
 
     public static final List<AgentCall<?, ?>> ALL = List.of(CREATE_VAP, DEL_VAP, UPDATE_VAP, GET_VAPS, SYNC_VAPS,
             GET_STATUS, CHANGE_CHANNEL, GET_CLIENT, REMOVE_CLIENT, STEER_CLIENT, GET_TX_RATE, GET_RX_RATE,
-            UPGRADE_FIRMWARE);
+            GET_LATENCY, UPGRADE_FIRMWARE);
 
     private ApCalls() {
     }

@@ -26,6 +26,8 @@ public final class ApCodecs {
     public static final ClientSteeringCodec CLIENT_STEERING = new ClientSteeringCodec();
     public static final SteerOutcomeCodec STEER_OUTCOME = new SteerOutcomeCodec();
     public static final FirmwareUpgradeCodec FIRMWARE_UPGRADE = new FirmwareUpgradeCodec();
+    public static final ProbeCodec PROBE = new ProbeCodec();
+    public static final VapLatencyCodec VAP_LATENCY = new VapLatencyCodec();
     // The stats event and its parts.
     public static final ApStatsCodec STATS = new ApStatsCodec();
     public static final VapSampleCodec VAP_SAMPLE = new VapSampleCodec();

@@ -8,7 +8,7 @@ import org.wislice.onos.agent.ProtocolException;
 import org.wislice.onos.agent.Schema;
 
 /**
- * An ap-agent's stats event data: {interval_s, vaps?, radios?, clients?}. Checked as any stats event; a MEC
+ * An ap-agent's stats event data: {interval_s, vaps?, radios?, clients?, latency?}. Checked as any stats event; a MEC
  * node's parts (vnfs, node) are not read.
  */
 public final class ApStatsCodec extends AgentCodec<ApStats> {
@@ -27,7 +27,8 @@ public final class ApStatsCodec extends AgentCodec<ApStats> {
         return new ApStats(number(j, "interval_s"),
                            j.has("vaps") ? ApCodecs.VAP_SAMPLE.readAll(j.get("vaps")) : null,
                            j.has("radios") ? ApCodecs.RADIO_CAPACITY.readAll(j.get("radios")) : null,
-                           j.has("clients") ? ApCodecs.STATS_CLIENT.readAll(j.get("clients")) : null);
+                           j.has("clients") ? ApCodecs.STATS_CLIENT.readAll(j.get("clients")) : null,
+                           j.has("latency") ? ApCodecs.VAP_LATENCY.readAll(j.get("latency")) : null);
     }
 
     @Override
@@ -42,6 +43,9 @@ public final class ApStatsCodec extends AgentCodec<ApStats> {
         }
         if (s.clients != null) {
             j.set("clients", ApCodecs.STATS_CLIENT.encodeAll(s.clients));
+        }
+        if (s.latency != null) {
+            j.set("latency", ApCodecs.VAP_LATENCY.encodeAll(s.latency));
         }
         return j;
     }

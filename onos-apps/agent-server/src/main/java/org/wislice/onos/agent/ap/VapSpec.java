@@ -18,6 +18,8 @@ public final class VapSpec extends AgentValue {
     final Integer maxClients;
     /** The WMM access category of the vAP's downlink (be, vi, vo); null when absent (be for the agent). */
     final String wmmAc;
+    /** The vAP's latency probe; null when absent (no probe). */
+    final Probe probe;
 
     public VapSpec(String vapId, String radio, String ssid, Security security, Boolean hidden, int tenantId,
                    String sliceId, RateLimit rateLimit, Integer maxClients) {
@@ -26,6 +28,11 @@ public final class VapSpec extends AgentValue {
 
     public VapSpec(String vapId, String radio, String ssid, Security security, Boolean hidden, int tenantId,
                    String sliceId, RateLimit rateLimit, Integer maxClients, String wmmAc) {
+        this(vapId, radio, ssid, security, hidden, tenantId, sliceId, rateLimit, maxClients, wmmAc, null);
+    }
+
+    public VapSpec(String vapId, String radio, String ssid, Security security, Boolean hidden, int tenantId,
+                   String sliceId, RateLimit rateLimit, Integer maxClients, String wmmAc, Probe probe) {
         this.vapId = vapId;
         this.radio = radio;
         this.ssid = ssid;
@@ -36,6 +43,7 @@ public final class VapSpec extends AgentValue {
         this.rateLimit = rateLimit;
         this.maxClients = maxClients;
         this.wmmAc = wmmAc;
+        this.probe = probe;
     }
 
     public String vapId() {
@@ -75,23 +83,36 @@ public final class VapSpec extends AgentValue {
         return wmmAc == null ? "be" : wmmAc;
     }
 
+    /** The vAP's latency probe, empty when it has none. */
+    public java.util.Optional<Probe> probe() {
+        return java.util.Optional.ofNullable(probe);
+    }
+
+    /** This vAP with another latency probe (null: none). */
+    public VapSpec withProbe(Probe newProbe) {
+        return new VapSpec(vapId, radio, ssid, security, hidden, tenantId, sliceId, rateLimit, maxClients, wmmAc,
+                           newProbe);
+    }
+
     /** This vAP in another WMM access category (null: leave it out, be for the agent). */
     public VapSpec withWmmAc(String ac) {
-        return new VapSpec(vapId, radio, ssid, security, hidden, tenantId, sliceId, rateLimit, maxClients, ac);
+        return new VapSpec(vapId, radio, ssid, security, hidden, tenantId, sliceId, rateLimit, maxClients, ac, probe);
     }
 
     /** This vAP with other rates (updateVap). */
     public VapSpec withRateLimit(RateLimit newRates) {
-        return new VapSpec(vapId, radio, ssid, security, hidden, tenantId, sliceId, newRates, maxClients, wmmAc);
+        return new VapSpec(vapId, radio, ssid, security, hidden, tenantId, sliceId, newRates, maxClients, wmmAc, probe);
     }
 
     /** This vAP with another security (the WiFi store keeps it without its passphrase). */
     public VapSpec withSecurity(Security newSecurity) {
-        return new VapSpec(vapId, radio, ssid, newSecurity, hidden, tenantId, sliceId, rateLimit, maxClients, wmmAc);
+        return new VapSpec(vapId, radio, ssid, newSecurity, hidden, tenantId, sliceId, rateLimit, maxClients, wmmAc,
+                           probe);
     }
 
     @Override
     protected Object[] fields() {
-        return new Object[] {vapId, radio, ssid, security, hidden, tenantId, sliceId, rateLimit, maxClients, wmmAc};
+        return new Object[] {vapId, radio, ssid, security, hidden, tenantId, sliceId, rateLimit, maxClients, wmmAc,
+            probe};
     }
 }

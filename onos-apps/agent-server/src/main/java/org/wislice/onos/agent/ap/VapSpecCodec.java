@@ -7,7 +7,8 @@ import org.wislice.onos.agent.Json;
 import org.wislice.onos.agent.ProtocolException;
 import org.wislice.onos.agent.Schema;
 
-/** VapSpec: {vap_id, radio, ssid, security, hidden?, tenant_id, slice_id, rate_limit, max_clients?, wmm_ac?}. */
+/** VapSpec: {vap_id, radio, ssid, security, hidden?, tenant_id, slice_id, rate_limit, max_clients?, wmm_ac?,
+ * probe?}. */
 public final class VapSpecCodec extends AgentCodec<VapSpec> {
 
     VapSpecCodec() {
@@ -25,7 +26,8 @@ public final class VapSpecCodec extends AgentCodec<VapSpec> {
                            ApCodecs.SECURITY.read(j.get("security")),
                            j.has("hidden") ? j.get("hidden").asBoolean() : null, j.get("tenant_id").asInt(),
                            text(j, "slice_id"), ApCodecs.RATE_LIMIT.read(j.get("rate_limit")),
-                           intOrNull(j, "max_clients"), j.has("wmm_ac") ? text(j, "wmm_ac") : null);
+                           intOrNull(j, "max_clients"), j.has("wmm_ac") ? text(j, "wmm_ac") : null,
+                           j.has("probe") ? ApCodecs.PROBE.read(j.get("probe")) : null);
     }
 
     @Override
@@ -37,6 +39,9 @@ public final class VapSpecCodec extends AgentCodec<VapSpec> {
         j.set("rate_limit", ApCodecs.RATE_LIMIT.encode(v.rateLimit));
         putIfSet(j, "max_clients", v.maxClients);
         putIfSet(j, "wmm_ac", v.wmmAc);
+        if (v.probe != null) {
+            j.set("probe", ApCodecs.PROBE.encode(v.probe));
+        }
         return j;
     }
 }
