@@ -10,7 +10,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import firmware
@@ -73,6 +73,16 @@ class Env:
             time.sleep(0.05)
         raise AssertionError(f"no new instance (log: {(self.root / 'log/demo.log').read_text(errors='replace')})")
 
+    def wait_log(self, done: Callable[[str], bool], timeout: float = 10) -> str:
+        """The instance's log once done(log) holds: its pid file is written when procd starts it, its first line
+        only once the shell it runs got that far (late on a loaded host)."""
+        log, deadline = self.root / "log/demo.log", time.monotonic() + timeout
+        while True:
+            text = log.read_text(errors="replace") if log.exists() else ""
+            if done(text) or time.monotonic() > deadline:
+                return text
+            time.sleep(0.05)
+
 
 @pytest.fixture(params=["dash", "busybox ash"])
 def env(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Env]:
@@ -108,8 +118,8 @@ def test_start_change_crash_stop(env: Env) -> None:
     assert res.returncode == 0, res.stderr
     first = env.wait_pid()
     assert env.rc("status").stdout.strip() == "running"
-    log = env.root / "log/demo.log"
-    assert log.read_text() == "started 4 one a item=x item=y z DEMO=1\n"  # one argument per procd parameter value
+    started = "started 4 one a item=x item=y z DEMO=1\n"  # one argument per procd parameter value
+    assert env.wait_log(lambda text: text == started) == started
 
     env.rc("start")  # same config: procd keeps the running instance
     time.sleep(0.3)
@@ -118,11 +128,12 @@ def test_start_change_crash_stop(env: Env) -> None:
     (env.root / "etc/config/demo").write_text(uci("two", "b"))
     assert env.rc("reload").returncode == 0  # no reload_service: start again, the changed instance restarts
     second = env.wait_pid(other_than=first)
-    assert log.read_text().endswith("started 4 two b item=x item=y z DEMO=1\n")
+    assert env.wait_log(lambda text: text.endswith("started 4 two b item=x item=y z DEMO=1\n")).endswith(
+        "started 4 two b item=x item=y z DEMO=1\n")
 
     os.kill(second, signal.SIGKILL)  # respawn after its 1 s timeout
     third = env.wait_pid(other_than=second)
-    assert log.read_text().count("started 4 two b") == 2
+    assert env.wait_log(lambda text: text.count("started 4 two b") == 2).count("started 4 two b") == 2
 
     assert env.rc("stop").returncode == 0
     assert env.pid() == 0 and env.rc("status").returncode == 3
