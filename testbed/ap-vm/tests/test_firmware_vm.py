@@ -66,12 +66,8 @@ class Listener:
 def vm() -> Iterator[ApVm]:
     if shutil.which("qemu-system-x86_64") is None:
         pytest.skip("qemu-system-x86_64 missing (testbed/ap-vm/deps/apt.txt)")
-    machine = ApVm(radios=2)
-    try:
-        machine.start()
+    with ApVm(radios=2) as machine:  # stopped on the way out, also after a failed boot
         yield machine
-    finally:
-        machine.stop()
 
 
 @pytest.fixture(scope="module")

@@ -127,13 +127,9 @@ def vm() -> Iterator[ApVm]:
     if shutil.which("qemu-system-x86_64") is None:
         pytest.skip("qemu-system-x86_64 missing (testbed/ap-vm/deps/apt.txt)")
     pytest.importorskip("cryptography")
-    machine = ApVm(radios=1)
-    try:
-        machine.start()
+    with ApVm(radios=1) as machine:  # stopped on the way out, also after a failed boot
         print(f"\nAP VM booted in {machine.boot_s:.1f} s")
         yield machine
-    finally:
-        machine.stop()
 
 
 class Setup:
