@@ -31,6 +31,8 @@ public final class AgentController<C> {
     private final ConfiguredAgentServer server;
     /** Sessions of the agents connected to this controller node. */
     private final Map<String, AgentSession> sessions = new ConcurrentHashMap<>();
+    /** Per agent: serializes a removal through the controller with the refresh of what the agent reports. */
+    private final Map<String, Object> stateLocks = new ConcurrentHashMap<>();
     private final LatencyRecorder eventLatency = new LatencyRecorder(100_000);
     private volatile String localNode = "";
 
@@ -141,6 +143,18 @@ public final class AgentController<C> {
             session.close("invalid reply: " + e.detail());
         } catch (ControllerException e) {
             log.warn("pushing the desired state to {} {} failed: {}", agentName, agentId, e.getMessage());
+        }
+    }
+
+    /**
+     * Runs change while no other change of this agent's stored state runs. The refresh after a welcome (its read
+     * of what the agent runs and the store update) and a removal through REST (its call and store update) each
+     * run whole under it: a report read before a removal would otherwise put back what the removal took away.
+     * Calls made inside wait for replies on network threads, never on the agent's ordered executor.
+     */
+    public void underStateLock(String agentId, Runnable change) {
+        synchronized (stateLocks.computeIfAbsent(agentId, id -> new Object())) {
+            change.run();
         }
     }
 

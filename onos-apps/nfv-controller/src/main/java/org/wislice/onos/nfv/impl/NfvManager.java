@@ -196,11 +196,12 @@ public class NfvManager extends AbstractListenerManager<NfvEvent, NfvListener> i
         @Override
         public void refresh(AgentSession agent) {
             String node = agent.agentId();
-            ReportedState.replace(agent.call(MecCalls.GET_VNFS, null), VnfState::vnfId,
-                                  vnf -> store.putVnf(new Placed<>(node, vnf)),
-                                  store.vnfs().stream().filter(v -> node.equals(v.agentId()))
-                                          .map(v -> v.value().vnfId()).collect(Collectors.toList()),
-                                  store::removeVnf);
+            agents.underStateLock(node, () -> ReportedState.replace(
+                    agent.call(MecCalls.GET_VNFS, null), VnfState::vnfId,
+                    vnf -> store.putVnf(new Placed<>(node, vnf)),
+                    store.vnfs().stream().filter(v -> node.equals(v.agentId()))
+                            .map(v -> v.value().vnfId()).collect(Collectors.toList()),
+                    store::removeVnf));
         }
 
         @Override
@@ -340,9 +341,11 @@ public class NfvManager extends AbstractListenerManager<NfvEvent, NfvListener> i
             throw new ControllerException("not_found", "no vNF " + vnfId);
         }
         String node = desired.map(Placed::agentId).orElseGet(() -> state.get().agentId());
-        store.removeDesiredVnf(vnfId);
-        agents.removeIfConnected(node, MecCalls.DEL_VNF, vnfId);
-        store.removeVnf(vnfId);
+        agents.underStateLock(node, () -> {
+            store.removeDesiredVnf(vnfId);
+            agents.removeIfConnected(node, MecCalls.DEL_VNF, vnfId);
+            store.removeVnf(vnfId);
+        });
     }
 
     @Override

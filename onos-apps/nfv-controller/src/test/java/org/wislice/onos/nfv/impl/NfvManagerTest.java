@@ -21,6 +21,8 @@ import org.wislice.onos.agent.ControllerException;
 import org.wislice.onos.agent.Json;
 import org.wislice.onos.agent.TestAgentClient;
 
+import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.util.Dictionary;
 import java.util.Hashtable;
 import java.util.concurrent.CompletableFuture;
@@ -162,6 +164,69 @@ public class NfvManagerTest {
             assertEquals("delVnf", mec1.serveOne(r -> Json.object()).get("method").asText());
             removed.get(5, TimeUnit.SECONDS);
             assertTrue(manager.vnfs().isEmpty());
+        }
+    }
+
+    /**
+     * A removal while the refresh after a reconnect waits for getVnfs: the report (which still lists the vNF)
+     * must not put back what the removal took away. The scripted node answers a delVnf, if one comes while
+     * getVnfs is pending, before getVnfs; the controller must not send one then.
+     */
+    @Test
+    public void aRemovalDuringTheRefreshAfterAReconnectStaysRemoved() throws Exception {
+        ObjectNode running;
+        try (TestAgentClient mec = connect("mec-1", 4)) {
+            CompletableFuture<ObjectNode> created = CompletableFuture.supplyAsync(() -> manager.createVnf(request(2)));
+            running = vnfState(mec.serveOne(r -> Json.object().set("vnf", vnfState(r.get("params").get("vnf"))))
+                                       .get("params").get("vnf"));
+            created.get(5, TimeUnit.SECONDS);
+        }
+        Socket socket = new Socket("127.0.0.1", manager.boundPort());
+        try (TestAgentClient mec = new TestAgentClient(socket)) {
+            assertEquals("welcome", mec.hello("mec", "mec-1", SECRET, caps(4)).get("type").asText());
+            assertEquals("syncVnfs", mec.serveOne(r -> {
+                ObjectNode res = Json.object();
+                res.putArray("created");
+                res.putArray("removed");
+                res.putArray("kept").add(65538);
+                res.putArray("failed");
+                return res;
+            }).get("method").asText());
+            JsonNode getVnfs = mec.read();
+            assertEquals("getVnfs", getVnfs.get("method").asText());
+
+            CompletableFuture<Void> removed = CompletableFuture.runAsync(() -> manager.removeVnf(65538));
+            socket.setSoTimeout(500);
+            boolean delVnfServed = false;
+            try {
+                JsonNode early = mec.read();
+                mec.send(Json.object().put("type", "reply").put("id", early.get("id").asLong()).put("ok", true)
+                                 .set("result", Json.object()));
+                delVnfServed = true;
+                removed.get(5, TimeUnit.SECONDS);
+            } catch (SocketTimeoutException expected) {
+                // the removal waits for the refresh
+            }
+            socket.setSoTimeout(5000);
+            ObjectNode result = Json.object();
+            result.putArray("vnfs").add(running);
+            mec.send(Json.object().put("type", "reply").put("id", getVnfs.get("id").asLong()).put("ok", true)
+                             .set("result", result));
+            if (!delVnfServed) {
+                assertEquals("delVnf", mec.serveOne(r -> Json.object()).get("method").asText());
+            }
+            removed.get(5, TimeUnit.SECONDS);
+            // Events run on the agent's ordered executor after the refresh: once this one shows, it is done.
+            ObjectNode stats = Json.object().put("type", "event").put("event", "stats").put("ts", 1763762410);
+            stats.putObject("data").put("interval_s", 5).putObject("node").put("cpu_pct", 41.5)
+                    .put("memory_used_mib", 812.3);
+            mec.send(stats);
+            for (int i = 0; i < 500 && node("mec-1").get("load").asDouble() != 41.5; i++) {
+                Thread.sleep(10);
+            }
+            assertEquals(41.5, node("mec-1").get("load").asDouble(), 1e-9);
+            assertTrue("a stale report put the removed vNF back: " + manager.vnfs(), manager.vnfs().isEmpty());
+            assertTrue(store.desiredVnfs().isEmpty());
         }
     }
 

@@ -181,8 +181,11 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
 
         @Override
         public void refresh(AgentSession agent) {
-            events.refreshVaps(agent.agentId(), agent.call(ApCalls.GET_VAPS, null));
-            events.refreshClients(agent.agentId(), agent.call(ApCalls.GET_CLIENT, ClientQuery.ALL));
+            String agentId = agent.agentId();
+            agents.underStateLock(agentId, () -> {
+                events.refreshVaps(agentId, agent.call(ApCalls.GET_VAPS, null));
+                events.refreshClients(agentId, agent.call(ApCalls.GET_CLIENT, ClientQuery.ALL));
+            });
         }
 
         @Override
@@ -278,15 +281,17 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
 
     @Override
     public void removeVap(String agentId, String vapId) {
-        boolean desired = store.removeDesiredVap(agentId, vapId);
-        boolean known = store.vap(agentId, vapId).isPresent();
-        if (!desired && !known) {
-            throw new ControllerException("not_found", "no vAP " + vapId + " on " + agentId);
-        }
-        agents.removeIfConnected(agentId, ApCalls.DEL_VAP, vapId);
-        store.removeVap(agentId, vapId);
-        store.clients(agentId).stream().filter(c -> vapId.equals(c.get("vap_id").asText()))
-                .forEach(c -> store.removeClient(agentId, c.get("mac").asText()));
+        agents.underStateLock(agentId, () -> {
+            boolean desired = store.removeDesiredVap(agentId, vapId);
+            boolean known = store.vap(agentId, vapId).isPresent();
+            if (!desired && !known) {
+                throw new ControllerException("not_found", "no vAP " + vapId + " on " + agentId);
+            }
+            agents.removeIfConnected(agentId, ApCalls.DEL_VAP, vapId);
+            store.removeVap(agentId, vapId);
+            store.clients(agentId).stream().filter(c -> vapId.equals(c.get("vap_id").asText()))
+                    .forEach(c -> store.removeClient(agentId, c.get("mac").asText()));
+        });
     }
 
     @Override
