@@ -74,9 +74,18 @@ public interface WifiService extends ListenerService<WifiEvent, WifiListener> {
     ObjectNode rates(String agentId, String vapId);
 
     /**
+     * A probed vAP's latency now (getLatency to its agent): VapLatency {vap_id, sent, received, lost, p50_us,
+     * p90_us, p99_us, max_us, samples} plus "agent_id". agentId null: the agent holding the vAP. not_found: no
+     * such vAP (or agent); conflict: the vAP is on several agents; unsupported: the vAP has no probe (or its AP no
+     * pof-switch).
+     */
+    ObjectNode latency(String agentId, String vapId);
+
+    /**
      * The last stats event of every agent connected to this controller node, in one answer: {"node", "agents":
-     * [{agent_id, ts, interval_s, vaps?, radios?, clients?}]} (the event's own lists, spec/agent/PROTOCOL.md). An
-     * agent appears once it sent stats and leaves when its connection closes.
+     * [{agent_id, ts, interval_s, vaps?, radios?, clients?, latency?}]} (the event's own lists, spec/agent/PROTOCOL.md,
+     * except latency: the latest VapLatency + "ts" of each vAP the agent's recent stats events reported). An agent
+     * appears once it sent stats and leaves when its connection closes.
      */
     ObjectNode stats();
 

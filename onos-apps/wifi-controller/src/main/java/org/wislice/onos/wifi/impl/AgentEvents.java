@@ -1,6 +1,7 @@
 package org.wislice.onos.wifi.impl;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.slf4j.Logger;
 import org.wislice.onos.agent.AgentRecord;
@@ -13,6 +14,7 @@ import org.wislice.onos.agent.ap.Client;
 import org.wislice.onos.agent.ap.ClientAssociated;
 import org.wislice.onos.agent.ap.RadioCapacity;
 import org.wislice.onos.agent.ap.StatsClient;
+import org.wislice.onos.agent.ap.VapLatency;
 import org.wislice.onos.agent.ap.VapSample;
 import org.wislice.onos.agent.ap.VapState;
 import org.wislice.onos.wifi.api.WifiEvent;
@@ -31,7 +33,8 @@ import static org.slf4j.LoggerFactory.getLogger;
  * Applies what ap-agents report to the WifiStore (which turns it into WifiEvents): getVaps and getClient results
  * after a (re)connect, and validated events: clients, vAP states, and from stats events the radios' current
  * capacity and the clients' counters and rates, firmware upgrades' progress; the vAP samples themselves are posted as STATS events, and each
- * agent's last stats event is kept (on this node) for GET /onos/wifi/stats.
+ * agent's last stats event (with the latest latency of each probed vAP) is kept (on this node) for GET
+ * /onos/wifi/stats.
  */
 final class AgentEvents {
     private final Logger log = getLogger(getClass());
@@ -48,6 +51,13 @@ final class AgentEvents {
      * whose numbers did not change since is not written again.
      */
     private final Map<String, Map<String, StatsClient>> clientSamples = new ConcurrentHashMap<>();
+    /**
+     * Per agent, the latest VapLatency of each probed vAP (+ "ts" of the stats event that carried it): an event
+     * may leave out a vAP whose probe could not be read then, and a poller should still see its last numbers. A
+     * vAP not reported for LATENCY_KEPT_INTERVALS stats intervals is dropped (its probe or the vAP is gone).
+     */
+    private final Map<String, Map<String, ObjectNode>> latency = new ConcurrentHashMap<>();
+    static final int LATENCY_KEPT_INTERVALS = 3;
 
     AgentEvents(WifiStore store, Consumer<WifiEvent> post, FirmwareUpgrades upgrades) {
         this.store = store;
@@ -110,12 +120,14 @@ final class AgentEvents {
     void forget(String agentId) {
         lastStats.remove(agentId);
         clientSamples.remove(agentId);
+        latency.remove(agentId);
     }
 
     /** The agent server restarted: every session on this node ended. */
     void forgetAll() {
         lastStats.clear();
         clientSamples.clear();
+        latency.clear();
     }
 
     /** The last stats event of every agent connected to this node, by agent_id. */
@@ -135,6 +147,10 @@ final class AgentEvents {
     private void onStats(String agentId, ApStats stats, double ts) {
         ObjectNode last = Json.object().put("agent_id", agentId).put("ts", ts);
         last.setAll(ApCodecs.STATS.encode(stats)); // interval_s and the event's lists, numbers as the agent sent them
+        ArrayNode kept = keptLatency(agentId, stats, ts);
+        if (kept.size() > 0) {
+            last.set("latency", kept);
+        }
         lastStats.put(agentId, last);
         stats.clients().ifPresent(clients -> clientCounters(agentId, clients, ts));
         for (VapSample v : stats.vaps().orElse(List.of())) {
@@ -147,6 +163,22 @@ final class AgentEvents {
             sample.put("interval_s", stats.intervalS());
             post.accept(new WifiEvent(WifiEvent.Type.STATS, sample, (long) (ts * 1000)));
         }
+    }
+
+    /**
+     * Merges the event's latency into the agent's kept VapLatency per vAP and returns them by vap_id, each with
+     * the "ts" of the event that reported it; entries older than LATENCY_KEPT_INTERVALS intervals are dropped.
+     */
+    private ArrayNode keptLatency(String agentId, ApStats stats, double ts) {
+        Map<String, ObjectNode> kept = latency.computeIfAbsent(agentId, a -> new ConcurrentHashMap<>());
+        for (VapLatency l : stats.latency().orElse(List.of())) {
+            kept.put(l.vapId(), ApCodecs.VAP_LATENCY.encode(l).put("ts", ts));
+        }
+        double oldest = ts - LATENCY_KEPT_INTERVALS * stats.intervalS();
+        kept.values().removeIf(l -> l.get("ts").asDouble() < oldest);
+        ArrayNode out = Json.MAPPER.createArrayNode();
+        kept.values().stream().sorted(Comparator.comparing(l -> l.get("vap_id").asText())).forEach(out::add);
+        return out;
     }
 
     /**

@@ -38,6 +38,7 @@ import org.wislice.onos.agent.ap.Radio;
 import org.wislice.onos.agent.ap.Rate;
 import org.wislice.onos.agent.ap.RateLimit;
 import org.wislice.onos.agent.ap.SteerOutcome;
+import org.wislice.onos.agent.ap.VapLatency;
 import org.wislice.onos.agent.ap.VapRateLimit;
 import org.wislice.onos.agent.ap.VapSpec;
 import org.wislice.onos.agent.ap.VapState;
@@ -391,6 +392,22 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
         Rate tx = s.call(ApCalls.GET_TX_RATE, vapId);
         Rate rx = s.call(ApCalls.GET_RX_RATE, vapId);
         return Json.object().put("tx_bps", tx.bps()).put("rx_bps", rx.bps()).put("interval_s", tx.intervalS());
+    }
+
+    @Override
+    public ObjectNode latency(String agentId, String vapId) {
+        List<String> owners = store.vaps(agentId).stream().filter(p -> vapId.equals(p.value().vapId()))
+                .map(Placed::agentId).sorted().collect(Collectors.toList());
+        if (owners.isEmpty()) {
+            throw new ControllerException("not_found", "no vAP " + vapId + (agentId != null ? " on " + agentId : ""));
+        }
+        if (owners.size() > 1) {
+            throw new ControllerException("conflict", "vAP " + vapId + " exists on several agents: " + owners);
+        }
+        VapLatency latency = agents.call(owners.get(0), ApCalls.GET_LATENCY, vapId);
+        ObjectNode out = Json.object().put("agent_id", owners.get(0));
+        out.setAll(ApCodecs.VAP_LATENCY.encode(latency));
+        return out;
     }
 
     @Override

@@ -203,6 +203,18 @@ public class WifiWebResource extends AbstractWebResource {
                     get(WifiService.class).rates(ident(agentId, "agent_id"), ident(vapId, "vap_id")));
     }
 
+    /**
+     * A probed vAP's latency now (getLatency): VapLatency + "agent_id"; ?agent=ID names its agent (else the one
+     * holding it). 404 unknown vAP, 409 on several agents, 501 a vAP without probe, 502/504 agent away or slow.
+     */
+    @GET
+    @Path("vaps/{vapId}/latency")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response latency(@PathParam("vapId") String vapId, @QueryParam("agent") String agentId) {
+        String agent = agentId == null ? null : ident(agentId, "agent");
+        return json(Response.Status.OK, get(WifiService.class).latency(agent, ident(vapId, "vap_id")));
+    }
+
     /** The last stats event of every agent connected to this node: vAP and client rates, radio capacities. */
     @GET
     @Path("stats")

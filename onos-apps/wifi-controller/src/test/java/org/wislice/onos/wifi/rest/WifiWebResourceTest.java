@@ -185,11 +185,30 @@ public class WifiWebResourceTest extends JerseyTest {
         assertEquals(204, target("metrics").request().delete().getStatus());
     }
 
+    @Test
+    public void latencyAsksTheVapsAgentAndMapsItsErrors() throws Exception {
+        Response r = target("vaps/v1/latency").queryParam("agent", "ap-1").request().get();
+        assertEquals(200, r.getStatus());
+        JsonNode latency = json(r);
+        assertEquals("ap-1 v1", service.lastLatency);
+        assertEquals(420, latency.get("p99_us").asLong());
+        assertEquals(200, target("vaps/v1/latency").request().get().getStatus());
+        assertEquals("null v1", service.lastLatency);
+        assertEquals(400, target("vaps/v1/latency").queryParam("agent", "bad$id").request().get().getStatus());
+        service.failWith = new ControllerException("unsupported", "vAP v1 has no probe");
+        Response unsupported = target("vaps/v1/latency").request().get();
+        assertEquals(501, unsupported.getStatus());
+        assertEquals("unsupported", json(unsupported).get("code").asText());
+        service.failWith = new ControllerException("not_found", "no vAP v1");
+        assertEquals(404, target("vaps/v1/latency").request().get().getStatus());
+    }
+
     /** Records calls and answers with canned records. */
     static final class FakeWifiService implements WifiService {
         String lastAgent;
         String lastVap;
         String lastSteer;
+        String lastLatency;
         JsonNode lastFirmware;
         ControllerException failWith;
 
@@ -280,6 +299,15 @@ public class WifiWebResourceTest extends JerseyTest {
         public ObjectNode rates(String agentId, String vapId) {
             maybeFail();
             return Json.object().put("tx_bps", 1.0).put("rx_bps", 2.0).put("interval_s", 5);
+        }
+
+        @Override
+        public ObjectNode latency(String agentId, String vapId) {
+            maybeFail();
+            lastLatency = agentId + " " + vapId;
+            return Json.object().put("agent_id", "ap-1").put("vap_id", vapId).put("sent", 10).put("received", 9)
+                    .put("lost", 1).put("p50_us", 200).put("p90_us", 300).put("p99_us", 420).put("max_us", 500)
+                    .put("samples", 9);
         }
 
         @Override

@@ -1,0 +1,204 @@
+package org.wislice.onos.wifi.impl;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.junit.After;
+import org.junit.Before;
+import org.junit.Test;
+import org.onosproject.TestApplicationId;
+import org.onosproject.cfg.ComponentConfigAdapter;
+import org.onosproject.cluster.ClusterServiceAdapter;
+import org.onosproject.cluster.ControllerNode;
+import org.onosproject.cluster.DefaultControllerNode;
+import org.onosproject.cluster.NodeId;
+import org.onosproject.common.event.impl.TestEventDispatcher;
+import org.onosproject.core.ApplicationId;
+import org.onosproject.core.CoreServiceAdapter;
+import org.onosproject.store.service.TestStorageService;
+import org.wislice.onos.agent.ControllerException;
+import org.wislice.onos.agent.Json;
+import org.wislice.onos.agent.TestAgentClient;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+import static org.onosproject.net.NetTestTools.injectEventDispatcher;
+import static org.wislice.onos.wifi.impl.WifiManagerTest.SECRET;
+
+/** A probed vAP's latency: getLatency through WifiManager, and the latest VapLatency kept from stats events. */
+public class WifiLatencyTest {
+
+    private WifiManager manager;
+    private DistributedWifiStore store;
+
+    @Before
+    public void setUp() {
+        store = new DistributedWifiStore();
+        store.storageService = new TestStorageService();
+        store.activate();
+        manager = new WifiManager();
+        manager.store = store;
+        manager.passphrases = PassphraseCipher.random();
+        manager.coreService = new CoreServiceAdapter() {
+            @Override
+            public ApplicationId registerApplication(String name) {
+                return new TestApplicationId(name);
+            }
+        };
+        manager.clusterService = new ClusterServiceAdapter() {
+            @Override
+            public ControllerNode getLocalNode() {
+                return new DefaultControllerNode(new NodeId("node-1"), "127.0.0.1");
+            }
+        };
+        manager.cfgService = new ComponentConfigAdapter();
+        injectEventDispatcher(manager, new TestEventDispatcher());
+        manager.activate(WifiManagerTest.context(0, SECRET));
+    }
+
+    @After
+    public void tearDown() {
+        manager.deactivate();
+        store.deactivate();
+    }
+
+    private static ObjectNode probedVap(String vapId) {
+        ObjectNode spec = WifiManagerTest.vapSpec(vapId);
+        spec.putObject("probe").put("source_ip", "10.8.0.250").put("target_ip", "10.8.0.1").put("interval_ms", 50);
+        return WifiManagerTest.vapState(spec);
+    }
+
+    /** Connects an agent reporting these vAPs and answers its reconnect sequence (syncVaps, getVaps, getClient). */
+    private TestAgentClient connect(String agentId, List<JsonNode> vaps) throws Exception {
+        TestAgentClient agent = new TestAgentClient(manager.boundPort());
+        agent.hello("ap", agentId, SECRET, WifiManagerTest.apCapabilities());
+        agent.serveOne(r -> {
+            ObjectNode result = Json.object();
+            for (String list : List.of("created", "removed", "kept", "failed")) {
+                result.putArray(list);
+            }
+            return result;
+        });
+        agent.serveOne(r -> {
+            ObjectNode result = Json.object();
+            ArrayNode list = result.putArray("vaps");
+            vaps.forEach(list::add);
+            return result;
+        });
+        agent.serveOne(r -> {
+            ObjectNode result = Json.object();
+            result.putArray("clients");
+            return result;
+        });
+        waitFor(() -> manager.vaps(agentId).size() == vaps.size()
+                && manager.agent(agentId).map(a -> a.get("connected").asBoolean()).orElse(false));
+        return agent;
+    }
+
+    private static void waitFor(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        for (int i = 0; i < 300; i++) {
+            if (condition.getAsBoolean()) {
+                return;
+            }
+            Thread.sleep(10);
+        }
+        fail("condition not met");
+    }
+
+    private static ObjectNode latency(String vapId, long p99) {
+        return Json.object().put("vap_id", vapId).put("sent", 100).put("received", 98).put("lost", 2)
+                .put("p50_us", p99 / 2).put("p90_us", p99 - 10).put("p99_us", p99).put("max_us", p99 + 100)
+                .put("samples", 98);
+    }
+
+    private static ObjectNode stats(double ts, ObjectNode... latency) {
+        ObjectNode ev = Json.object().put("type", "event").put("event", "stats").put("ts", ts);
+        ObjectNode data = ev.putObject("data").put("interval_s", 5);
+        if (latency.length > 0) {
+            ArrayNode list = data.putArray("latency");
+            for (ObjectNode l : latency) {
+                list.add(l);
+            }
+        }
+        return ev;
+    }
+
+    @Test
+    public void getLatencyIsAskedOfTheVapsAgentAndItsRefusalMapsToRest() throws Exception {
+        try (TestAgentClient agent = connect("ap-20", List.of(probedVap("v1")))) {
+            CompletableFuture<ObjectNode> answer = CompletableFuture.supplyAsync(() -> manager.latency(null, "v1"));
+            JsonNode req = agent.serveOne(r -> latency("v1", 420));
+            assertEquals("getLatency", req.get("method").asText());
+            assertEquals("v1", req.at("/params/vap_id").asText());
+            ObjectNode out = answer.get(5, TimeUnit.SECONDS);
+            assertEquals("ap-20", out.get("agent_id").asText());
+            assertEquals(420, out.get("p99_us").asLong());
+            assertEquals(2, out.get("lost").asLong());
+
+            CompletableFuture<ObjectNode> refused = CompletableFuture.supplyAsync(
+                    () -> manager.latency("ap-20", "v1"));
+            JsonNode ask = agent.read();
+            while ("ping".equals(ask.get("type").asText())) {
+                ask = agent.read();
+            }
+            ObjectNode reply = Json.object().put("type", "reply").put("id", ask.get("id").asLong()).put("ok", false);
+            reply.putObject("error").put("code", "unsupported").put("message", "vAP v1 has no probe");
+            agent.send(reply);
+            try {
+                refused.get(5, TimeUnit.SECONDS);
+                fail();
+            } catch (ExecutionException e) {
+                assertEquals(501, ((ControllerException) e.getCause()).httpStatus());
+            }
+        }
+        try {
+            manager.latency("ap-20", "v9"); // no such vAP: refused before any call
+            fail();
+        } catch (ControllerException e) {
+            assertEquals("not_found", e.code());
+        }
+    }
+
+    @Test
+    public void statsKeepTheLatestLatencyOfEachProbedVapForAFewIntervals() throws Exception {
+        try (TestAgentClient agent = connect("ap-21", List.of(probedVap("v1"), probedVap("v2")))) {
+            agent.send(stats(100));
+            waitFor(() -> manager.stats().get("agents").size() == 1);
+            assertFalse("no probe, no latency list", manager.stats().at("/agents/0").has("latency"));
+
+            agent.send(stats(110, latency("v2", 900), latency("v1", 400)));
+            waitFor(() -> manager.stats().at("/agents/0/ts").asDouble() == 110);
+            JsonNode kept = manager.stats().at("/agents/0/latency");
+            assertEquals(2, kept.size());
+            assertEquals("v1", kept.at("/0/vap_id").asText()); // by vap_id
+            assertEquals(400, kept.at("/0/p99_us").asLong());
+            assertEquals(110, kept.at("/0/ts").asDouble(), 0);
+
+            // v2's probe could not be read this time: its last numbers stay, with their own time.
+            agent.send(stats(115, latency("v1", 450)));
+            waitFor(() -> manager.stats().at("/agents/0/ts").asDouble() == 115);
+            kept = manager.stats().at("/agents/0/latency");
+            assertEquals(2, kept.size());
+            assertEquals(450, kept.at("/0/p99_us").asLong());
+            assertEquals(115, kept.at("/0/ts").asDouble(), 0);
+            assertEquals(900, kept.at("/1/p99_us").asLong());
+            assertEquals(110, kept.at("/1/ts").asDouble(), 0);
+
+            // More than 3 intervals (15 s) without v2: it is gone.
+            agent.send(stats(126, latency("v1", 460)));
+            waitFor(() -> manager.stats().at("/agents/0/ts").asDouble() == 126);
+            kept = manager.stats().at("/agents/0/latency");
+            assertEquals(1, kept.size());
+            assertEquals("v1", kept.at("/0/vap_id").asText());
+        }
+        waitFor(() -> manager.stats().get("agents").size() == 0);
+        assertTrue(manager.stats().get("agents").isEmpty());
+    }
+}
