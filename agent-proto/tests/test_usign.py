@@ -23,18 +23,6 @@ def usign_text(raw: bytes) -> str:
     return f"untrusted comment: made by the test\n{base64.b64encode(raw).decode()}\n"
 
 
-class Key:
-    """A private key and its usign key id; `public` is its public key file's text."""
-
-    def __init__(self, key_id: bytes | None = None) -> None:
-        self.private = crypto.Ed25519PrivateKey.generate()
-        self.key_id = key_id or os.urandom(8)
-        self.public = usign_text(b"Ed" + self.key_id + self.private.public_key().public_bytes_raw())
-
-    def sign(self, data: bytes) -> str:
-        return usign_text(b"Ed" + self.key_id + self.private.sign(data))
-
-
 # A usign stand-in: checks usign's -V command line as _verify_usign gives it, then the signature with cryptography.
 USIGN = f"""#!{sys.executable}
 import base64, sys
@@ -70,30 +58,44 @@ def test_the_spec_vector_and_the_format_errors():
     sig = usign.parse_signature(vector)
     assert sig.key_hex == "0123456789abcdef" and sig.sig == bytes(64)
     assert usign.parse_signature(vector.splitlines()[1]) == sig  # the comment line is optional
-    key = Key()
-    parsed = usign.parse_public_key(key.public, "k1")
+    key = usign.SigningKey()
+    parsed = usign.parse_public_key(key.public_text, "k1")
     assert (parsed.key_id, parsed.source) == (key.key_id, "k1")
     for text, error in [("untrusted comment: x\nnot base64!\n", "signature: not base64"),
                         ("", "one base64 line"), (vector + vector, "one base64 line"),
                         (usign_text(b"Xx" + bytes(72)), "not an Ed25519 usign signature"),
-                        (key.public, "signature: 42 bytes, a usign signature has 74")]:
+                        (key.public_text, "signature: 42 bytes, a usign signature has 74")]:
         with pytest.raises(usign.UsignError, match=error):
             usign.parse_signature(text)
     with pytest.raises(usign.UsignError, match="public key #2: 74 bytes, a usign public key has 42"):
-        usign.keys_from_lines([key.public, vector])
+        usign.keys_from_lines([key.public_text, vector])
+
+
+def test_a_signing_key_writes_usign_files_that_verify():
+    key = usign.SigningKey("operator key")
+    assert key.public_text.startswith("untrusted comment: public key of operator key\n")
+    parsed = usign.parse_public_key(key.public_text)
+    assert (parsed.key_id, len(parsed.key)) == (key.key_id, 32) and key.public_line in key.public_text
+    signature = usign.parse_signature(key.sign(DATA))
+    assert signature.key_id == key.key_id
+    assert usign.verify_bytes(DATA, signature, usign.keys_from_lines([key.public_line])).key_id == key.key_id
+    with pytest.raises(usign.UsignError, match="does not match the data"):
+        usign.verify_bytes(DATA[1:], signature, [parsed])
+    with pytest.raises(ValueError, match="8 bytes"):
+        usign.SigningKey(key_id=b"short")
 
 
 def test_trusted_keys_from_a_directory_or_a_list(tmp_path):
-    first, second = Key(), Key()
+    first, second = usign.SigningKey(), usign.SigningKey()
     keys = tmp_path / "keys"
     keys.mkdir()
-    (keys / first.key_id.hex()).write_text(first.public)
-    (keys / "second").write_text(second.public)
-    (keys / ".hidden").write_text(Key().public)
+    (keys / first.key_id.hex()).write_text(first.public_text)
+    (keys / "second").write_text(second.public_text)
+    (keys / ".hidden").write_text(usign.SigningKey().public_text)
     (keys / "sub").mkdir()
     assert [(k.key_id, k.source) for k in usign.keys_from_dir(str(keys), strict=True)] == [
         (first.key_id, first.key_id.hex()), (second.key_id, "second")]
-    listed = usign.keys_from_lines([first.public.splitlines()[1], " ", second.public])
+    listed = usign.keys_from_lines([first.public_text.splitlines()[1], " ", second.public_text])
     assert [(k.key_id, k.source) for k in listed] == [(first.key_id, "#1"), (second.key_id, "#3")]
     (keys / "README").write_text("not a key")  # opkg's directory may hold such: skipped unless strict
     assert len(usign.keys_from_dir(str(keys))) == 2
@@ -105,16 +107,16 @@ def test_trusted_keys_from_a_directory_or_a_list(tmp_path):
 
 
 def test_each_check_accepts_the_signature_and_nothing_else(how, tmp_path):
-    key, other = Key(), Key()
-    impostor = Key(key.key_id)  # claims the trusted key's id
-    trusted = usign.keys_from_lines([other.public, key.public])
+    key, other = usign.SigningKey(), usign.SigningKey()
+    impostor = usign.SigningKey(key_id=key.key_id)  # claims the trusted key's id
+    trusted = usign.keys_from_lines([other.public_text, key.public_text])
     good = usign.parse_signature(key.sign(DATA))
     assert usign.verify_bytes(DATA, good, trusted).key_id == key.key_id
     artifact = tmp_path / "artifact"
     artifact.write_bytes(DATA)
     assert usign.verify_file(str(artifact), good, trusted).source == "#2"
     # two trusted keys under one id: the one that signed is found
-    assert usign.verify_bytes(DATA, good, usign.keys_from_lines([impostor.public, key.public])).source == "#2"
+    assert usign.verify_bytes(DATA, good, usign.keys_from_lines([impostor.public_text, key.public_text])).source == "#2"
     with pytest.raises(usign.UsignError, match=f"bad signature: key {key.key_id.hex()} is not a trusted key "
                                                f"\\(trusted: {other.key_id.hex()}\\)"):
         usign.verify_bytes(DATA, good, trusted[:1])
@@ -140,8 +142,8 @@ def test_without_a_check_every_signature_is_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(usign, "have_cryptography", lambda: False)
     monkeypatch.setenv("PATH", str(tmp_path))  # no usign
     assert usign.backend() == "none"
-    key = Key()
-    good, trusted = usign.parse_signature(key.sign(DATA)), usign.keys_from_lines([key.public])
+    key = usign.SigningKey()
+    good, trusted = usign.parse_signature(key.sign(DATA)), usign.keys_from_lines([key.public_text])
     artifact = tmp_path / "artifact"
     artifact.write_bytes(DATA)
     for check in (lambda: usign.verify_bytes(DATA, good, trusted), lambda: usign.verify_file(str(artifact), good,

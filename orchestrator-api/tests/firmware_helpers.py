@@ -1,36 +1,13 @@
-"""Signing keys and signatures in OpenWrt's usign format for the firmware tests, and a world set up for upgrades."""
+"""A world set up for upgrades and firmware uploads (keys: wislice_agent_proto.usign.SigningKey)."""
 
 from __future__ import annotations
 
-import base64
 import copy
 import io
-import secrets
 from typing import Any
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from orch_helpers import World, make_world
-
-
-class SigningKey:
-    """An Ed25519 key with a usign key id; `public` and `sign` give usign file texts."""
-
-    def __init__(self) -> None:
-        self.private = Ed25519PrivateKey.generate()
-        self.key_id = secrets.token_bytes(8)
-
-    @property
-    def public(self) -> str:
-        raw = self.private.public_key().public_bytes_raw()
-        return "untrusted comment: test key\n" + base64.b64encode(b"Ed" + self.key_id + raw).decode() + "\n"
-
-    @property
-    def public_line(self) -> str:
-        return self.public.splitlines()[1]
-
-    def sign(self, data: bytes) -> str:
-        payload = b"Ed" + self.key_id + self.private.sign(data)
-        return "untrusted comment: signed by test key\n" + base64.b64encode(payload).decode() + "\n"
+from wislice_agent_proto.usign import SigningKey
 
 
 def upgrade_world(tmp_path: Any, key: SigningKey, aps: int = 2, **config: Any) -> World:

@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from firmware_helpers import SigningKey, upload
+from firmware_helpers import upload
 from orch_helpers import make_world, slice_body
+from wislice_agent_proto.usign import SigningKey
 
 OPENAPI = json.loads((Path(__file__).resolve().parents[1] / "openapi.json").read_text())
 T = "/api/v1/tenants/1/slices/{sid}"

@@ -7,8 +7,9 @@ import json
 import threading
 
 import pytest
-from firmware_helpers import SigningKey, upgrade_world
+from firmware_helpers import upgrade_world
 from werkzeug.serving import make_server
+from wislice_agent_proto.usign import SigningKey
 
 from wislice_orchestrator.cli import main
 

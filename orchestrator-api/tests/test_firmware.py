@@ -6,7 +6,8 @@ from __future__ import annotations
 import hashlib
 
 import pytest
-from firmware_helpers import SigningKey, upgrade_world, upload
+from firmware_helpers import upgrade_world, upload
+from wislice_agent_proto.usign import SigningKey
 
 from wislice_orchestrator import firmware as fw
 
@@ -113,8 +114,8 @@ def test_no_trusted_keys_refuses_every_upload(tmp_path, key):
 def test_keys_from_a_directory_or_a_list(tmp_path, key):
     other = SigningKey()
     (tmp_path / "keys").mkdir()
-    (tmp_path / "keys" / key.key_id.hex()).write_text(key.public)
-    (tmp_path / "keys" / "second").write_text(other.public)
+    (tmp_path / "keys" / key.key_id.hex()).write_text(key.public_text)
+    (tmp_path / "keys" / "second").write_text(other.public_text)
     keys = fw.load_keys(str(tmp_path / "keys"))
     assert sorted(k.key_id for k in keys) == sorted([key.key_id, other.key_id])
     assert fw.verify(IMAGE, other.sign(IMAGE), keys).key_id == other.key_id

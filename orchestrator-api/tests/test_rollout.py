@@ -7,7 +7,8 @@ import datetime as dt
 from typing import Any
 
 import pytest
-from firmware_helpers import SigningKey, upgrade_world, upload
+from firmware_helpers import upgrade_world, upload
+from wislice_agent_proto.usign import SigningKey
 
 from wislice_orchestrator.models import Event, utcnow
 

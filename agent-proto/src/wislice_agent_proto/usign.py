@@ -6,6 +6,9 @@ public key file the same with a 32-byte key, as in OpenWrt's /etc/opkg/keys (eac
 hex). The key id only picks the key: the trust is the key's presence among the caller's keys. The orchestrator
 checks an upload with it, the ap-agent the artifact it downloaded.
 
+SigningKey makes keys and signatures in the same formats (what `usign -G` and `usign -S` do) for operators and
+tests on hosts with python's cryptography.
+
 The check, chosen per call (backend()): python's ``cryptography`` where it is importable (the controllers' host,
 the AP VM, an OpenWrt image with python3-cryptography), else OpenWrt's own ``usign -V`` (always on OpenWrt: opkg
 uses it); a host with neither refuses every signature, saying so (no hand-written Ed25519 here). Stdlib only at
@@ -217,3 +220,32 @@ def _verify_usign(path: str, signature: Signature, candidates: list[PublicKey]) 
                 return key
             detail = (run.stderr or run.stdout).strip()[-200:]
     raise _mismatch(signature, f" (usign -V: {detail or 'refused'})")
+
+
+class SigningKey:
+    """An Ed25519 signing key with a random usign key id: `public_text` is its public key file (for the
+    orchestrator's WISLICE_FIRMWARE_KEYS and OpenWrt's /etc/opkg/keys/<key_hex>), `sign` a signature file's text.
+    Needs python's cryptography (ImportError otherwise)."""
+
+    def __init__(self, comment: str = "wislice firmware key", key_id: bytes | None = None) -> None:
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+        if key_id is not None and len(key_id) != KEY_ID_LEN:
+            raise ValueError(f"a usign key id has {KEY_ID_LEN} bytes")
+        self._private = Ed25519PrivateKey.generate()
+        self.key_id = key_id or os.urandom(KEY_ID_LEN)
+        self.comment = comment
+        raw = self._private.public_key().public_bytes_raw()
+        self.public_text = _file_text(f"public key of {comment}", PKALG + self.key_id + raw)
+
+    @property
+    def key_hex(self) -> str:
+        return self.key_id.hex()
+
+    @property
+    def public_line(self) -> str:
+        """The public key's base64 line alone (WISLICE_FIRMWARE_KEYS takes a list of them)."""
+        return self.public_text.splitlines()[1]
+
+    def sign(self, data: bytes) -> str:
+        return _file_text(f"signed by key {self.key_hex}", PKALG + self.key_id + self._private.sign(data))

@@ -4,7 +4,6 @@ check itself (wislice_agent_proto.usign, each of its three ways) is tested in ag
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import http.server
 import io
@@ -19,10 +18,11 @@ from typing import Any
 
 import pytest
 from wislice_agent_proto.errors import AgentError
+from wislice_agent_proto.usign import SigningKey
 
 from wislice_ap_agent.firmware import FirmwareSettings, Upgrader
 
-ed25519 = pytest.importorskip("cryptography.hazmat.primitives.asymmetric.ed25519")
+pytest.importorskip("cryptography")
 
 OLD_SET = {"wislice-ap-agent_0.1-1_all.ipk": b"old agent", "wislice-pofswitch_0.1-1_x86_64.ipk": b"old switch"}
 NEW_SET = {"wislice-ap-agent_0.2-1_all.ipk": b"new agent", "wislice-pofswitch_0.2-1_x86_64.ipk": b"new switch"}
@@ -38,20 +38,6 @@ case "$*" in *"/new/"*) [ -e "$here/$name.fail-new" ] && { echo "$name: cannot i
 [ -e "$here/$name.snapshot" ] && cp "$(cat "$here/$name.snapshot")" "$here/snapshot.json"
 exit 0
 """
-
-
-class UsignKey:
-    """An Ed25519 key pair in usign's formats."""
-
-    def __init__(self) -> None:
-        self.private = ed25519.Ed25519PrivateKey.generate()
-        self.key_id = os.urandom(8)
-        raw = self.private.public_key().public_bytes_raw()
-        self.public_file = f"untrusted comment: test key\n{base64.b64encode(b'Ed' + self.key_id + raw).decode()}\n"
-
-    def sign(self, data: bytes) -> str:
-        sig = self.private.sign(data)
-        return f"untrusted comment: signed by test key\n{base64.b64encode(b'Ed' + self.key_id + sig).decode()}\n"
 
 
 class Artifacts(http.server.ThreadingHTTPServer):
@@ -125,14 +111,14 @@ class Ap:
     """An Upgrader as the agent runs it, with what it emitted and how often it asked to restart; restart() makes
     the next one (the agent after the restart) on the same directories."""
 
-    def __init__(self, root: Path, key: UsignKey, version: str = "0.1", clock: list[float] | None = None) -> None:
+    def __init__(self, root: Path, key: SigningKey, version: str = "0.1", clock: list[float] | None = None) -> None:
         self.root = root
         self.settings = FirmwareSettings(
             keys_dir=str(root / "keys"), version_file=str(root / "firmware_version"),
             state_dir=str(root / "state"), cache_dir=str(root / "state" / "installed"), work_dir=str(root / "work"),
             max_bytes=1 << 20, download_timeout_s=10)
         (root / "keys").mkdir(exist_ok=True)
-        (root / "keys" / key.key_id.hex()).write_text(key.public_file)
+        (root / "keys" / key.key_id.hex()).write_text(key.public_text)
         (root / "firmware_version").write_text(version + "\n")
         self.clock = clock if clock is not None else [1_000_000.0]
         self.events: list[dict[str, Any]] = []
@@ -175,7 +161,7 @@ def tar_of(files: dict[str, bytes]) -> bytes:
     return buf.getvalue()
 
 
-def params(server: Artifacts, data: bytes, key: UsignKey, kind: str = "packages", path: str = "fw",
+def params(server: Artifacts, data: bytes, key: SigningKey, kind: str = "packages", path: str = "fw",
            version: str = "0.2", timeout_s: int = 60, **change: Any) -> dict[str, Any]:
     server.files[path.split("/")[-1]] = data
     p = {"version": version, "kind": kind, "url": server.url(path), "sha256": hashlib.sha256(data).hexdigest(),
@@ -186,7 +172,7 @@ def params(server: Artifacts, data: bytes, key: UsignKey, kind: str = "packages"
 
 @pytest.fixture
 def key():
-    return UsignKey()
+    return SigningKey()
 
 
 @pytest.fixture
@@ -238,7 +224,7 @@ def test_refused_artifacts_end_failed_with_the_reason_and_install_nothing(ap, se
     good = tar_of(NEW_SET)
     p = params(server, good, key)
     if case == "untrusted-key":
-        p["signature"] = UsignKey().sign(good)
+        p["signature"] = SigningKey().sign(good)
     elif case == "other-bytes":
         p["signature"] = key.sign(good + b"x")
     elif case == "checksum":
@@ -372,7 +358,7 @@ def test_requests_refused_before_anything_starts(ap, server, key, tools):
     with pytest.raises(AgentError) as nokeys:
         ap.up.request(p)
     assert nokeys.value.code == "unsupported" and "no trusted firmware keys" in str(nokeys.value)
-    (Path(ap.settings.keys_dir) / "k").write_text(key.public_file)
+    (Path(ap.settings.keys_dir) / "k").write_text(key.public_text)
     (tools / "opkg").unlink()
     with pytest.raises(AgentError, match="packages upgrades need opkg, which this AP does not have"):
         ap.up.request(p)
@@ -395,7 +381,7 @@ def test_the_agent_says_its_version_and_reports_done_once_welcomed_on_it(run_age
     assert s.hello["firmware_version"] == "0.2"
     s.wait_event("firmwareProgress", version="0.2", state="done", timeout=5)
     reply = s.request("upgradeFirmware", {"version": "0.3", "kind": "packages", "url": "http://127.0.0.1:1/x",
-                                          "sha256": "0" * 64, "signature": UsignKey().sign(b"x"), "timeout_s": 60})
+                                          "sha256": "0" * 64, "signature": SigningKey().sign(b"x"), "timeout_s": 60})
     assert reply["error"]["code"] == "unsupported" and "no trusted firmware keys" in reply["error"]["message"]
     assert json.loads((state / "upgrade.json").read_text())["state"] == "done"
     assert s.schema_errors == [] and not agent.restart_requested
