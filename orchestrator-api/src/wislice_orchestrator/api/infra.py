@@ -49,12 +49,15 @@ def wifi_agents() -> dict[str, Any]:
 @blp.get("/wifi-agents/<ident:agent_id>")
 @blp.response(200, AgentSchema)
 def wifi_agent(agent_id: str) -> dict[str, Any]:
-    """One AP, with its vAPs."""
+    """One AP, with its vAPs, its firmware_version and its last firmware upgrade (upgrade, absent if none)."""
     auth.require_operator()
     ctl = service().controllers
-    agent = next((a for a in ctl.list_agents() if a["agent_id"] == agent_id), None)
-    if agent is None:
-        abort(404, f"WiFi agent {agent_id} not found")
+    try:
+        agent = ctl.get_agent(agent_id)
+    except ControllerError as exc:
+        if exc.not_found:
+            abort(404, f"WiFi agent {agent_id} not found")
+        raise
     return {"agent": dict(agent, vap_list=ctl.list_vaps(agent_id))}
 
 
