@@ -15,11 +15,14 @@ At run time (``write_uci``, ``start_services``): the testbed writes /etc/config/
 
 from __future__ import annotations
 
+import gzip
+import io
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -137,3 +140,63 @@ def service_pid(vm: Any, name: str, instance: str = "instance1") -> int:
     """The pid procd runs the service's instance with (0 while it is down)."""
     res = vm.run(f"cat /var/run/procd/pid/{name}.{instance}", check=False)
     return int(res.out.split()[0]) if res.rc == 0 and res.out.split() else 0
+
+
+# --- package sets for upgrades (the AP VM's upgrade test and the testbed's fleet upgrade) -------------------------
+
+def retar(blob: bytes, replace: dict[str, bytes]) -> bytes:
+    """A gzip'd tar with the named members' contents replaced (everything else, order and headers, kept)."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=io.BytesIO(blob), mode="r:gz") as src, \
+            tarfile.open(fileobj=out, mode="w", format=tarfile.GNU_FORMAT) as dst:
+        for member in src:
+            data = src.extractfile(member).read() if member.isfile() else None  # type: ignore[union-attr]
+            if member.name in replace:
+                data = replace[member.name]
+                member.size = len(data)
+            dst.addfile(member, io.BytesIO(data) if data is not None else None)
+    return gzip.compress(out.getvalue(), mtime=0)
+
+
+def repack(ipk: bytes, version: str, version_file: str) -> bytes:
+    """The ap-agent .ipk with its control Version and its firmware_version file set."""
+    with tarfile.open(fileobj=io.BytesIO(ipk), mode="r:gz") as outer:
+        parts = {m.name: outer.extractfile(m).read() for m in outer}  # type: ignore[union-attr]
+    with tarfile.open(fileobj=io.BytesIO(parts["./control.tar.gz"]), mode="r:gz") as c:
+        control = c.extractfile("./control").read().decode()  # type: ignore[union-attr]
+    lines = [f"Version: {version}" if line.startswith("Version: ") else line for line in control.split("\n")]
+    if lines == control.split("\n"):
+        raise ValueError("the package's control file has no Version field")
+    parts["./control.tar.gz"] = retar(parts["./control.tar.gz"], {"./control": "\n".join(lines).encode()})
+    parts["./data.tar.gz"] = retar(parts["./data.tar.gz"],
+                                   {"./etc/wislice/firmware_version": f"{version_file}\n".encode()})
+    return retar(ipk, {name: parts[name] for name in ("./control.tar.gz", "./data.tar.gz")})
+
+
+def package_set(name: str, ipk: bytes) -> bytes:
+    """A package set as the ap-agent installs one (kind packages): a tar holding the .ipk as name."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w") as tar:
+        info = tarfile.TarInfo(name)
+        info.size, info.mode = len(ipk), 0o644
+        tar.addfile(info, io.BytesIO(ipk))
+    return out.getvalue()
+
+
+def bump(version: str, by: int) -> str:
+    """0.1.0-r1 -> 0.1.<0+by>-r1."""
+    base, release = version.split("-")
+    major, minor, patch = base.split(".")
+    return f"{major}.{minor}.{int(patch) + by}-{release}"
+
+
+def shipped_ipk(vm: Any, package: str = "wislice-ap-agent") -> bytes:
+    """The .ipk of package the image installed (SHIPPED_IPK_DIR), read through the VM's share."""
+    vm.run(f"cp {SHIPPED_IPK_DIR}/{package}_*.ipk /mnt/share/shipped-{package}.ipk")
+    return (vm.share / f"shipped-{package}.ipk").read_bytes()
+
+
+def trust_key(vm: Any, public_text: str, key_hex: str) -> None:
+    """A usign public key into the VM's /etc/opkg/keys/<key id> (the keys the ap-agent checks upgrades with)."""
+    (vm.share / f"key-{key_hex}.pub").write_text(public_text)
+    vm.run(f"mkdir -p /etc/opkg/keys && cp /mnt/share/key-{key_hex}.pub /etc/opkg/keys/{key_hex}")

@@ -10,15 +10,10 @@ server) is stopped at the end, also on failure."""
 
 from __future__ import annotations
 
-import base64
-import gzip
 import hashlib
 import http.server
-import io
-import os
 import shutil
 import sys
-import tarfile
 import threading
 import time
 from collections.abc import Iterator
@@ -31,63 +26,11 @@ from wifi import Hostapd
 
 sys.path.insert(0, str(firmware.REPO / "ap-agent" / "tests" / "integration" / "vm"))
 from vm_controller import TestController, new_secret
+from wislice_agent_proto.usign import SigningKey
 
 pytestmark = pytest.mark.integration
 AGENT = "wislice-ap-agent"
 TIMEOUT_S = 30  # upgradeFirmware's smallest timeout_s (the schema's minimum)
-
-
-class UsignKey:
-    """An Ed25519 key in usign's formats: public key "Ed" + key id + key, signature "Ed" + key id + signature."""
-
-    def __init__(self) -> None:
-        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
-        self.private = Ed25519PrivateKey.generate()
-        self.key_id = os.urandom(8)
-        raw = b"Ed" + self.key_id + self.private.public_key().public_bytes_raw()
-        self.public_text = f"untrusted comment: upgrade test key\n{base64.b64encode(raw).decode()}\n"
-
-    def sign(self, data: bytes) -> str:
-        raw = b"Ed" + self.key_id + self.private.sign(data)
-        return f"untrusted comment: signed by key {self.key_id.hex()}\n{base64.b64encode(raw).decode()}\n"
-
-
-def retar(blob: bytes, replace: dict[str, bytes]) -> bytes:
-    """A gzip'd tar with the named members' contents replaced (everything else, order and headers, kept)."""
-    out = io.BytesIO()
-    with tarfile.open(fileobj=io.BytesIO(blob), mode="r:gz") as src, \
-            tarfile.open(fileobj=out, mode="w", format=tarfile.GNU_FORMAT) as dst:
-        for member in src:
-            data = src.extractfile(member).read() if member.isfile() else None  # type: ignore[union-attr]
-            if member.name in replace:
-                data = replace[member.name]
-                member.size = len(data)
-            dst.addfile(member, io.BytesIO(data) if data is not None else None)
-    return gzip.compress(out.getvalue(), mtime=0)
-
-
-def repack(ipk: bytes, version: str, version_file: str) -> bytes:
-    """The ap-agent .ipk with its control Version and its firmware_version file set."""
-    with tarfile.open(fileobj=io.BytesIO(ipk), mode="r:gz") as outer:
-        parts = {m.name: outer.extractfile(m).read() for m in outer}  # type: ignore[union-attr]
-    with tarfile.open(fileobj=io.BytesIO(parts["./control.tar.gz"]), mode="r:gz") as c:
-        control = c.extractfile("./control").read().decode()  # type: ignore[union-attr]
-    lines = [f"Version: {version}" if line.startswith("Version: ") else line for line in control.split("\n")]
-    assert lines != control.split("\n"), "no Version field"
-    parts["./control.tar.gz"] = retar(parts["./control.tar.gz"], {"./control": "\n".join(lines).encode()})
-    parts["./data.tar.gz"] = retar(parts["./data.tar.gz"],
-                                   {"./etc/wislice/firmware_version": f"{version_file}\n".encode()})
-    return retar(ipk, {name: parts[name] for name in ("./control.tar.gz", "./data.tar.gz")})
-
-
-def package_set(name: str, ipk: bytes) -> bytes:
-    out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode="w") as tar:
-        info = tarfile.TarInfo(name)
-        info.size, info.mode = len(ipk), 0o644
-        tar.addfile(info, io.BytesIO(ipk))
-    return out.getvalue()
 
 
 class Files(http.server.ThreadingHTTPServer):
@@ -133,7 +76,7 @@ def vm() -> Iterator[ApVm]:
 
 
 class Setup:
-    def __init__(self, vm: ApVm, ctl: TestController, files: Files, key: UsignKey, shipped: bytes) -> None:
+    def __init__(self, vm: ApVm, ctl: TestController, files: Files, key: SigningKey, shipped: bytes) -> None:
         self.vm, self.ctl, self.files, self.key, self.shipped = vm, ctl, files, key, shipped
         self.version = ctl.hello["firmware_version"] if ctl.hello else ""
 
@@ -160,12 +103,10 @@ class Setup:
 
 @pytest.fixture(scope="module")
 def setup(vm: ApVm) -> Iterator[Setup]:
-    ctl, files, key = TestController(new_secret()), Files(), UsignKey()
+    ctl, files, key = TestController(new_secret()), Files(), SigningKey("upgrade test key")
     try:
-        (vm.share / "upgrade-test.pub").write_text(key.public_text)
-        vm.run(f"mkdir -p /etc/opkg/keys && cp /mnt/share/upgrade-test.pub /etc/opkg/keys/{key.key_id.hex()} && "
-               f"cp /usr/share/wislice/ipk/{AGENT}_*.ipk /mnt/share/shipped.ipk")
-        shipped = (vm.share / "shipped.ipk").read_bytes()
+        firmware.trust_key(vm, key.public_text, key.key_hex)
+        shipped = firmware.shipped_ipk(vm, AGENT)
         Hostapd(vm, iface="wlan0", channel=1).start()
         firmware.write_uci(vm, AGENT, [
             ("agent", "agent", {"enabled": True, "agent_id": "ap-up-1", "controller_host": "10.0.2.2",
@@ -188,20 +129,13 @@ def setup(vm: ApVm) -> Iterator[Setup]:
         ctl.close()
 
 
-def bump(version: str, by: int) -> str:
-    """0.1.0-r1 -> 0.1.<0+by>-r1."""
-    base, release = version.split("-")
-    major, minor, patch = base.split(".")
-    return f"{major}.{minor}.{int(patch) + by}-{release}"
-
-
 def test_bad_signature_wrong_checksum_and_truncated_download_are_refused(setup: Setup) -> None:
     assert setup.version == setup.installed(), "the hello's firmware_version is the installed package's"
     # The agent checks signatures as on OpenWrt with python3-cryptography (the image carries it).
     probe = "from wislice_agent_proto import usign; print(usign.backend())"
     assert setup.vm.run(f"python3 -c '{probe}'").out.strip() == "cryptography"
-    version = bump(setup.version, 1)
-    data = package_set(f"{AGENT}_{version}_all.ipk", repack(setup.shipped, version, version))
+    version = firmware.bump(setup.version, 1)
+    data = firmware.package_set(f"{AGENT}_{version}_all.ipk", firmware.repack(setup.shipped, version, version))
     events = setup.upgrade(version, data, "/bad-sig.tar", signature=setup.key.sign(data + b"x"))
     assert [e["state"] for e in events] == ["downloading", "verifying", "failed"]
     assert events[-1]["reason"].startswith("bad signature: does not match the data"), events
@@ -215,9 +149,9 @@ def test_bad_signature_wrong_checksum_and_truncated_download_are_refused(setup: 
 
 
 def test_good_package_set_goes_through(setup: Setup) -> None:
-    version = bump(setup.version, 1)
+    version = firmware.bump(setup.version, 1)
     name = f"{AGENT}_{version}_all.ipk"
-    data = package_set(name, repack(setup.shipped, version, version))
+    data = firmware.package_set(name, firmware.repack(setup.shipped, version, version))
     sessions = setup.ctl.sessions
     started = time.monotonic()
     events = setup.upgrade(version, data, "/good.tar")
@@ -237,9 +171,9 @@ def test_good_package_set_goes_through(setup: Setup) -> None:
 def test_set_that_does_not_come_back_on_its_version_is_rolled_back(setup: Setup) -> None:
     before = setup.version
     assert before == setup.installed()
-    version = bump(before, 1)
+    version = firmware.bump(before, 1)
     # A build that forgot to bump its version file: the new agent runs and connects, but not as `version`.
-    data = package_set(f"{AGENT}_{version}_all.ipk", repack(setup.shipped, version, before))
+    data = firmware.package_set(f"{AGENT}_{version}_all.ipk", firmware.repack(setup.shipped, version, before))
     started = time.monotonic()
     events = setup.upgrade(version, data, "/stale.tar")
     took = time.monotonic() - started

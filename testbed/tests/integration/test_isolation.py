@@ -144,3 +144,51 @@ def test_transcode_policy_deploys_and_removes_the_transcoder(testbed) -> None:
         assert any("deploying a transcoder" in m for m in said) and any("removing transcoder" in m for m in said)
     finally:
         isolation.tear_down(tb, log, slices)
+
+
+@pytest.mark.timeout(480)
+def test_fleet_upgrade_of_the_ap_through_the_orchestrator(testbed) -> None:
+    """Issue 18 end to end: the operator uploads a package set signed with its usign key (the orchestrator and the
+    AP's /etc/opkg/keys trust it) and rolls it out to the testbed's AP; the WiFi controller asks the AP's ap-agent,
+    which downloads it from the orchestrator, checks its sha256 and signature, installs it with opkg and comes back
+    on the new version; the rollout finishes with the AP done; a slice then carries traffic on the upgraded AP.
+    Last in the module: it restarts the AP's agent."""
+    from wislice_testbed.scenarios import e2e_slice as e2e
+    from wislice_testbed.topology.common import wait_for
+
+    tb, tokens, log, _ = testbed
+    fw, agent_id = tb.ap.firmware, tb.ap.agent_id
+    before = tb.orch.call("GET", f"/api/v1/wifi-agents/{agent_id}")[1]["agent"]["firmware_version"]
+    version = fw.bump(before, 1)
+    data = fw.package_set(f"wislice-ap-agent_{version}_all.ipk", fw.repack(fw.shipped_ipk(tb.ap.vm), version,
+                                                                          version))
+    image = tb.orch.upload("/api/v1/firmware", {"version": version, "kind": "packages",
+                                                "signature": tb.firmware_key.sign(data)}, "set.tar", data)
+    assert image["key_id"] == tb.firmware_key.key_hex and image["size"] == len(data), image
+    started = time.monotonic()
+    rollout = tb.orch.call("POST", "/api/v1/rollouts", body={"firmware_id": image["firmware_id"], "aps": [agent_id],
+                                                             "timeout_s": 180})[1]
+    path = f"/api/v1/rollouts/{rollout['rollout_id']}"
+    rollout = wait_for("the rollout's end", lambda: (lambda r: r if r["finished_at"] else None)(
+        tb.orch.call("GET", path)[1]), timeout=240, period=1)
+    took = time.monotonic() - started
+    log.say(f"rollout of {version} (was {before}): {rollout['status']} in {took:.1f} s, APs {rollout['counts']}")
+    assert rollout["status"] == "finished", (rollout, tb.ap.agent_log())
+    (ap,) = rollout["aps"]
+    assert (ap["agent_id"], ap["state"], ap["from_version"]) == (agent_id, "done", before), rollout
+    agent = tb.orch.call("GET", f"/api/v1/wifi-agents/{agent_id}")[1]["agent"]
+    assert agent["connected"] and agent["firmware_version"] == version, agent
+    assert f"wislice-ap-agent - {version}" in tb.ap.vm.run("opkg list-installed").out
+
+    # The upgraded agent serves slices: one created now carries a ping end to end.
+    s = e2e.SliceRun(1, "upgraded", 2_000, tb.ap.stations[0], token=tokens[1])
+    e2e.create_slice(tb, log, s)
+    try:
+        e2e.wire_server_side(tb, s)
+        e2e.associate(tb, log, s)
+        ok, summary = wait_for("ping through the slice on the upgraded AP",
+                               lambda: (lambda r: r if r[0] else None)(e2e.ping(tb, s)), timeout=30, period=1)
+        assert ok, summary
+    finally:
+        gone = e2e.delete_slice(tb, log, s)
+    assert all(gone.values()), gone

@@ -135,9 +135,10 @@ class ApNode:
 
 @contextmanager
 def ap_node(onos: Onos, tap: str, agent_id: str = "ap-1", stations: int = 2, say: Any = print,
-            capacity_kbps: int = 0) -> Iterator[ApNode]:
+            capacity_kbps: int = 0, firmware_key: Any = None) -> Iterator[ApNode]:
     """capacity_kbps: the radio's usable capacity as the operator sets it in the agent's config (0 = the agent
-    measures it from its stations' PHY rates)."""
+    measures it from its stations' PHY rates). firmware_key: a usign SigningKey whose public key the AP trusts
+    for firmware upgrades (in /etc/opkg/keys, as an integrator's image would carry it)."""
     apvm, wifi, firmware = _ap_vm_modules()
     if shutil.which(apvm.QEMU) is None:
         raise RuntimeError(f"{apvm.QEMU} missing (testbed/ap-vm/deps/apt.txt)")
@@ -148,6 +149,8 @@ def ap_node(onos: Onos, tap: str, agent_id: str = "ap-1", stations: int = 2, say
         # The uplink NIC, found by its MAC: up, room for the tag, no GRO (AF_PACKET must see wire-sized frames).
         up = vm.run(f"grep -l {UPLINK_MAC} /sys/class/net/*/address").out.split("/")[4]
         vm.run(f"ip link set {up} mtu {UPLINK_MTU} up && {GRO_OFF}{up}")
+        if firmware_key is not None:
+            firmware.trust_key(vm, firmware_key.public_text, firmware_key.key_hex)
         firmware.write_uci(vm, SWITCH, [("switch", "switch", {
             "enabled": True, "controller_host": "10.0.2.2", "controller_port": onos.pof_port, "dev_id": AP_DEV_ID,
             "mgmt_socket": MGMT, "port": [f"up={up}"]})])

@@ -72,8 +72,34 @@ class Orchestrator:
         return status, parsed, headers
 
 
+    def upload(self, path: str, fields: dict[str, str], file_name: str, data: bytes,
+               expect: tuple[int, ...] = (201,)) -> Any:
+        """A multipart/form-data POST (firmware uploads) with the operator's token: fields and one part "file"."""
+        boundary = "wislice-" + secrets.token_hex(12)
+        parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'.encode()
+                 for k, v in fields.items()]
+        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{file_name}"\r\n'
+                     "Content-Type: application/octet-stream\r\n\r\n".encode() + data + b"\r\n")
+        req = urllib.request.Request(self.url + path, data=b"".join(parts) + f"--{boundary}--\r\n".encode(),
+                                     method="POST")
+        req.add_header("Authorization", f"Bearer {self.operator_token}")
+        req.add_header("Content-Type", f"multipart/form-data; boundary={boundary}")
+        try:
+            with urllib.request.urlopen(req, timeout=60) as resp:
+                status, raw = resp.status, resp.read()
+        except urllib.error.HTTPError as err:
+            status, raw = err.code, err.read()
+        body = json.loads(raw) if raw else None
+        if status not in expect:
+            raise ApiError("POST", path, status, body)
+        return body
+
+
 @contextmanager
-def orchestrator(onos: Onos, processes: Any, say: Any = print) -> Iterator[Orchestrator]:
+def orchestrator(onos: Onos, processes: Any, say: Any = print,
+                 firmware_keys: list[str] | None = None) -> Iterator[Orchestrator]:
+    """firmware_keys: usign public key lines the orchestrator trusts for firmware uploads (none: uploads are
+    refused)."""
     db_dir = Path(tempfile.mkdtemp(prefix="wislice-demo-orch-"))
     port = free_ports(1)[0]
     token = "wso_demo_" + secrets.token_hex(16)
@@ -82,7 +108,11 @@ def orchestrator(onos: Onos, processes: Any, say: Any = print) -> Iterator[Orche
     exe = str(beside) if beside.exists() else shutil.which("wislice") or "wislice"
     env = {"WISLICE_DATABASE_URL": f"sqlite:///{db_dir}/orchestrator.db", "WISLICE_CONTROLLERS": "rest",
            "WISLICE_ONOS_URL": onos.url, "WISLICE_ONOS_USER": onos.user, "WISLICE_ONOS_PASSWORD": onos.password,
-           "WISLICE_ONOS_TIMEOUT_S": "60", "WISLICE_BOOTSTRAP_OPERATOR_TOKEN": token}
+           "WISLICE_ONOS_TIMEOUT_S": "60", "WISLICE_BOOTSTRAP_OPERATOR_TOKEN": token,
+           # Agents download firmware from here: the AP VM (qemu user networking) reaches the host's loopback at
+           # 10.0.2.2.
+           "WISLICE_FIRMWARE_BASE_URL": f"http://10.0.2.2:{port}",
+           "WISLICE_FIRMWARE_KEYS": ", ".join(firmware_keys or [])}
     proc = processes.start([exe, "serve", "--host", "127.0.0.1", "--port", str(port)], log_name="orchestrator",
                            env=env)
     orch = Orchestrator(f"http://127.0.0.1:{port}", token, proc, processes, db_dir / "orchestrator.db")

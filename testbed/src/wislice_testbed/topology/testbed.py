@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from wislice_agent_proto.usign import SigningKey
+
 from ..netns import Namespace
 from ..processes import ProcessManager
 from ..tap import tap_device
@@ -42,6 +44,8 @@ class Testbed:
     processes: ProcessManager
     log_dir: Path
     core_switch: Any = None
+    # The operator's usign key for firmware: the orchestrator and the AP trust it (fleet upgrades, issue 18).
+    firmware_key: SigningKey | None = None
 
     def restart_core_switch(self) -> None:
         self.core_switch = self.processes.restart(self.core_switch)
@@ -60,6 +64,7 @@ class Testbed:
 def up(log: StepLog, stations: int = 2, radio_capacity_kbps: int = 0, mec_switch: str = "afp") -> Iterator[Testbed]:
     """``mec_switch``: the MEC node's switch, "afp" (pofswitch-afp) or "dpdk" (the DPDK pofswitch, see mecnode)."""
     with ExitStack() as stack:
+        firmware_key = SigningKey("the testbed operator's firmware key")
         log_dir = Path(tempfile.mkdtemp(prefix="wislice-demo-logs-"))
         processes = ProcessManager(log_dir)
         stack.callback(processes.stop_all)
@@ -75,11 +80,12 @@ def up(log: StepLog, stations: int = 2, radio_capacity_kbps: int = 0, mec_switch
             stack.callback(server.delete)
         with log.step("ap", "AP VM: hostapd, ap-agent, AP pof-switch, stations"):
             ap = stack.enter_context(ap_node(onos, tap, stations=stations, say=log.say,
-                                                capacity_kbps=radio_capacity_kbps))
+                                                capacity_kbps=radio_capacity_kbps, firmware_key=firmware_key))
         with log.step("mec", f"MEC node: private dockerd, MEC pof-switch ({mec_switch}), mec-agent"):
             mec = stack.enter_context(mec_node(onos, processes, link.b, say=log.say, switch=mec_switch))
         with log.step("orchestrator", "orchestrator-api (SQLite, real ONOS controllers)"):
-            orch = stack.enter_context(orchestrator(onos, processes, say=log.say))
-        tb = Testbed(onos, ap, mec, orch, server, processes, log_dir, core_switch)
+            orch = stack.enter_context(orchestrator(onos, processes, say=log.say,
+                                                    firmware_keys=[firmware_key.public_line]))
+        tb = Testbed(onos, ap, mec, orch, server, processes, log_dir, core_switch, firmware_key)
         log.say("core switch connected: " + str(onos.switch_connected(device_id(CORE_DEV_ID))))
         yield tb
