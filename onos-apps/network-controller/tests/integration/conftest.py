@@ -19,7 +19,8 @@ ROOT = repo_root()
 POFSWITCH = Path(os.environ.get("POFSWITCH_AFP", ROOT / "pof-switch" / "build" / "pofswitch-afp"))
 
 
-@pytest.fixture(scope="module")
+# One ONOS for the suite (~27 s per start): the modules use distinct device ids and leave no slice behind.
+@pytest.fixture(scope="session")
 def onos() -> Iterator[Onos]:
     if os.geteuid() != 0:
         pytest.skip("needs root (namespaces, veths)")
