@@ -5,7 +5,9 @@ lets a test make any method fail (`fail_next` / `fail_always`), and invents movi
 `simulate_traffic` the clients' and vNF ports' byte counters grow, and the clients have rates, too (development,
 browser tests); without it they stay where a test puts them (`set_client_counters`, `set_client_rates`,
 `set_vnf_counters`), and `set_vap_rates` scripts a vAP's rates. `wifi_stats` answers what the agents' last stats
-events would say: those rates and counters, as of `stats_ts` (a test sets it; default now).
+events would say: those rates and counters, as of `stats_ts` (a test sets it; default now), and the latency of each
+vAP created with a probe: what `set_vap_latency` scripted (with the ts given), else with `simulate_traffic` a
+wavy p50/p99 around 300/600 us.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ class FakeControllers(FakeFirmware, Controllers):
         self.simulate_traffic = simulate_traffic
         self.traffic_ts = time.time()
         self.scripted_rates: dict[str, Json] = {}  # vap_id -> vap_rates reply
+        self.scripted_latency: dict[str, Json] = {}  # vap_id -> its stats latency item (VapLatency + ts)
         self.stats_ts: float | None = None  # the wifi_stats events' ts (None: now)
         self.vnf_counters: dict[tuple[int, str], dict[str, int]] = {}  # (vnf_id, port) -> byte counters
         self.calls: list[str] = []
@@ -256,8 +259,11 @@ class FakeControllers(FakeFirmware, Controllers):
                     rates = self._rates(vap)
                     vaps.append({"vap_id": vap["vap_id"], "tx_bps": rates["tx_bps"], "rx_bps": rates["rx_bps"],
                                  "clients": sum(1 for c in clients if c["vap_id"] == vap["vap_id"])})
-                out.append({"agent_id": agent_id, "ts": time.time() if self.stats_ts is None else self.stats_ts,
-                            "interval_s": 1, "vaps": vaps,
+                ts = time.time() if self.stats_ts is None else self.stats_ts
+                latency = [self._latency(v, ts) for v in self.vaps.values()
+                           if v["agent_id"] == agent_id and v.get("probe")]
+                out.append({"agent_id": agent_id, "ts": ts,
+                            "interval_s": 1, "vaps": vaps, "latency": [x for x in latency if x],
                             "radios": [{k: r[k] for k in ("name", "capacity_kbps", "capacity_source")}
                                        for r in agent["radios"] if "capacity_kbps" in r],
                             "clients": [{k: c[k] for k in ("mac", "vap_id", "tx_bytes", "rx_bytes", "tx_bps", "rx_bps")
@@ -397,6 +403,23 @@ class FakeControllers(FakeFirmware, Controllers):
             return dict(path)
 
     # --- telemetry controls (tests) ---------------------------------------------------------------------------
+    def _latency(self, vap: Json, ts: float) -> Json | None:
+        """A probed vAP's latency item as the controller's stats show it (None: its agent has reported none)."""
+        if vap["vap_id"] in self.scripted_latency:
+            return dict(self.scripted_latency[vap["vap_id"]])
+        if not self.simulate_traffic:
+            return None
+        p50 = int(300 + 50 * math.sin(ts / 5.0))
+        return {"vap_id": vap["vap_id"], "sent": 100, "received": 100, "lost": 0, "p50_us": p50, "p90_us": p50 + 150,
+                "p99_us": p50 + 300, "max_us": p50 + 400, "samples": 100, "ts": ts}
+
+    def set_vap_latency(self, vap_id: str, p50_us: int, p99_us: int, ts: float, samples: int = 100,
+                        lost: int = 0) -> None:
+        with self.lock:
+            self.scripted_latency[vap_id] = {"vap_id": vap_id, "sent": samples + lost, "received": samples,
+                                             "lost": lost, "p50_us": p50_us, "p90_us": p99_us, "p99_us": p99_us,
+                                             "max_us": p99_us, "samples": samples, "ts": ts}
+
     def set_vap_rates(self, vap_id: str, tx_bps: int, rx_bps: int) -> None:
         with self.lock:
             self.scripted_rates[vap_id] = {"tx_bps": tx_bps, "rx_bps": rx_bps, "interval_s": 1}

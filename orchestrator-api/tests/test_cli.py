@@ -149,3 +149,23 @@ def test_create_operator_token_expires(tmp_path, monkeypatch, capsys):
     assert out.out.startswith("wso_") and "expires" in out.err
     assert main(["create-operator-token", "--ttl", str(10**9)]) == 1
     assert "WISLICE_TOKEN_MAX_TTL_S" in capsys.readouterr().err
+
+
+def test_latency_slice_with_probe_shows_its_latency(served, capsys):
+    w, url = served
+    code, out, err = run(capsys, url, w.tenant_a, "slices", "create", "--name", "ctl", "--vap", "ap-1=ctl",
+                         "--latency", "low", "--budget-us", "500", "--down-cap", "10000", "--up-cap", "2000",
+                         "--probe", "10.8.0.250,10.8.0.1,50")
+    assert code == 0, err
+    s = w.call("GET", "/api/v1/tenants/1/slices", w.tenant_a).get_json()["slices"][0]
+    assert s["probe"] == {"source_ip": "10.8.0.250", "target_ip": "10.8.0.1", "interval_ms": 50}
+    vap = s["vaps"][0]["vap_id"]
+    code, out, _ = run(capsys, url, w.tenant_a, "slices", "show", str(s["slice_id"]))
+    assert code == 0 and "latency: not measured yet" in out
+    w.fake.set_vap_latency(vap, 210, 640, ts=1_700_000_000.0, lost=3)
+    w.app.extensions["wislice_telemetry"].poll_once()
+    code, out, _ = run(capsys, url, w.tenant_a, "slices", "show", str(s["slice_id"]))
+    assert "latency: worst p99 640 us, budget 500 us (within)" in out
+    assert f"ap-1/{vap}: p50 210 us, p99 640 us, lost 3, samples 100" in out
+    with pytest.raises(SystemExit):
+        run(capsys, url, w.tenant_a, "slices", "create", "--name", "x", "--vap", "ap-1=x", "--probe", "10.8.0.250")

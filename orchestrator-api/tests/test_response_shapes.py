@@ -29,7 +29,7 @@ SLICE = (
     '"created_at":"2024-05-01T12:00:00.500000+00:00","latency_budget_us":500,"latency_class":"low",'
     '"mec_node":"mec-1","name":"video","pending_change":{"bandwidth":{"down_cap_kbps":20000,'
     '"down_guaranteed_kbps":8000,"up_cap_kbps":0,"up_guaranteed_kbps":1000},"latency_budget_us":300,'
-    '"latency_class":"low"},"policies":[],"policy_state":[],"slice_id":40,'
+    '"latency_class":"low"},"policies":[],"policy_state":[],"probe":null,"slice_id":40,'
     '"status":"active","status_reason":"","tag":null,"tenant_id":1,"vaps":[{"agent_id":"ap-1","hidden":false,'
     '"max_clients":null,"pof_port":12,"radio":"phy0","security_mode":"wpa2-psk","ssid":"video-wifi","state":"up",'
     '"vap_id":"t1s40v1"}],"vnfs":[{"address":"0.1.0.7","chain_position":0,"cpu":0.1,"image":"firewall",'

@@ -18,6 +18,7 @@ from .controllers import Controllers
 from .controllers.rest import RestControllers
 from .dashboard import blp as dashboard_blp
 from .latency_budget import LatencyCosts
+from .latency_watch import LatencyWatch
 from .metrics import Metrics
 from .models import ApiToken, Slice
 from .policy import PolicyEngine
@@ -101,6 +102,9 @@ def create_app(test_config: dict[str, Any] | None = None, controllers: Controlle
     policies = PolicyEngine(session_factory, service)
     app.extensions["wislice_policies"] = policies
     telemetry.observers.append(policies.observe)
+    latency_watch = LatencyWatch(session_factory)  # a latency slice's measured p99 against its budget (events)
+    app.extensions["wislice_latency_watch"] = latency_watch
+    telemetry.observers.append(latency_watch.observe)
     metrics.add_telemetry(telemetry)
     _bootstrap(session_factory, settings)
     app.extensions["wislice_firmware_keys"] = fw.load_keys(app.config["FIRMWARE_KEYS"])  # a bad key stops the start

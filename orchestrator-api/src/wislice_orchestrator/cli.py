@@ -17,6 +17,7 @@ from typing import Any
 import requests
 
 from . import cli_clients, cli_firmware
+from .cli_slice_args import latency_lines, probe_arg, transcode_arg
 
 
 class CliError(Exception):
@@ -102,23 +103,6 @@ def _vnf_arg(text: str) -> dict[str, Any]:
     return vnf
 
 
-def _transcode_arg(text: str) -> dict[str, Any]:
-    """PER_CLIENT_KBPS:BITRATE_KBPS[:HOLD_S[:RELEASE_S]] -> a transcode_on_overload policy (the API checks ranges)."""
-    parts = text.split(":")
-    if not 2 <= len(parts) <= 4:
-        raise argparse.ArgumentTypeError("use PER_CLIENT_KBPS:BITRATE_KBPS[:HOLD_S[:RELEASE_S]]")
-    try:
-        policy: dict[str, Any] = {"type": "transcode_on_overload", "per_client_down_kbps": int(parts[0]),
-                                  "transcoder": {"bitrate_kbps": int(parts[1])}}
-        if len(parts) > 2:
-            policy["hold_s"] = float(parts[2])
-        if len(parts) > 3:
-            policy["release_s"] = float(parts[3])
-    except ValueError:
-        raise argparse.ArgumentTypeError("use PER_CLIENT_KBPS:BITRATE_KBPS[:HOLD_S[:RELEASE_S]]") from None
-    return policy
-
-
 def _tenant(args: argparse.Namespace, client: Client) -> int:
     if args.tenant is not None:
         return args.tenant
@@ -187,11 +171,17 @@ def cmd_slices(a, c):
         show(a, data, "slices", ["slice_id", "name", "status", "latency_class", "down_kbps", "vaps", "vnfs",
                                  "mec_node"])
     elif a.action == "show":
-        show(a, c.call("GET", f"/tenants/{t}/slices/{a.slice}"), None,
-             ["slice_id", "name", "status", "status_reason", "latency_class", "latency_budget_us", "mec_node", "tag"])
+        s = c.call("GET", f"/tenants/{t}/slices/{a.slice}")
+        if s.get("probe"):  # a probed latency slice: its measured latency from the telemetry
+            tele = c.call("GET", f"/tenants/{t}/slices/{a.slice}/telemetry?since={time.time():.0f}")
+            s["latency"] = tele.get("latency")
+        show(a, s, None, ["slice_id", "name", "status", "status_reason", "latency_class", "latency_budget_us",
+                          "mec_node", "tag"])
+        if s.get("probe") and not a.json:
+            print("\n".join(latency_lines(s["latency"])))
     elif a.action == "create":
         body = {"name": a.name, "latency_class": a.latency, "vaps": a.vap, "vnfs": a.vnf or [],
-                "policies": a.transcode or [], "latency_budget_us": a.budget_us,
+                "policies": a.transcode or [], "latency_budget_us": a.budget_us, "probe": a.probe,
                 "bandwidth": {"down_guaranteed_kbps": a.down, "up_guaranteed_kbps": a.up,
                               "down_cap_kbps": a.down_cap, "up_cap_kbps": a.up_cap}}
         headers = {"Idempotency-Key": a.idempotency_key} if a.idempotency_key else None
@@ -412,9 +402,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--latency", default="best_effort", choices=["best_effort", "low", "ultra_low"])
     s.add_argument("--budget-us", type=int, metavar="US",
                    help="latency budget of the wired + MEC part, microseconds (required with --latency low/ultra_low)")
-    s.add_argument("--transcode", type=_transcode_arg, action="append", metavar="PER_CLIENT:BITRATE[:HOLD[:RELEASE]]",
+    s.add_argument("--transcode", type=transcode_arg, action="append", metavar="PER_CLIENT:BITRATE[:HOLD[:RELEASE]]",
                    help="policy: deploy a transcoder (BITRATE kbps per stream) when clients x PER_CLIENT kbps "
                         "exceed the down guarantee for HOLD s; remove it after RELEASE s within")
+    s.add_argument("--probe", type=probe_arg, metavar="SOURCE_IP,TARGET_IP[,INTERVAL_MS]",
+                   help="latency slices: probe the path from SOURCE_IP (a free address in your station subnet) to "
+                        "TARGET_IP (your first vNF or a server behind it); show then prints p50/p99 vs the budget")
     s.add_argument("--idempotency-key")
     s.add_argument("--no-wait", action="store_true", help="return the operation at once")
     s.set_defaults(run=cmd_slices)
@@ -436,7 +429,7 @@ def build_parser() -> argparse.ArgumentParser:
     pol = one_sub.add_parser("policies", help="show a slice's closed-loop policies and their state, or replace them")
     pol.add_argument("tenant", type=int)
     pol.add_argument("slice", type=int)
-    pol.add_argument("--transcode", type=_transcode_arg, action="append", metavar="PER_CLIENT:BITRATE[:HOLD[:RELEASE]]",
+    pol.add_argument("--transcode", type=transcode_arg, action="append", metavar="PER_CLIENT:BITRATE[:HOLD[:RELEASE]]",
                      help="a transcode_on_overload policy (repeatable); the list replaces the slice's policies")
     pol.add_argument("--clear", action="store_true", help="remove every policy")
     pol.set_defaults(run=cmd_slice)

@@ -93,6 +93,9 @@ class Slice(Base):
     # The wired + MEC part's latency budget in microseconds: set for the latency classes, None for best effort
     # (schemas.latency_budget_errors).
     latency_budget_us: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # The in-band latency probe the slice asked for, {source_ip, target_ip, interval_ms} (schemas.ProbeSchema), or
+    # None: its vAPs get it in their VapSpec while the slice has a latency class (steps.vap_spec).
+    probe: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     # creating | active | failed | deleting | deleted
     status: Mapped[str] = mapped_column(String(16), default="creating")
     status_reason: Mapped[str] = mapped_column(String(500), default="")

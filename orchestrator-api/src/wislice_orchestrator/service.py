@@ -193,7 +193,7 @@ class SliceService:
                 db.commit()
                 raise Rejected("slice does not fit", exc.reasons) from exc
             slice_ = Slice(tenant_id=tenant.id, name=body["name"], latency_class=body["latency_class"],
-                           latency_budget_us=body.get("latency_budget_us"),
+                           latency_budget_us=body.get("latency_budget_us"), probe=body.get("probe"),
                            bandwidth=Bandwidth.from_dict(body["bandwidth"]), status="creating",
                            mec_node=plan.mec_node, path_links=plan.link_keys(), policies=body.get("policies", []),
                            policy_state=[initial_state() for _ in body.get("policies", [])])

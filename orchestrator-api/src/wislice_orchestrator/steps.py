@@ -41,6 +41,8 @@ def vap_spec(db: Session, slice_: Slice, vap: SliceVap) -> dict[str, Any]:
         spec["max_clients"] = vap.max_clients
     if slice_.latency_class in PRIORITY_CLASSES:  # the AP sends a latency slice's downlink in WMM's voice queue
         spec["wmm_ac"] = "vo"
+        if slice_.probe:  # its measured latency: the AP probes the slice's path from the vAP's port
+            spec["probe"] = dict(slice_.probe)
     return spec
 
 

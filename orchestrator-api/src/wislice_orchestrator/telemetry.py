@@ -3,7 +3,8 @@ per client in memory (timeseries.py), and the latest values for /metrics.
 
 Per poll: the live slices from the database (which vAPs and vNFs are whose), then through the controller client
 one `wifi_stats` call (GET /onos/wifi/stats: every ap-agent's last stats event, i.e. each vAP's tx/rx bps and
-client count, each radio's capacity_kbps, each client's tx/rx bps; tx = down, towards the stations) and
+client count, each radio's capacity_kbps, each client's tx/rx bps; tx = down, towards the stations; and each
+probed vAP's latest latency, which latency_watch.py compares with the slice's budget) and
 `vnf_stats` per running vNF (port byte counters). Client rates are the ones the agent reports (it measures them
 from hostapd's counters between its stats events and leaves them out for a new association): a client without
 them has no rate that poll. A slice with a vAP missing from the stats (its agent not connected, or not yet
@@ -57,6 +58,7 @@ class SliceInfo:
     cap: tuple[int, int]  # down, up (kbps, 0 = uncapped)
     vaps: list[tuple[str, str]]  # (agent_id, vap_id) of its up vAPs
     vnfs: list[int]  # vnf_id of its running vNFs
+    budget_us: int | None = None  # the latency budget of a latency slice that asked for probes, else None
 
 
 @dataclass
@@ -67,6 +69,9 @@ class WifiStats:
     vaps: dict[tuple[str, str], tuple[float, float, int]] = field(default_factory=dict)
     radios: dict[tuple[str, str], int] = field(default_factory=dict)
     clients: list[tuple[str, str, str, float | None, float | None]] = field(default_factory=list)
+    # (agent_id, vap_id) -> {p50_us, p99_us, lost, samples, updated}: a probed vAP's latest VapLatency, `updated`
+    # the time (agent clock, unix s) of the stats event that carried it.
+    latency: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass
@@ -81,6 +86,8 @@ class Latest:
     # vnf_id -> the p99 of the time a packet spent in it over its last report (us), from a vNF that measures it
     # (dpdk-vnf): latency admission's measured cost of that image on that node.
     vnf_proc_p99_us: dict[int, int] = field(default_factory=dict)
+    # slice_id -> its measured latency (slice_latency), for the slices that asked for probes.
+    latency: dict[int, dict[str, Any]] = field(default_factory=dict)
 
 
 def counter_rate(prev: tuple[float, int] | None, ts: float, value: int) -> float | None:
@@ -140,7 +147,23 @@ def wifi_view(agents: Any) -> WifiStats:
             mac = str(c.get("mac") or "").lower()
             if mac:
                 view.clients.append((agent_id, str(c.get("vap_id")), mac, *_client_rates(c)))
+        for item in a.get("latency") or []:
+            view.latency[(agent_id, str(item["vap_id"]))] = {
+                "p50_us": _count(item["p50_us"]), "p99_us": _count(item["p99_us"]), "lost": _count(item["lost"]),
+                "samples": _count(item["samples"]), "updated": float(item.get("ts", a.get("ts", 0)))}
     return view
+
+
+def slice_latency(wifi: WifiStats | None, vaps: list[tuple[str, str]], budget_us: int) -> dict[str, Any]:
+    """A probed slice's measured latency: per vAP its latest numbers (None where its agent reported none yet) and
+    the worst p99 over the vAPs that have samples (None while none has)."""
+    rows = []
+    for agent_id, vap_id in vaps:
+        got = wifi.latency.get((agent_id, vap_id)) if wifi is not None else None
+        rows.append({"agent_id": agent_id, "vap_id": vap_id, **(got or dict.fromkeys(
+            ("p50_us", "p99_us", "lost", "samples", "updated")))})
+    measured = [r["p99_us"] for r in rows if r["samples"]]
+    return {"budget_us": budget_us, "worst_p99_us": max(measured) if measured else None, "vaps": rows}
 
 
 def _bytes(entry: dict[str, Any], key: str) -> int | None:
@@ -244,7 +267,8 @@ class TelemetryCollector:
             return [SliceInfo(s.id, s.tenant_id, (s.bandwidth.down.guaranteed_kbps, s.bandwidth.up.guaranteed_kbps),
                               (s.bandwidth.down.cap_kbps, s.bandwidth.up.cap_kbps),
                               [(v.agent_id, v.vap_id) for v in s.vaps if v.state == "up"],
-                              [v.vnf_id for v in s.vnfs if v.state == "running"]) for s in rows]
+                              [v.vnf_id for v in s.vnfs if v.state == "running"],
+                              s.latency_budget_us if s.probe and s.latency_budget_us else None) for s in rows]
 
     def poll_once(self, now: float | None = None) -> None:
         ts = self.clock() if now is None else now
@@ -262,6 +286,8 @@ class TelemetryCollector:
             latest.slices[s.slice_id] = {"tenant_id": s.tenant_id, "down_bps": down, "up_bps": up, "clients": count,
                                          "guaranteed": s.guaranteed, "cap": s.cap}
             self._vnf_rates(ts, s, latest)
+            if s.budget_us is not None:
+                latest.latency[s.slice_id] = slice_latency(wifi, s.vaps, s.budget_us)
         running = {vnf for s in slices for vnf in s.vnfs}
         self._ports_prev = {k: v for k, v in self._ports_prev.items() if k[0] in running}
         self._failing &= self._asked

@@ -97,6 +97,23 @@ def test_operator_workflow(orchestrator, page):
     expect(page.locator("#client-chart canvas")).to_have_count(1)
     expect(page.locator("#client-chart .u-legend")).to_contain_text(" down")
 
+    # A latency slice with probes: its view shows the measured p99 against its budget (the fake APs report a p99
+    # around 600 us for a probed vAP).
+    body = {"name": "lat-slice", "latency_class": "low", "latency_budget_us": 800,
+            "bandwidth": {"down_cap_kbps": 5000, "up_cap_kbps": 1000}, "vaps": [{"agent_id": "ap-1", "ssid": "lat"}],
+            "probe": {"source_ip": "10.8.0.250", "target_ip": "10.8.0.1"}}
+    op = orchestrator.call("POST", "/tenants/5/slices", json=body).json()
+    assert orchestrator.call("GET", f"/operations/{op['operation_id']}").status_code == 200
+    lat_row = page.locator("#slices-table tr", has_text="lat-slice")
+    expect(lat_row).to_contain_text("active")
+    lat_row.get_by_role("button", name="Chart").click()
+    latency = page.locator("#chart-latency")
+    expect(latency).to_have_attribute("data-p99", re.compile(r"^\d+$"), timeout=20_000)
+    expect(latency).to_contain_text("µs of 800 µs budget")
+    expect(latency.locator(".bar span")).to_be_attached()
+    row.get_by_role("button", name="Chart").click()  # a slice without probes shows no latency
+    expect(latency).to_be_hidden()
+
     # Kick a client.
     page.click('nav button[data-tab="clients"]')
     kick = page.locator("button[data-kick]").first

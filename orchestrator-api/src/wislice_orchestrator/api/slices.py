@@ -74,9 +74,13 @@ def list_slices(tenant_id: int) -> dict[str, Any]:
 @blp.doc(parameters=[IDEMPOTENCY_HEADER])
 def create_slice(body: dict[str, Any], tenant_id: int) -> Any:
     """Ask for an end-to-end slice. Admission runs now (409 with reasons if it does not fit); building runs as an
-    operation (poll its Location)."""
+    operation (poll its Location). A latency slice may ask for in-band latency probes (`probe`; 400 for a
+    best_effort slice): its measured p50/p99 then shows in the slice's telemetry (`latency`)."""
     auth.require_tenant(tenant_id)
     tenant = get_tenant(tenant_id)
+    if body.get("probe") is not None and body["latency_class"] not in PRIORITY_CLASSES:
+        abort(400, f"probe: only a latency slice (latency_class {' or '.join(PRIORITY_CLASSES)}, with a budget) is "
+                   f"probed; latency class {body['latency_class']} has no budget to measure against")
     op, _created = service().create_slice(db(), tenant, body, _key())
     return _accepted(op)
 
@@ -278,7 +282,18 @@ def slice_telemetry(args: dict[str, Any], tenant_id: int, slice_id: int) -> dict
     client MAC its down/up rate as its ap-agent measures it. A slice's rate is null where the controllers could not
     be read; a client has no point at its first report or after a new association (its agent has no rate yet).
     `since` returns only newer points: poll with the last `ts` seen. Empty while the collector is off
-    (WISLICE_TELEMETRY) or has not polled the slice yet."""
+    (WISLICE_TELEMETRY) or has not polled the slice yet.
+
+    A latency slice that asked for probes also has `latency` (issue 15): per vAP the latest p50/p99 round trip its
+    AP measured through the slice's path, the worst p99 over them against the budget, and whether the budget is
+    broken now (after 3 samples in a row over it; restored after 3 within; each change is an event
+    `latency_budget_broken` / `latency_budget_restored` with the numbers)."""
     auth.require_tenant(tenant_id)
     slice_ = get_slice(tenant_id, slice_id)
-    return current_app.extensions["wislice_telemetry"].series(slice_.id, args["since"])
+    telemetry = current_app.extensions["wislice_telemetry"]
+    result = telemetry.series(slice_.id, args["since"])
+    measured = telemetry.snapshot().latency.get(slice_.id)
+    if measured is not None:
+        watched = current_app.extensions["wislice_latency_watch"].state(slice_.id)
+        result["latency"] = {**measured, **(watched or {"budget_broken": False, "since": None})}
+    return result

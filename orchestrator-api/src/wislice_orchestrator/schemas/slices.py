@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ipaddress
+
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from ..bandwidth import bandwidth_errors
@@ -161,6 +163,40 @@ class PendingChangeSchema(Schema):
     latency_budget_us = fields.Integer(allow_none=True)
 
 
+PROBE_DESCRIPTION = (
+    "in-band latency probes of a latency slice (issue 15): each of the slice's APs sends ICMP echo requests from "
+    "source_ip to target_ip every interval_ms through the slice's own path (its flows, meters and queues), and the "
+    "slice shows the round trips' p50/p99 against its budget (GET the slice's telemetry: latency). WiSlice does not "
+    "run the tenant's IP plan: source_ip is the probe's own address in the tenant's station subnet (no station may "
+    "use it), target_ip the far end that answers ping (the slice's first vNF's address, or a server behind it). "
+    "Only for the latency classes low and ultra_low: a best_effort slice asking for one is a 400")
+
+
+def _unicast(value: str) -> None:
+    """An IPv4 unicast address in dotted decimal, as the ap-agent takes it (spec/agent VapSpec probe)."""
+    try:
+        ip = ipaddress.IPv4Address(value)
+    except ValueError:
+        raise ValidationError("an IPv4 address in dotted decimal (a.b.c.d)") from None
+    if ip.is_unspecified or ip.is_multicast or ip.is_loopback or ip == ipaddress.IPv4Address("255.255.255.255"):
+        raise ValidationError("a unicast address (not 0.0.0.0, 255.255.255.255, multicast or loopback)")
+
+
+class ProbeSchema(Strict):
+    source_ip = fields.String(required=True, validate=[validate.Length(min=7, max=15), _unicast], metadata={
+        "description": "the probe's own address, in the tenant's station subnet (no station may use it)",
+        "format": "ipv4"})
+    target_ip = fields.String(required=True, validate=[validate.Length(min=7, max=15), _unicast], metadata={
+        "description": "what answers the probes: the slice's first vNF or a server behind it", "format": "ipv4"})
+    interval_ms = Int(validate=validate.Range(min=10, max=10_000), load_default=100,
+                      metadata={"description": "ms between two probes"})
+
+    @validates_schema
+    def different(self, data, **_kwargs):  # noqa: ANN001 - marshmallow hook signature
+        if data.get("source_ip") is not None and data.get("source_ip") == data.get("target_ip"):
+            raise ValidationError("target_ip must differ from source_ip", "target_ip")
+
+
 class SliceCreateSchema(Strict):
     name = fields.String(required=True, validate=NAME)
     bandwidth = fields.Nested(BandwidthSchema, load_default=lambda: BandwidthSchema().load({}))
@@ -174,6 +210,7 @@ class SliceCreateSchema(Strict):
                              metadata={"description": "pin the vNFs to this MEC node"})
     policies = fields.List(fields.Nested(PolicySchema), load_default=list, validate=validate.Length(max=4),
                            metadata={"description": "closed-loop assurance the orchestrator runs for the slice"})
+    probe = fields.Nested(ProbeSchema, allow_none=True, load_default=None, metadata={"description": PROBE_DESCRIPTION})
 
     @validates_schema
     def budget_fits_class(self, data, **_kwargs):  # noqa: ANN001 - marshmallow hook signature
@@ -227,6 +264,9 @@ class SliceSchema(Schema):
     vaps = fields.List(fields.Nested(VapSchema))
     vnfs = fields.List(fields.Nested(VnfSchema))
     policies = fields.List(fields.Nested(PolicySchema))
+    probe = fields.Nested(ProbeSchema, allow_none=True, metadata={
+        "description": "the latency probes the slice asked for (null: none); its vAPs run them while it has a "
+                       "latency class"})
     policy_state = fields.List(fields.Nested(PolicyStateSchema), metadata={
         "description": "the policy engine's state of each policy, in the same order"})
     created_at = UtcDateTime()

@@ -48,9 +48,36 @@ class ClientPointSchema(Schema):
     up_bps = fields.Integer(allow_none=True)
 
 
+class VapLatencySchema(Schema):
+    agent_id = fields.String()
+    vap_id = fields.String()
+    p50_us = fields.Integer(allow_none=True, metadata={
+        "description": "median probe round trip over the AP's latest samples (us); null until its AP reported one"})
+    p99_us = fields.Integer(allow_none=True)
+    lost = fields.Integer(allow_none=True, metadata={"description": "probes without a reply within 1 s"})
+    samples = fields.Integer(allow_none=True, metadata={
+        "description": "round trips the percentiles are over (0: none yet, e.g. while the next hop's ARP is out)"})
+    updated = fields.Float(allow_none=True, metadata={
+        "description": "time of the AP's stats event that carried these numbers (the AP's clock, epoch s)"})
+
+
+class SliceLatencySchema(Schema):
+    budget_us = fields.Integer(metadata={"description": "the slice's latency budget (wired + MEC part)"})
+    worst_p99_us = fields.Integer(allow_none=True, metadata={
+        "description": "the largest p99 over the slice's vAPs with samples; null while none has"})
+    budget_broken = fields.Boolean(metadata={
+        "description": "worst_p99_us exceeded the budget for 3 samples in a row (a sample: a newer report from "
+                       "an AP), and has not been within it for 3 samples in a row since"})
+    since = fields.Float(allow_none=True, metadata={"description": "poll time budget_broken last changed"})
+    vaps = fields.List(fields.Nested(VapLatencySchema))
+
+
 class SliceTelemetrySchema(Schema):
     slice_id = fields.Integer()
     interval_s = fields.Float(metadata={"description": "the collector's poll interval"})
     points = fields.List(fields.Nested(TelemetryPointSchema))
     clients = fields.Dict(keys=fields.String(), values=fields.List(fields.Nested(ClientPointSchema)),
                           metadata={"description": "client MAC -> its points"})
+    latency = fields.Nested(SliceLatencySchema, metadata={
+        "description": "a latency slice with probes (its request's `probe`): its measured latency at the last "
+                       "poll; absent for the other slices"})

@@ -209,9 +209,26 @@ async function pollChart() {
     latest.textContent = last ? `${ts.length} samples; now ${fmtBps(last.down_bps)} down, ${fmtBps(last.up_bps)} up, `
       + `${last.clients ?? "-"} clients` : "no samples yet";
     latest.dataset.samples = ts.length;
+    showLatency(t.latency);
   } finally {
     tele.busy = false;
   }
+}
+
+// A probed latency slice: the worst p99 of its vAPs as a bar against its budget (red once the budget is broken),
+// and each vAP's p50/p99 as text. Slices without probes have no `latency`: the line stays hidden.
+function showLatency(lat) {
+  const box = document.getElementById("chart-latency");
+  box.hidden = !lat;
+  if (!lat) return;
+  const worst = lat.worst_p99_us, fill = bar(worst ?? 0, lat.budget_us);
+  if (lat.budget_broken || (worst ?? 0) > lat.budget_us) fill.classList.add("bad");
+  const vaps = lat.vaps.map(v => v.samples ? `${v.vap_id}: p50 ${v.p50_us} µs, p99 ${v.p99_us} µs, lost ${v.lost}`
+    : `${v.vap_id}: no samples yet`).join("; ");
+  box.replaceChildren(`Latency: p99 ${worst ?? "-"} µs of ${lat.budget_us} µs budget `, fill,
+    lat.budget_broken ? " BUDGET BROKEN " : " ", `(${vaps})`);
+  box.dataset.p99 = worst ?? "";
+  box.dataset.broken = lat.budget_broken;
 }
 
 // One solid (down) and one dashed (up) line per client, on the slice's timestamps (the same polls).
