@@ -180,10 +180,14 @@ class Bench:
         return {self.steady.tenant_id: self.steady.token, self.other.tenant_id: self.other.token}
 
 
-def prepare(tb: Any, log: StepLog) -> Bench:
+def prepare(tb: Any, log: StepLog, tokens: dict[int, str] | None = None) -> Bench:
+    """tokens: tenants 1 and 2 exist already (a testbed shared with other scenarios)."""
     steady = e2e.SliceRun(1, "alpha", 2000, tb.ap.stations[0])
     other = e2e.SliceRun(2, "beta", 1000, tb.ap.stations[1] if len(tb.ap.stations) > 1 else tb.ap.stations[0])
-    e2e.operator_setup(tb, log, [steady, other])
+    if tokens:
+        steady.token, other.token = tokens[1], tokens[2]
+    else:
+        e2e.operator_setup(tb, log, [steady, other])
     empty = observe(tb, {1: steady.token, 2: other.token})
     e2e.create_slice(tb, log, steady)
     e2e.wire_server_side(tb, steady)
@@ -303,8 +307,11 @@ def under_traffic(bench: Bench, fault: Fault) -> Outcome:
     return out
 
 
-def run(tb: Any, log: StepLog, kinds: list[str] | None = None) -> list[Outcome]:
-    bench = prepare(tb, log)
+def run(tb: Any, log: StepLog, kinds: list[str] | None = None,
+        tokens: dict[int, str] | None = None) -> list[Outcome]:
+    """Each fault of kinds during a creation and under traffic; the reference slice is deleted at the end (its
+    leftovers: the last outcome's leaks)."""
+    bench = prepare(tb, log, tokens)
     outcomes = []
     for kind in kinds or list(FAULTS):
         fault = FAULTS[kind]
@@ -317,6 +324,9 @@ def run(tb: Any, log: StepLog, kinds: list[str] | None = None) -> list[Outcome]:
             log.say(f"{kind}/{out.phase}: " + ", ".join(f"{k}={v}" for k, v in out.to_json().items()
                                                         if k not in ("kind", "phase") and v not in ("", [])))
             outcomes.append(out)
+    gone = e2e.delete_slice(tb, log, bench.steady)
+    if outcomes and not all(gone.values()):
+        outcomes[-1].leaks.append(f"the reference slice's deletion left: {sorted(k for k, v in gone.items() if not v)}")
     return outcomes
 
 
