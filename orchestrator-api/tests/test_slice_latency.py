@@ -83,6 +83,10 @@ def test_the_probe_reaches_the_vaps_and_only_a_probed_slice_has_latency(world, c
     assert got["vaps"][0] == {"agent_id": "ap-1", "vap_id": vap, "p50_us": 180, "p99_us": 420, "lost": 2,
                                    "samples": 100, "updated": T0 + 1}
     assert latency_of(world, plain) is None
+    text = world.call("GET", "/metrics", world.operator).get_data(as_text=True)
+    assert f'wislice_slice_latency_us{{quantile="0.99",slice_id="{probed}",tenant_id="1",vap_id="{vap}"}} 420.0' in text
+    assert f'wislice_slice_latency_budget_us{{slice_id="{probed}",tenant_id="1"}} 500.0' in text
+    assert f'slice_id="{plain}"' not in text.split("wislice_slice_latency_us")[1].split("# HELP")[0]
 
 
 def test_budget_broken_and_restored_with_hysteresis(world, collector):

@@ -59,9 +59,19 @@ class TelemetryExporter:
                                    labels=["agent_id", "radio"])
         for (agent_id, radio), value in sorted(latest.radios.items()):
             radios.add_metric([agent_id, radio], value)
+        latency = GaugeMetricFamily("wislice_slice_latency_us", "Probe round trip of a latency slice's vAP over "
+                                    "its AP's latest samples", labels=["slice_id", "tenant_id", "vap_id", "quantile"])
+        budget = GaugeMetricFamily("wislice_slice_latency_budget_us", "Latency budget of a probed slice",
+                                   labels=["slice_id", "tenant_id"])
+        for slice_id, measured in sorted(latest.latency.items()):
+            ids = [str(slice_id), str(latest.slices[slice_id]["tenant_id"])]
+            budget.add_metric(ids, measured["budget_us"])
+            for v in (v for v in measured["vaps"] if v["samples"]):
+                latency.add_metric([*ids, v["vap_id"], "0.5"], v["p50_us"])
+                latency.add_metric([*ids, v["vap_id"], "0.99"], v["p99_us"])
         errors = CounterMetricFamily("wislice_telemetry_poll_errors", "Failed controller calls of the telemetry "
                                      "collector (and failed polls)", value=self.collector.errors)
-        yield from (rate, guaranteed, cap, clients, client_rate, ports, radios, errors)
+        yield from (rate, guaranteed, cap, clients, client_rate, ports, radios, latency, budget, errors)
 
 
 class Metrics:

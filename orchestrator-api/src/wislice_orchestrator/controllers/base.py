@@ -69,7 +69,8 @@ class Controllers(ABC):
     def wifi_stats(self) -> list[Json]:
         """The last stats event of every connected ap-agent, in one call: per agent `{agent_id, ts, interval_s,
         vaps?: [{vap_id, tx_bps, rx_bps, clients}], radios?: [{name, capacity_kbps, capacity_source}], clients?:
-        [{mac, vap_id, tx_bytes, rx_bytes, tx_bps?, rx_bps?}]}` (spec/onos-rest, GET /onos/wifi/stats)."""
+        [{mac, vap_id, tx_bytes, rx_bytes, tx_bps?, rx_bps?}], latency?: [VapLatency + ts]}` (spec/onos-rest, GET
+        /onos/wifi/stats; latency: each probed vAP's latest numbers and the time of the event that carried them)."""
 
     @abstractmethod
     def request_upgrade(self, agent_id: str, body: Json) -> Json:
