@@ -3,7 +3,6 @@ pid through the shared testbed helper."""
 
 from __future__ import annotations
 
-import os
 import secrets
 import socket
 import sys
@@ -53,10 +52,3 @@ def start_orchestrator(processes, tmp_path: Path, extra_env: dict | None = None)
         except requests.ConnectionError:
             time.sleep(0.1)
     pytest.fail("orchestrator did not answer within 30 s")
-
-
-def chromium_path() -> str:
-    path = os.environ.get("WISLICE_CHROMIUM", "/usr/bin/chromium")
-    if not os.access(path, os.X_OK):
-        pytest.skip(f"no Chromium at {path} (Debian package chromium, declared in deps/apt.txt)")
-    return path

@@ -1,33 +1,15 @@
-"""Browser tests: Debian's Chromium driven by Playwright against the orchestrator process, once with FAKE
-controllers (two APs, clients and rates on demand: the whole UI quickly) and once on the whole one-machine testbed
-(real ONOS apps, hostapd, agents and a real station)."""
+"""Browser tests: Debian's Chromium driven by Playwright (the `page` fixture of wislice_testbed's pytest plugin)
+against the orchestrator process with FAKE controllers (two APs, clients and rates on demand: the whole UI
+quickly). The same workflow on the real parts runs on the testbed the other scenarios share
+(testbed/tests/integration/test_one_testbed.py)."""
 
 from __future__ import annotations
 
 import re
 
 import pytest
-from orch_served import chromium_path
 
 pytestmark = pytest.mark.integration
-
-CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--no-first-run", "--disable-default-apps", "--metrics-recording-only"]
-
-
-@pytest.fixture
-def page(tmp_path):
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        try:
-            pg = browser.new_page(viewport={"width": 1280, "height": 900})
-            pg.set_default_timeout(15_000)
-            yield pg
-            pg.screenshot(path=str(tmp_path / "dashboard.png"), full_page=True)
-        finally:
-            browser.close()
 
 
 def test_operator_workflow(orchestrator, page):
@@ -136,64 +118,6 @@ def test_operator_workflow(orchestrator, page):
     expect(fill).to_be_attached()
     assert re.fullmatch(r"[\d.]+%", fill.evaluate("e => e.style.width")), "the bar's width was not applied"
     assert refused == []
-
-
-def test_operator_workflow_on_the_testbed(page):
-    """The same workflow on the real parts: the whole one-machine testbed (ONOS apps, the AP VM's hostapd and
-    ap-agent, pof-switches, the mec-agent on a private dockerd) behind the orchestrator the browser talks to; a
-    real station joins the slice made in the UI, shows up on the chart, and the UI's kick disassociates it."""
-    from playwright.sync_api import expect
-    from wislice_testbed import demo
-    from wislice_testbed.pytest_plugin import requires_root
-    from wislice_testbed.topology.common import StepLog, repo_root, wait_for
-    from wislice_testbed.topology.testbed import up
-
-    requires_root()
-    if demo.missing_parts(repo_root()):
-        pytest.skip(f"not built: {demo.missing_parts(repo_root())}")
-    with up(StepLog("browser"), stations=1) as tb:
-        tb.orch.call("PUT", "/api/v1/topology", body=tb.wired_topology())
-        tb.orch.call("POST", "/api/v1/tenants", body={"tenant_id": 7, "name": "acme"})
-        page.goto(tb.orch.url + "/")
-        page.fill("#token", tb.orch.operator_token)
-        page.click("#login-form button")
-        page.click('nav button[data-tab="aps"]')
-        ap = page.locator(f'[data-ap="{tb.ap.agent_id}"]')
-        expect(ap.locator("h3")).to_contain_text("connected")
-        expect(ap.locator('input[data-channel="phy0"]')).to_be_visible()
-
-        page.click('nav button[data-tab="slices"]')
-        form = page.locator("#slice-form")
-        form.locator('input[name="name"]').fill("ui-slice")
-        form.locator('select[name="agent"]').select_option(tb.ap.agent_id)
-        form.locator('input[name="ssid"]').fill("ui-ssid")
-        form.locator('input[name="passphrase"]').fill("correct-horse")
-        form.locator('select[name="image"]').select_option("kernel-fwd")
-        form.locator("button[type=submit]").click()
-        expect(page.locator("#slice-result")).to_have_attribute("data-status", "succeeded", timeout=60_000)
-        row = page.locator("#slices-table tr", has_text="ui-slice")
-        expect(row).to_contain_text("active")
-        page.click('nav button[data-tab="aps"]')
-        expect(ap.locator(f'[data-vaps="{tb.ap.agent_id}"]')).to_contain_text("ui-ssid")
-
-        station = tb.ap.stations[0]
-        station.connect("ui-ssid", mode="wpa2-psk", passphrase="correct-horse", address="10.61.1.10/24")
-        station.wait_associated(timeout=60)
-        mac = station.mac().lower()
-        page.click('nav button[data-tab="slices"]')
-        row.get_by_role("button", name="Chart").click()
-        latest = page.locator("#chart-latest")
-        expect(latest).to_have_attribute("data-samples", re.compile(r"^[3-9]|\d\d"), timeout=30_000)
-        expect(latest).to_contain_text("1 clients", timeout=30_000)
-
-        page.click('nav button[data-tab="clients"]')
-        kick = page.locator(f'button[data-kick="{mac}"]')
-        expect(kick).to_be_visible(timeout=30_000)
-        kick.click()
-        expect(kick).to_have_count(0, timeout=30_000)
-        wait_for("the kicked station gone from the wifi-controller", lambda: mac not in [
-            c["mac"].lower() for c in tb.onos.get("/onos/wifi/clients")["clients"]], timeout=30)
-        station.disconnect()
 
 
 def test_upgrades_view(processes, tmp_path, page):

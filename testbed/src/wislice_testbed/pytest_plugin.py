@@ -136,3 +136,16 @@ def hugepages() -> Iterator[Any]:
 
 def have(program: str) -> bool:
     return shutil.which(program) is not None
+
+
+@pytest.fixture
+def page(tmp_path: Path) -> Iterator[Any]:
+    """A headless Chromium page (wislice_testbed.browser) for dashboard tests; skips without Playwright or
+    Chromium. What it showed at the end is in tmp_path/dashboard.png."""
+    from .browser import NoBrowser, chromium_page
+
+    try:
+        with chromium_page(tmp_path / "dashboard.png") as pg:
+            yield pg
+    except NoBrowser as exc:
+        pytest.skip(str(exc))

@@ -8,6 +8,8 @@ bring-up and calibration instead of one per scenario, ~55 s each), in this order
   the experiment's rates scale with it. Before guarantees were enforced in the data plane (vAP caps only, a POF
   meter of max(down, up), no radio-wide scheduler) nothing reserved the video's rate; these checks fail there;
 - the transcode policy (Fig. 13);
+- the dashboard's operator workflow in Chromium (a slice made in the UI, a real station on its chart, kicked);
+- a latency slice's in-band probes: its p50/p99 against its budget, a budget broken with an event;
 - fault injection, the short version (`make -C testbed bench-faults` runs every part): the ap-agent, the mec-agent
   and the core pof-switch each killed with SIGKILL during a slice creation and under steady traffic, then started
   again; the system converges with nothing leaked, the steady slice keeps its station and, for parts off the data
@@ -19,6 +21,7 @@ The timing-sensitive experiment runs before the faults: they restart parts."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import time
 from collections.abc import Iterator
@@ -152,6 +155,66 @@ def test_transcode_policy_deploys_and_removes_the_transcoder(testbed) -> None:
         assert any("deploying a transcoder" in m for m in said) and any("removing transcoder" in m for m in said)
     finally:
         isolation.tear_down(tb, log, slices)
+
+
+@pytest.mark.timeout(300)
+def test_dashboard_operator_workflow(testbed, page) -> None:
+    """The dashboard's operator workflow on the real parts (the orchestrator's browser test runs it with fake
+    controllers): Chromium on the orchestrator's UI makes a slice, a real station joins it and shows up on the
+    slice's chart, and the UI's kick disassociates it."""
+    from playwright.sync_api import expect
+
+    from wislice_testbed.scenarios import e2e_slice as e2e
+    from wislice_testbed.topology.common import wait_for
+
+    tb, _, _, _ = testbed
+    tb.orch.call("POST", "/api/v1/tenants", body={"tenant_id": 7, "name": "acme"})
+    page.goto(tb.orch.url + "/")
+    page.fill("#token", tb.orch.operator_token)
+    page.click("#login-form button")
+    page.click('nav button[data-tab="aps"]')
+    ap = page.locator(f'[data-ap="{tb.ap.agent_id}"]')
+    expect(ap.locator("h3")).to_contain_text("connected")
+    expect(ap.locator('input[data-channel="phy0"]')).to_be_visible()
+
+    page.click('nav button[data-tab="slices"]')
+    form = page.locator("#slice-form")
+    form.locator('select[name="tenant"]').select_option("7")
+    form.locator('input[name="name"]').fill("ui-slice")
+    form.locator('select[name="agent"]').select_option(tb.ap.agent_id)
+    form.locator('input[name="ssid"]').fill("ui-ssid")
+    form.locator('input[name="passphrase"]').fill("correct-horse")
+    form.locator('select[name="image"]').select_option("kernel-fwd")
+    form.locator("button[type=submit]").click()
+    expect(page.locator("#slice-result")).to_have_attribute("data-status", "succeeded", timeout=60_000)
+    row = page.locator("#slices-table tr", has_text="ui-slice")
+    expect(row).to_contain_text("active")
+    page.click('nav button[data-tab="aps"]')
+    expect(ap.locator(f'[data-vaps="{tb.ap.agent_id}"]')).to_contain_text("ui-ssid")
+
+    station = tb.ap.stations[0]
+    station.connect("ui-ssid", mode="wpa2-psk", passphrase="correct-horse", address="10.61.1.10/24")
+    station.wait_associated(timeout=60)
+    mac = station.mac().lower()
+    page.click('nav button[data-tab="slices"]')
+    row.get_by_role("button", name="Chart").click()
+    latest = page.locator("#chart-latest")
+    expect(latest).to_have_attribute("data-samples", re.compile(r"^[3-9]|\d\d"), timeout=30_000)
+    expect(latest).to_contain_text("1 clients", timeout=30_000)
+
+    page.click('nav button[data-tab="clients"]')
+    kick = page.locator(f'button[data-kick="{mac}"]')
+    expect(kick).to_be_visible(timeout=30_000)
+    kick.click()
+    expect(kick).to_have_count(0, timeout=30_000)
+    wait_for("the kicked station gone from the wifi-controller", lambda: mac not in [
+        c["mac"].lower() for c in tb.onos.get("/onos/wifi/clients")["clients"]], timeout=30)
+    station.disconnect()
+    # The next scenarios share the radio: the slice goes (the operator may delete any tenant's slice).
+    (made,) = tb.orch.call("GET", "/api/v1/tenants/7/slices")[1]["slices"]
+    _, _, headers = tb.orch.call("DELETE", f"/api/v1/tenants/7/slices/{made['slice_id']}")
+    if headers.get("Location"):
+        assert e2e.wait_operation(tb, tb.orch.operator_token, headers["Location"])["status"] == "succeeded"
 
 
 @pytest.mark.timeout(300)
