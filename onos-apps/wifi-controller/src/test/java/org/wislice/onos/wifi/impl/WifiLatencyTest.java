@@ -6,16 +6,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Test;
-import org.onosproject.TestApplicationId;
-import org.onosproject.cfg.ComponentConfigAdapter;
-import org.onosproject.cluster.ClusterServiceAdapter;
-import org.onosproject.cluster.ControllerNode;
-import org.onosproject.cluster.DefaultControllerNode;
-import org.onosproject.cluster.NodeId;
-import org.onosproject.common.event.impl.TestEventDispatcher;
-import org.onosproject.core.ApplicationId;
-import org.onosproject.core.CoreServiceAdapter;
-import org.onosproject.store.service.TestStorageService;
 import org.wislice.onos.agent.ControllerException;
 import org.wislice.onos.agent.Json;
 import org.wislice.onos.agent.TestAgentClient;
@@ -29,7 +19,6 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
-import static org.onosproject.net.NetTestTools.injectEventDispatcher;
 import static org.wislice.onos.wifi.impl.WifiManagerTest.SECRET;
 
 /** A probed vAP's latency: getLatency through WifiManager, and the latest VapLatency kept from stats events. */
@@ -40,27 +29,8 @@ public class WifiLatencyTest {
 
     @Before
     public void setUp() {
-        store = new DistributedWifiStore();
-        store.storageService = new TestStorageService();
-        store.activate();
-        manager = new WifiManager();
-        manager.store = store;
-        manager.passphrases = PassphraseCipher.random();
-        manager.coreService = new CoreServiceAdapter() {
-            @Override
-            public ApplicationId registerApplication(String name) {
-                return new TestApplicationId(name);
-            }
-        };
-        manager.clusterService = new ClusterServiceAdapter() {
-            @Override
-            public ControllerNode getLocalNode() {
-                return new DefaultControllerNode(new NodeId("node-1"), "127.0.0.1");
-            }
-        };
-        manager.cfgService = new ComponentConfigAdapter();
-        injectEventDispatcher(manager, new TestEventDispatcher());
-        manager.activate(WifiManagerTest.context(0, SECRET));
+        store = WifiManagerTest.activeStore();
+        manager = WifiManagerTest.activeManager(store);
     }
 
     @After

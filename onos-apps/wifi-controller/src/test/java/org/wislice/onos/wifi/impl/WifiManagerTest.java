@@ -72,10 +72,22 @@ public class WifiManagerTest {
 
     @Before
     public void setUp() {
-        store = new DistributedWifiStore();
+        store = activeStore();
+        manager = activeManager(store);
+        manager.addListener(events::add);
+    }
+
+    /** A DistributedWifiStore on TestStorageService, activated. */
+    static DistributedWifiStore activeStore() {
+        DistributedWifiStore store = new DistributedWifiStore();
         store.storageService = new TestStorageService();
         store.activate();
-        manager = new WifiManager();
+        return store;
+    }
+
+    /** A WifiManager on store with onos-api's test adapters, activated: its agent server on a loopback port. */
+    static WifiManager activeManager(DistributedWifiStore store) {
+        WifiManager manager = new WifiManager();
         manager.store = store;
         manager.passphrases = PassphraseCipher.random();
         manager.coreService = new CoreServiceAdapter() {
@@ -93,7 +105,7 @@ public class WifiManagerTest {
         manager.cfgService = new ComponentConfigAdapter();
         injectEventDispatcher(manager, new TestEventDispatcher());
         manager.activate(context(0, SECRET));
-        manager.addListener(events::add);
+        return manager;
     }
 
     @After
