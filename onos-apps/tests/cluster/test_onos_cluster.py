@@ -1,0 +1,168 @@
+"""A real three-node ONOS cluster over three Atomix storage nodes (runtime/onos-cluster, issue 17): it forms with
+the WiSlice apps active on every node; a POF switch on node A is seen with its mastership from node B; kill -9 of
+A moves mastership to a survivor once the switch has dialled the next controller of its list; A restarted rejoins.
+
+The switch is the reference-like fake the network-controller tests use (a Python POF switch), driven here through
+a list of controller addresses: pofswitch-afp takes a single --controller (docs/onos-cluster.md). Marker `cluster`
+(make -C onos-apps test-cluster), not in make test. Measured numbers are printed (pytest -s) on one line."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ONOS_APPS = Path(__file__).resolve().parents[2]
+CLUSTER = ONOS_APPS / "runtime" / "onos-cluster"
+RUNTIME = ONOS_APPS / "runtime" / "onos-runtime"
+sys.path.insert(0, str(ONOS_APPS / "network-controller" / "tests" / "integration"))
+from fake_reference_switch import FakeReferenceSwitch  # noqa: E402
+
+pytestmark = pytest.mark.cluster
+DEV_ID = 0x1701
+DEVICE = f"pof:{DEV_ID:08x}"
+
+
+class Cluster:
+    def __init__(self, env: dict[str, str], state: dict[str, Any]) -> None:
+        self.env, self.state = env, state
+        self.nodes: dict[str, dict[str, Any]] = {n["id"]: n for n in state["nodes"]}
+
+    def get(self, node: str, path: str) -> tuple[int, Any]:
+        req = urllib.request.Request(f"http://127.0.0.1:{self.nodes[node]['http']}{path}")
+        token = base64.b64encode(f"{self.state['user']}:{self.state['password']}".encode()).decode()
+        req.add_header("Authorization", f"Basic {token}")
+        try:
+            with urllib.request.urlopen(req, timeout=5) as resp:
+                return resp.status, json.loads(resp.read() or b"null")
+        except urllib.error.HTTPError as err:
+            return err.code, err.read().decode(errors="replace")
+        except OSError as err:
+            return 0, str(err)
+
+    def view(self, node: str) -> dict[str, str]:
+        code, body = self.get(node, "/onos/v1/cluster")
+        return {n["id"]: n["status"] for n in body["nodes"]} if code == 200 else {}
+
+    def master(self, node: str) -> str | None:
+        code, body = self.get(node, f"/onos/v1/mastership/{DEVICE}/master")
+        return body.get("nodeId") if code == 200 else None
+
+    def available(self, node: str) -> bool:
+        code, body = self.get(node, f"/onos/v1/devices/{DEVICE}")
+        return code == 200 and bool(body.get("available"))
+
+    def runtime_env(self, node: str) -> dict[str, str]:
+        n = self.nodes[node]
+        return dict(self.env, ONOS_RUNTIME_DIR=n["run_dir"], ONOS_HTTP_PORT=str(n["http"]),
+                    ONOS_SSH_PORT=str(n["ssh"]), ONOS_RMI_REGISTRY_PORT=str(n["rmi_registry"]),
+                    ONOS_RMI_SERVER_PORT=str(n["rmi_server"]), ONOS_CLUSTER_PORT=str(n["cluster_port"]),
+                    ONOS_USER=self.state["user"], ONOS_PASSWORD=self.state["password"],
+                    ONOS_STORE_KEY=self.state["store_key"], ONOS_CLUSTER_JSON=n["cluster_json"], ONOS_HEAP="768M")
+
+
+def wait_for(what: str, check: Callable[[], Any], timeout: float, period: float = 0.2) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {timeout:.0f} s")
+        time.sleep(period)
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    if not (ONOS_APPS / "network-controller" / "target").exists():
+        pytest.skip("WiSlice apps not built (make -C onos-apps build)")
+    run_dir = tempfile.mkdtemp(prefix="wislice-onos-cluster-")
+    env = dict(os.environ, ONOS_CLUSTER_DIR=run_dir)
+    try:
+        up = subprocess.run([sys.executable, str(CLUSTER), "up"], env=env, capture_output=True, text=True,
+                            timeout=420)
+        print(up.stdout)
+        assert up.returncode == 0, f"onos-cluster up failed:\n{up.stdout}\n{up.stderr[-3000:]}"
+        yield Cluster(env, json.loads((Path(run_dir) / "cluster.json").read_text()))
+    finally:
+        # Stops every Karaf and Atomix node by the pids the state file recorded, and removes the directory.
+        subprocess.run([sys.executable, str(CLUSTER), "down"], env=env, capture_output=True, timeout=300)
+
+
+def dial(controllers: list[int], deadline_s: float = 60) -> FakeReferenceSwitch:
+    """The switch's controller list: the first address that accepts and completes the handshake."""
+    deadline = time.monotonic() + deadline_s
+    while True:
+        for port in controllers:
+            try:
+                switch = FakeReferenceSwitch(port, DEV_ID).start()
+            except OSError:
+                continue
+            time.sleep(0.3)
+            if switch.thread is not None and switch.thread.is_alive():
+                return switch
+            switch.close()
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no controller of {controllers} accepted the switch")
+        time.sleep(0.2)
+
+
+def test_cluster_forms_fails_over_and_rejoins(cluster: Cluster) -> None:
+    a, b, c = sorted(cluster.nodes)
+    numbers: dict[str, Any] = {"nodes": 3, **cluster.state["timings_s"]}
+    for node in (a, b, c):
+        assert cluster.view(node) == {a: "READY", b: "READY", c: "READY"}, node
+        apps = {x["name"]: x["state"] for x in cluster.get(node, "/onos/v1/applications")[1]["applications"]}
+        assert {apps.get(n) for n in ("org.wislice.wifi", "org.wislice.nfv", "org.wislice.pof")} == {"ACTIVE"}
+
+    # The switch dials A first; B sees the device and A as its master through the cluster's stores.
+    controllers = [cluster.nodes[n]["pof"] for n in (a, b, c)]
+    switch = dial(controllers)
+    try:
+        wait_for(f"{b} sees {DEVICE} available, mastered by {a}",
+                 lambda: cluster.available(b) and cluster.master(b) == a, 30)
+
+        pid = int((Path(cluster.nodes[a]["run_dir"]) / "karaf.pid").read_text().split()[0])
+        killed = time.monotonic()
+        os.killpg(pid, signal.SIGKILL)
+        wait_for("the switch sees its controller gone", lambda: not switch.thread.is_alive(), 30, 0.05)
+        switch.close()
+        switch = dial(controllers[1:])  # A refuses: the switch goes down its list
+        dialled = time.monotonic()
+        survivor = wait_for(f"mastership of {DEVICE} on a survivor",
+                            lambda: (m := cluster.master(b)) in (b, c) and m, 60, 0.1)
+        moved = time.monotonic()
+        wait_for(f"{DEVICE} available again on {b} and {c}",
+                 lambda: cluster.available(b) and cluster.available(c), 60, 0.1)
+        reconnected = time.monotonic()
+        numbers.update(switch_redialled_s=round(dialled - killed, 2), mastership_moved_s=round(moved - killed, 2),
+                       failover_s=round(reconnected - killed, 2), new_master=survivor)
+        assert cluster.master(c) == survivor
+        wait_for(f"{b} and {c} see {a} down", lambda: all(
+            cluster.view(n).get(a) not in ("READY", "ACTIVE") for n in (b, c)), 60)
+
+        # A restarted on the same directory and ports rejoins; it sees the device and its new master.
+        t0 = time.monotonic()
+        started = subprocess.run([sys.executable, str(RUNTIME), "start"], env=cluster.runtime_env(a),
+                                 capture_output=True, text=True, timeout=300)
+        assert started.returncode == 0, started.stdout + started.stderr
+        wait_for(f"{a} READY in every view", lambda: all(
+            cluster.view(n) == {a: "READY", b: "READY", c: "READY"} for n in (a, b, c)), 120)
+        numbers["rejoin_s"] = round(time.monotonic() - t0, 1)
+        wait_for(f"{a} sees {DEVICE} mastered by {survivor}",
+                 lambda: cluster.available(a) and cluster.master(a) == survivor, 60)
+    finally:
+        switch.close()
+    print("cluster numbers: " + json.dumps(numbers))
