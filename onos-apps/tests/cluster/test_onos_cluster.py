@@ -41,9 +41,15 @@ class Cluster:
         self.nodes: dict[str, dict[str, Any]] = {n["id"]: n for n in state["nodes"]}
 
     def get(self, node: str, path: str) -> tuple[int, Any]:
-        req = urllib.request.Request(f"http://127.0.0.1:{self.nodes[node]['http']}{path}")
+        return self.request(node, "GET", path)
+
+    def request(self, node: str, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(f"http://127.0.0.1:{self.nodes[node]['http']}{path}", data=data, method=method)
         token = base64.b64encode(f"{self.state['user']}:{self.state['password']}".encode()).decode()
         req.add_header("Authorization", f"Basic {token}")
+        if data is not None:
+            req.add_header("Content-Type", "application/json")  # on a GET, ONOS's REST answers 415
         try:
             with urllib.request.urlopen(req, timeout=5) as resp:
                 return resp.status, json.loads(resp.read() or b"null")
@@ -56,8 +62,8 @@ class Cluster:
         code, body = self.get(node, "/onos/v1/cluster")
         return {n["id"]: n["status"] for n in body["nodes"]} if code == 200 else {}
 
-    def master(self, node: str) -> str | None:
-        code, body = self.get(node, f"/onos/v1/mastership/{DEVICE}/master")
+    def master(self, node: str, device: str = DEVICE) -> str | None:
+        code, body = self.get(node, f"/onos/v1/mastership/{device}/master")
         return body.get("nodeId") if code == 200 else None
 
     def available(self, node: str) -> bool:
@@ -101,13 +107,13 @@ def cluster() -> Iterator[Cluster]:
         subprocess.run([sys.executable, str(CLUSTER), "down"], env=env, capture_output=True, timeout=300)
 
 
-def dial(controllers: list[int], deadline_s: float = 60) -> FakeReferenceSwitch:
+def dial(controllers: list[int], deadline_s: float = 60, dev_id: int = DEV_ID) -> FakeReferenceSwitch:
     """The switch's controller list: the first address that accepts and completes the handshake."""
     deadline = time.monotonic() + deadline_s
     while True:
         for port in controllers:
             try:
-                switch = FakeReferenceSwitch(port, DEV_ID).start()
+                switch = FakeReferenceSwitch(port, dev_id).start()
             except OSError:
                 continue
             time.sleep(0.3)
@@ -166,3 +172,35 @@ def test_cluster_forms_fails_over_and_rejoins(cluster: Cluster) -> None:
     finally:
         switch.close()
     print("cluster numbers: " + json.dumps(numbers))
+
+
+def test_meter_store_is_node_local(cluster: Cluster) -> None:
+    """The compat bundle's meter store is a single-node stand-in: a meter added on a switch's master is not seen by
+    the other nodes, and a node that does not master the switch cannot add one (it has not the meter features the
+    provider pushed on the master). Fails once a cluster-safe store lands: then drop it, update docs/onos-cluster.md."""
+    device = "pof:00001702"
+    nodes = sorted(cluster.nodes)
+    switch = dial([cluster.nodes[n]["pof"] for n in nodes], dev_id=0x1702)
+    try:
+        master = wait_for(f"a master of {device}", lambda: cluster.master(nodes[1], device), 30)
+        others = [n for n in nodes if n != master]
+        meter = {"deviceId": device, "unit": "KB_PER_SEC", "burst": False,
+                 "bands": [{"type": "DROP", "rate": 1000, "burstSize": 0}]}
+        assert cluster.request(master, "POST", f"/onos/v1/meters/{device}", meter)[0] == 201
+
+        def meters(node: str) -> list[str]:
+            code, body = cluster.get(node, f"/onos/v1/meters/{device}")
+            assert code == 200, body
+            return [m["state"] for m in body["meters"]]
+
+        wait_for(f"the meter ADDED on {master}", lambda: meters(master) == ["ADDED"], 20)
+        wait_for("the METER_MOD at the switch", lambda: switch.of_type("METER_MOD"), 10)
+        time.sleep(2)  # a distributed store would have replicated it by now
+        seen_elsewhere = {n: meters(n) for n in others}
+        added_elsewhere = cluster.request(others[0], "POST", f"/onos/v1/meters/{device}", meter)
+        if seen_elsewhere == {n: [] for n in others} and added_elsewhere[0] != 201:
+            pytest.xfail(f"meter store node-local: {others} list no meter, a POST on {others[0]} answers "
+                         f"{added_elsewhere}")
+        pytest.fail(f"the meter store shares meters now ({seen_elsewhere}, {added_elsewhere}): drop this test")
+    finally:
+        switch.close()
