@@ -86,8 +86,11 @@ def test_guaranteed_slice_holds_against_a_saturating_neighbour(testbed) -> None:
         # each flow really started; the windows move with them): that is the machine, said as such.
         assert m["contention_s"] >= 3.0, f"{exp.name}: the flows started up to {m['late_start_s']} s late, " \
                                          f"{m['contention_s']} s of contention left: is the machine busy?"
-        # The promise: every video client keeps >= 95 % of its rate (and does not exceed what it sends).
-        assert 95.0 <= m["video_share_pct"] <= 105.0, exp.to_json()
+        # The promise: every video client keeps >= 95 % of its rate. The upper bound only catches a wrong count (a
+        # neighbour's bytes would be several times the rate): over the few seconds of contention the receiver's
+        # intervals (the guest's clock) may also hold what the video's queue drained from before them; CI saw
+        # 107.5 % once.
+        assert 95.0 <= m["video_share_pct"] <= 110.0, exp.to_json()
         # Work-conserving: the neighbour gets what the video leaves, not nothing and not more than the radio has.
         left = capacity_mbps - 2 * own_kbps / 1000
         assert 0.5 * left <= m["neighbour_contended_mbps"] <= 1.05 * left + 0.3, exp.to_json()
