@@ -48,7 +48,8 @@ class Handlers:
         return {}
 
     def update_vap(self, p: dict[str, Any]) -> dict[str, Any]:
-        return {"vap": self.vaps.update(p["vap_id"], p["rate_limit"]).public()}
+        changes = {k: p[k] for k in ("rate_limit", "wmm_ac", "probe") if k in p}
+        return {"vap": self.vaps.update(p["vap_id"], changes).public()}
 
     def get_vaps(self, p: dict[str, Any]) -> dict[str, Any]:
         return {"vaps": [v.public() for v in self.vaps.vaps.values()]}

@@ -219,10 +219,14 @@ class VapManager(VapRecovery):
         _write_private(self._paths(vap.ifname)[1], json.dumps(vap.spec))  # an agent restart re-applies them
         self.probes.sync(self.vaps)  # a probe added, changed or dropped
 
-    def update(self, vap_id: str, rate_limit: dict[str, Any]) -> Vap:
-        """updateVap: new rates for a running vAP (hostapd untouched)."""
+    def update(self, vap_id: str, changes: dict[str, Any]) -> Vap:
+        """updateVap: new rates, access category and/or probe (None: no probe) for a running vAP, in place
+        (hostapd untouched); what changes does not carry stays."""
         vap = self.get(vap_id)
-        self.update_rate(vap, {**vap.spec, "rate_limit": dict(rate_limit)})
+        spec = {**vap.spec, **changes}
+        if spec.get("probe") is None:
+            spec.pop("probe", None)
+        self.update_rate(vap, spec)
         return vap
 
     # ---- reconcile ------------------------------------------------------------------------------------------

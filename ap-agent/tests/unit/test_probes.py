@@ -84,6 +84,26 @@ def test_probe_changes_in_place_and_follows_the_vap_state(manager, switch, fake_
     assert manager.sync([vap_spec("v1")])["kept"] == ["v1"] and switch.probes == {}  # probe dropped
 
 
+def test_update_vap_changes_class_and_probe_in_place(manager, switch, fake_hostapd, shaper):
+    """updateVap as a slice's latency class changes: wmm_ac and probe in place, the rates and the BSS kept; a null
+    probe stops it; an updateVap with only rate_limit leaves both alone."""
+    table = Handlers("ap-1", manager).table
+    manager.create(vap_spec("v1"))
+    rates = manager.vaps["v1"].spec["rate_limit"]
+    vap = table["updateVap"]({"vap_id": "v1", "wmm_ac": "vo", "probe": PROBE})["vap"]
+    assert (vap["wmm_ac"], vap["probe"], vap["rate_limit"]) == ("vo", PROBE, rates)
+    assert switch.probe_starts[-1][3:] == ("10.61.1.250", "10.61.1.1", 100_000) and "wlan0_1" in fake_hostapd.bss
+    assert shaper.acs["wlan0_1"] == "vo"  # the downlink's access category applied
+    new_rates = {**rates, "down_kbps": 4000}
+    vap = table["updateVap"]({"vap_id": "v1", "rate_limit": new_rates})["vap"]
+    assert (vap["wmm_ac"], vap["rate_limit"], len(switch.probes)) == ("vo", new_rates, 1)
+    vap = table["updateVap"]({"vap_id": "v1", "wmm_ac": "be", "probe": None})["vap"]
+    assert vap["wmm_ac"] == "be" and "probe" not in vap and switch.probes == {}
+    with pytest.raises(AgentError) as e:
+        table["updateVap"]({"vap_id": "v1", "probe": {"source_ip": "10.61.1.1", "target_ip": "10.61.1.1"}})
+    assert e.value.code == "bad_request" and manager.vaps["v1"].spec["wmm_ac"] == "be"
+
+
 def test_a_session_left_by_an_earlier_agent_is_made_again(manager, switch):
     switch.attach("wlan0_1")
     switch.probes[("wlan0_1", 1)] = ("02:00:00:00:00:99", "10.0.0.1", "10.0.0.2", 10_000)

@@ -209,7 +209,7 @@ def test_guarantees_reach_the_shaper_and_survive_a_restart(manager, fake_hostapd
     assert vap.public()["rate_limit"] == rates
     new = {"down_kbps": 20000, "up_kbps": 0, "down_guaranteed_kbps": 12000}
     adds = len(fake_hostapd.commands_named("ADD"))
-    assert manager.update("v1", new).public()["rate_limit"] == new
+    assert manager.update("v1", {"rate_limit": new}).public()["rate_limit"] == new
     assert shaper.rates["wlan0_1"] == new
     assert len(fake_hostapd.commands_named("ADD")) == adds and fake_hostapd.commands_named("REMOVE") == []
     # the agent restarts: the state file has the new rates, and they are applied again
@@ -234,25 +234,25 @@ def test_guarantee_above_cap_is_a_bad_request(manager, fake_hostapd, rates):
     assert fake_hostapd.commands_named("ADD") == []
     manager.create(vap_spec("v1"))
     with pytest.raises(AgentError) as e:
-        manager.update("v1", rates)
+        manager.update("v1", {"rate_limit": rates})
     assert e.value.code == "bad_request"
     result = manager.sync([vap_spec("v1", rate_limit=rates)])
     assert result["failed"][0]["error"]["code"] == "bad_request" and result["kept"] == []
     assert manager.vaps["v1"].spec["rate_limit"] == {"down_kbps": 0, "up_kbps": 0}
     # equal to the cap, or any guarantee with no cap, is fine
-    manager.update("v1", {"down_kbps": 5000, "up_kbps": 0, "down_guaranteed_kbps": 5000})
-    manager.update("v1", {"down_kbps": 0, "up_kbps": 0, "up_guaranteed_kbps": 9000})
+    manager.update("v1", {"rate_limit": {"down_kbps": 5000, "up_kbps": 0, "down_guaranteed_kbps": 5000}})
+    manager.update("v1", {"rate_limit": {"down_kbps": 0, "up_kbps": 0, "up_guaranteed_kbps": 9000}})
 
 
 def test_update_unknown_vap_and_disabled_shaping(manager, fake_hostapd, sockdir, radio):
     with pytest.raises(AgentError) as e:
-        manager.update("nope", {"down_kbps": 0, "up_kbps": 0})
+        manager.update("nope", {"rate_limit": {"down_kbps": 0, "up_kbps": 0}})
     assert e.value.code == "not_found"
     plain = VapManager(HostapdControl(fake_hostapd.path, str(sockdir)), [radio], str(sockdir / "c2"),
                        "/var/run/hostapd")
     plain.create(vap_spec("p1"))
     with pytest.raises(AgentError) as e:
-        plain.update("p1", {"down_kbps": 0, "up_kbps": 0, "down_guaranteed_kbps": 100})
+        plain.update("p1", {"rate_limit": {"down_kbps": 0, "up_kbps": 0, "down_guaranteed_kbps": 100}})
     assert e.value.code == "unsupported"
     plain.hostapd.close()
 

@@ -17,8 +17,8 @@ public final class ApCalls {
             Params.wrapped("vap", ApCodecs.VAP_SPEC), Result.wrapped("vap", ApCodecs.VAP_STATE));
     public static final AgentCall<String, Void> DEL_VAP = AgentCall.of("delVap",
             Params.ident("vap_id"), Result.none());
-    public static final AgentCall<VapRateLimit, VapState> UPDATE_VAP = AgentCall.of("updateVap",
-            Params.value(ApCodecs.VAP_RATE_LIMIT), Result.wrapped("vap", ApCodecs.VAP_STATE));
+    public static final AgentCall<VapUpdate, VapState> UPDATE_VAP = AgentCall.of("updateVap",
+            Params.value(ApCodecs.VAP_UPDATE), Result.wrapped("vap", ApCodecs.VAP_STATE));
     public static final AgentCall<Void, List<VapState>> GET_VAPS = AgentCall.of("getVaps",
             Params.none(), Result.list("vaps", ApCodecs.VAP_STATE));
     public static final AgentCall<List<VapSpec>, SyncResult> SYNC_VAPS = AgentCall.of("syncVaps",

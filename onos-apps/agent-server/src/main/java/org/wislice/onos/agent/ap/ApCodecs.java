@@ -20,7 +20,7 @@ public final class ApCodecs {
     public static final ApCapabilitiesCodec CAPABILITIES = new ApCapabilitiesCodec();
     public static final RateCodec RATE = new RateCodec();
     public static final ChannelChangeCodec CHANNEL_CHANGE = new ChannelChangeCodec();
-    public static final VapRateLimitCodec VAP_RATE_LIMIT = new VapRateLimitCodec();
+    public static final VapUpdateCodec VAP_UPDATE = new VapUpdateCodec();
     public static final ClientQueryCodec CLIENT_QUERY = new ClientQueryCodec();
     public static final ClientRemovalCodec CLIENT_REMOVAL = new ClientRemovalCodec();
     public static final ClientSteeringCodec CLIENT_STEERING = new ClientSteeringCodec();

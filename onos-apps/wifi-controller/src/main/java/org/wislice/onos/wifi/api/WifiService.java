@@ -50,6 +50,12 @@ public interface WifiService extends ListenerService<WifiEvent, WifiListener> {
      */
     ObjectNode updateRateLimit(String vapId, JsonNode rateLimit);
 
+    /**
+     * Changes a running vAP in place (updateVap): changes is {rate_limit?, wmm_ac?, probe?} (at least one; a null
+     * probe stops it), stored and sent as updateRateLimit's rates are.
+     */
+    ObjectNode updateVap(String vapId, JsonNode changes);
+
     /** Clients, filtered by agent and/or vAP when given. */
     List<ObjectNode> clients(String agentId, String vapId);
 

@@ -1,9 +1,9 @@
 package org.wislice.onos.wifi.impl;
 
 import org.wislice.onos.agent.AgentValue;
-import org.wislice.onos.agent.ap.RateLimit;
 import org.wislice.onos.agent.ap.Security;
 import org.wislice.onos.agent.ap.VapSpec;
+import org.wislice.onos.agent.ap.VapUpdate;
 
 /**
  * A desired vAP as the store keeps it: its VapSpec without the passphrase, and the passphrase sealed (null for an
@@ -51,9 +51,9 @@ public final class DesiredVap extends AgentValue {
         return passphrase;
     }
 
-    /** This vAP with other rates (the passphrase stays sealed as it is). */
-    public DesiredVap withRateLimit(RateLimit rates) {
-        return new DesiredVap(spec.withRateLimit(rates), passphrase);
+    /** This vAP with an updateVap's changes (the passphrase stays sealed as it is). */
+    public DesiredVap with(VapUpdate update) {
+        return new DesiredVap(update.applyTo(spec), passphrase);
     }
 
     @Override

@@ -39,8 +39,8 @@ import org.wislice.onos.agent.ap.Rate;
 import org.wislice.onos.agent.ap.RateLimit;
 import org.wislice.onos.agent.ap.SteerOutcome;
 import org.wislice.onos.agent.ap.VapLatency;
-import org.wislice.onos.agent.ap.VapRateLimit;
 import org.wislice.onos.agent.ap.VapSpec;
+import org.wislice.onos.agent.ap.VapUpdate;
 import org.wislice.onos.agent.ap.VapState;
 import org.wislice.onos.wifi.api.WifiEvent;
 import org.wislice.onos.wifi.api.WifiListener;
@@ -297,7 +297,22 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
 
     @Override
     public ObjectNode updateRateLimit(String vapId, JsonNode rateLimit) {
-        RateLimit rates = RestBodies.decode(ApCodecs.RATE_LIMIT, rateLimit, "rate_limit");
+        return update(VapUpdate.rates(vapId, RestBodies.decode(ApCodecs.RATE_LIMIT, rateLimit, "rate_limit")));
+    }
+
+    @Override
+    public ObjectNode updateVap(String vapId, JsonNode changes) {
+        if (changes == null || !changes.isObject()) {
+            throw new ControllerException("bad_request", "an object of rate_limit, wmm_ac and/or probe expected");
+        }
+        ObjectNode params = Json.object().put("vap_id", vapId);
+        params.setAll((ObjectNode) changes.deepCopy());
+        return update(RestBodies.decode(ApCodecs.VAP_UPDATE, params, "vap"));
+    }
+
+    /** updateVap on the one agent whose desired vAPs have it: the desired spec first, taken back if refused. */
+    private ObjectNode update(VapUpdate update) {
+        String vapId = update.vapId();
         List<String> owners = store.agents().stream().map(AgentRecord::agentId)
                 .filter(a -> store.desiredVap(a, vapId).isPresent()).sorted().collect(Collectors.toList());
         if (owners.isEmpty()) {
@@ -308,11 +323,10 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
         }
         String agentId = owners.get(0);
         DesiredVap desired = store.desiredVap(agentId, vapId).orElseThrow();
-        // Desired state first: an agent that is away gets the new rates with its next syncVaps.
-        store.putDesiredVap(agentId, desired.withRateLimit(rates));
-        // The agent refused: the vAP keeps its rates.
-        return askForVap(agentId, ApCalls.UPDATE_VAP, new VapRateLimit(vapId, rates),
-                         () -> store.putDesiredVap(agentId, desired));
+        // Desired state first: an agent that is away gets the change with its next syncVaps.
+        store.putDesiredVap(agentId, desired.with(update));
+        // The agent refused: the vAP stays as it was.
+        return askForVap(agentId, ApCalls.UPDATE_VAP, update, () -> store.putDesiredVap(agentId, desired));
     }
 
     @Override

@@ -12,6 +12,7 @@ import org.wislice.onos.wifi.api.WifiService;
 import javax.ws.rs.Consumes;
 import javax.ws.rs.DELETE;
 import javax.ws.rs.GET;
+import javax.ws.rs.PATCH;
 import javax.ws.rs.POST;
 import javax.ws.rs.PUT;
 import javax.ws.rs.Path;
@@ -120,6 +121,19 @@ public class WifiWebResource extends AbstractWebResource {
     public Response updateRateLimit(@PathParam("vapId") String vapId, InputStream body) {
         ObjectNode rateLimit = RestBodies.read(body);
         ObjectNode vap = get(WifiService.class).updateRateLimit(ident(vapId, "vap_id"), rateLimit);
+        ObjectNode root = Json.object();
+        root.set("vap", publicView(vap));
+        return json(Response.Status.OK, root);
+    }
+
+    /** Changes a running vAP in place: body {rate_limit?, wmm_ac?, probe?} (a null probe stops it). */
+    @PATCH
+    @Path("vaps/{vapId}")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response updateVap(@PathParam("vapId") String vapId, InputStream body) {
+        ObjectNode changes = RestBodies.read(body);
+        ObjectNode vap = get(WifiService.class).updateVap(ident(vapId, "vap_id"), changes);
         ObjectNode root = Json.object();
         root.set("vap", publicView(vap));
         return json(Response.Status.OK, root);

@@ -8,6 +8,7 @@ import org.wislice.onos.agent.ControllerException;
 import org.wislice.onos.agent.Json;
 import org.wislice.onos.agent.ap.ApCodecs;
 import org.wislice.onos.agent.ap.VapSpec;
+import org.wislice.onos.agent.ap.VapUpdate;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -72,7 +73,7 @@ public class PassphraseCipherTest {
         }
         DesiredVap changed = DesiredVapCodec.INSTANCE.read(Json.parseLine(
                 stored(DesiredVap.seal(spec("wpa2-psk", PASSPHRASE), cipher))))
-                .withRateLimit(spec("open", null).rateLimit());
+                .with(VapUpdate.rates("v1", spec("open", null).rateLimit()));
         assertEquals(PASSPHRASE, changed.open(cipher).security().passphrase());
     }
 

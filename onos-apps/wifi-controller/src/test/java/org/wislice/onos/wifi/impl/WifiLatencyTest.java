@@ -9,6 +9,7 @@ import org.junit.Test;
 import org.wislice.onos.agent.ControllerException;
 import org.wislice.onos.agent.Json;
 import org.wislice.onos.agent.TestAgentClient;
+import org.wislice.onos.agent.ap.ApCodecs;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -170,5 +171,59 @@ public class WifiLatencyTest {
         }
         waitFor(() -> manager.stats().get("agents").size() == 0);
         assertTrue(manager.stats().get("agents").isEmpty());
+    }
+
+    private JsonNode desired(String vapId) {
+        return ApCodecs.VAP_SPEC.encode(store.desiredVap("ap-22", vapId).orElseThrow().spec());
+    }
+
+    /** A latency class given to a running vAP: wmm_ac and probe reach the agent in one updateVap, the desired spec
+     *  keeps them (and its rates), a null probe stops it; nothing to change and a bad probe are refused first. */
+    @Test
+    public void classChangeIsOneUpdateVap() throws Exception {
+        try (TestAgentClient agent = connect("ap-22", List.of())) {
+            CompletableFuture<ObjectNode> created = CompletableFuture.supplyAsync(
+                    () -> manager.createVap("ap-22", WifiManagerTest.vapSpec("v1")));
+            agent.serveOne(r -> Json.object().set("vap", WifiManagerTest.vapState(r.get("params").get("vap"))));
+            created.get(5, TimeUnit.SECONDS);
+            ObjectNode change = Json.object().put("wmm_ac", "vo");
+            change.putObject("probe").put("source_ip", "10.61.1.250").put("target_ip", "10.61.1.1");
+            CompletableFuture<ObjectNode> updated =
+                    CompletableFuture.supplyAsync(() -> manager.updateVap("v1", change));
+            JsonNode req = agent.serveOne(r -> {
+                ObjectNode state = WifiManagerTest.vapState(desired("v1"));
+                ObjectNode result = Json.object();
+                result.set("vap", state);
+                return result;
+            });
+            assertEquals("updateVap", req.get("method").asText());
+            assertEquals("vo", req.at("/params/wmm_ac").asText());
+            assertEquals("10.61.1.1", req.at("/params/probe/target_ip").asText());
+            assertFalse("rates are not resent", req.get("params").has("rate_limit"));
+            updated.get(5, TimeUnit.SECONDS);
+            JsonNode desired = desired("v1");
+            assertEquals("vo", desired.get("wmm_ac").asText());
+            assertEquals("10.61.1.250", desired.at("/probe/source_ip").asText());
+            assertEquals(5000, desired.at("/rate_limit/down_kbps").asInt());
+
+            CompletableFuture<ObjectNode> dropped = CompletableFuture.supplyAsync(
+                    () -> manager.updateVap("v1", Json.object().put("wmm_ac", "be").putNull("probe")));
+            req = agent.serveOne(r -> Json.object().set("vap",
+                    WifiManagerTest.vapState(desired("v1"))));
+            assertTrue(req.at("/params/probe").isNull());
+            dropped.get(5, TimeUnit.SECONDS);
+            assertFalse(desired("v1").has("probe"));
+
+            for (ObjectNode bad : List.of(Json.object(), Json.object().put("wmm_ac", "voice"),
+                                          Json.object().put("rogue", 1))) {
+                try {
+                    manager.updateVap("v1", bad);
+                    fail("accepted " + bad);
+                } catch (ControllerException e) {
+                    assertEquals("bad_request", e.code());
+                }
+            }
+            assertEquals("be", desired("v1").get("wmm_ac").asText());
+        }
     }
 }

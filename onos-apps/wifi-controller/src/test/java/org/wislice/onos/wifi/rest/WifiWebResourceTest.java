@@ -264,6 +264,15 @@ public class WifiWebResourceTest extends JerseyTest {
         }
 
         @Override
+        public ObjectNode updateVap(String vapId, JsonNode changes) {
+            maybeFail();
+            lastVap = vapId;
+            ObjectNode vap = Json.object().put("vap_id", vapId).put("agent_id", "ap-1").put("updated_ts", 2.0);
+            vap.setAll((ObjectNode) changes);
+            return vap;
+        }
+
+        @Override
         public ObjectNode updateRateLimit(String vapId, JsonNode rateLimit) {
             maybeFail();
             lastVap = vapId;
