@@ -182,6 +182,20 @@ class FakeControllers(FakeFirmware, Controllers):
             self._after("update_vap")
             return dict(vap)
 
+    def change_vap(self, vap_id: str, changes: Json) -> Json:
+        with self.lock:
+            self._enter("change_vap")
+            vap = self.vaps.get(vap_id)
+            if vap is None:
+                raise self._missing(f"vap {vap_id}")
+            if not changes or set(changes) - {"wmm_ac", "probe"}:
+                raise ControllerError(400, "bad_request", f"cannot change {sorted(changes)} of a vAP")
+            vap.update({k: v for k, v in changes.items() if v is not None})
+            if changes.get("probe", True) is None:
+                vap.pop("probe", None)
+            self._after("change_vap")
+            return dict(vap)
+
     def list_clients(self, agent_id: str | None = None, vap_id: str | None = None) -> list[Json]:
         with self.lock:
             self._enter("list_clients")

@@ -120,3 +120,30 @@ def test_budget_broken_and_restored_with_hysteresis(world, collector):
     kinds = [e["kind"] for e in budget_events(world)]
     assert sorted(kinds) == ["latency_budget_broken", "latency_budget_restored"]
     assert latency_of(world, slice_id)["budget_broken"] is False
+
+
+def test_a_class_change_moves_the_live_vaps_queue_and_probe(world):
+    """PATCH to best effort: the vAPs leave WMM's voice queue and stop probing (one change per vAP, the BSS kept);
+    back to a latency class: both again; a failing change is undone."""
+    from test_slice_update import applied, patch
+
+    slice_id = create(world, probe=PROBE).get_json()["slice_id"]
+    url = f"/api/v1/tenants/1/slices/{slice_id}"
+    vap = get_slice(world, slice_id)["vaps"][0]["vap_id"]
+    assert (world.fake.vaps[vap]["wmm_ac"], world.fake.vaps[vap]["probe"]) == ("vo", PROBE)
+
+    op = applied(world, patch(world, url, {"latency_class": "best_effort"}))
+    assert op["status"] == "succeeded" and "update_vap_class" in [s["kind"] for s in op["steps"]], op
+    assert world.fake.vaps[vap]["wmm_ac"] == "be" and "probe" not in world.fake.vaps[vap]
+    # a budget change within a class moves nothing on the vAPs
+    op = applied(world, patch(world, url, {"latency_class": "low", "latency_budget_us": 900}))
+    assert (world.fake.vaps[vap]["wmm_ac"], world.fake.vaps[vap]["probe"]) == ("vo", PROBE)
+    op = applied(world, patch(world, url, {"latency_budget_us": 800}))
+    assert "update_vap_class" not in [s["kind"] for s in op["steps"]], op
+
+    # the path's change fails after the vAP's: the vAP is put back in the voice queue with its probe
+    world.fake.fail_next("update_path_rates")
+    op = applied(world, patch(world, url, {"latency_class": "best_effort"}))
+    assert op["status"] == "failed", op
+    assert (world.fake.vaps[vap]["wmm_ac"], world.fake.vaps[vap]["probe"]) == ("vo", PROBE)
+    assert get_slice(world, slice_id)["latency_class"] == "low"

@@ -23,7 +23,7 @@ from .outcomes import describe, on_failure, on_success
 from .policy_state import initial_state
 from .saga import ACTIVE_STATES, SagaRunner
 from .slice_qos import path_rates, rate_limit, reserved_bandwidth
-from .steps import Step, load_topology, new_step, path_id, vap_route
+from .steps import Step, load_topology, new_step, path_id, vap_class, vap_route
 from .topology import reserve
 
 LIVE = ("creating", "active", "deleting")
@@ -364,6 +364,10 @@ class SliceService:
             if bandwidth != old:
                 steps += [new_step("update_vap", vap_id=v.vap_id, agent_id=v.agent_id, old=rate_limit(old),
                                    new=rate_limit(bandwidth)) for v in slice_.vaps]
+            if new_class and vap_class(slice_, new_class) != vap_class(slice_, slice_.latency_class):
+                steps += [new_step("update_vap_class", vap_id=v.vap_id, agent_id=v.agent_id,
+                                   old=vap_class(slice_, slice_.latency_class), new=vap_class(slice_, new_class))
+                          for v in slice_.vaps]
             if slice_.mec_node and (bandwidth != old or new_class):
                 # A new class re-installs the path's meters with or without the switches' latency flag.
                 classes = ({"old": {"latency_class": slice_.latency_class}, "new": {"latency_class": new_class}}

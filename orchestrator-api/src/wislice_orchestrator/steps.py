@@ -39,11 +39,17 @@ def vap_spec(db: Session, slice_: Slice, vap: SliceVap) -> dict[str, Any]:
                             "rate_limit": rate_limit(slice_.bandwidth)}
     if vap.max_clients:
         spec["max_clients"] = vap.max_clients
-    if slice_.latency_class in PRIORITY_CLASSES:  # the AP sends a latency slice's downlink in WMM's voice queue
-        spec["wmm_ac"] = "vo"
-        if slice_.probe:  # its measured latency: the AP probes the slice's path from the vAP's port
-            spec["probe"] = dict(slice_.probe)
+    if slice_.latency_class in PRIORITY_CLASSES:
+        spec |= {k: v for k, v in vap_class(slice_, slice_.latency_class).items() if v is not None}
     return spec
+
+
+def vap_class(slice_: Slice, latency_class: str) -> dict[str, Any]:
+    """What a vAP of slice_ carries for a latency class: a latency slice's downlink goes in WMM's voice queue and,
+    if the slice asked for probes, the AP probes its path from the vAP's port (its measured latency); best effort
+    is be without probe (None)."""
+    latency = latency_class in PRIORITY_CLASSES
+    return {"wmm_ac": "vo" if latency else "be", "probe": dict(slice_.probe) if latency and slice_.probe else None}
 
 
 def vnf_spec(vnf: SliceVnf) -> dict[str, Any]:
@@ -192,6 +198,12 @@ def do_update_vap(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[st
     return {}
 
 
+def do_update_vap_class(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[str, Any]:
+    """A live vAP's access category and probe for the slice's new latency class (its stations stay associated)."""
+    ctl.change_vap(ref["vap_id"], ref["new"])
+    return {}
+
+
 def do_update_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[str, Any]:
     """New down/up rates of a live path's meters (its flows stay)."""
     ctl.update_path_rates(ref["path_id"], ref["new"])
@@ -247,6 +259,10 @@ def undo_update_vap(ctl: Controllers, db: Session, ref: dict[str, Any]) -> None:
     _ignore_missing(lambda: ctl.update_vap(ref["vap_id"], ref["old"]))
 
 
+def undo_update_vap_class(ctl: Controllers, db: Session, ref: dict[str, Any]) -> None:
+    _ignore_missing(lambda: ctl.change_vap(ref["vap_id"], ref["old"]))
+
+
 def undo_update_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> None:
     _ignore_missing(lambda: ctl.update_path_rates(ref["path_id"], ref["old"]))
 
@@ -261,6 +277,7 @@ DO: dict[str, Callable[[Controllers, Session, dict[str, Any]], dict[str, Any]]] 
     "create_path": do_create_path,
     "replace_path": do_replace_path,
     "update_vap": do_update_vap,
+    "update_vap_class": do_update_vap_class,
     "update_path": do_update_path,
     "delete_vap": do_delete_vap,
     "delete_vnf": do_delete_vnf,
@@ -273,6 +290,7 @@ UNDO: dict[str, Callable[[Controllers, Session, dict[str, Any]], None]] = {
     "create_path": undo_create_path,
     "replace_path": undo_replace_path,
     "update_vap": undo_update_vap,
+    "update_vap_class": undo_update_vap_class,
     "update_path": undo_update_path,
     "delete_vap": undo_nothing,
     "delete_vnf": undo_nothing,

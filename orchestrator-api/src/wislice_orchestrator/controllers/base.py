@@ -47,6 +47,11 @@ class Controllers(ABC):
         """New rate_limit of a live vAP (the controller stores it as desired state and sends updateVap)."""
 
     @abstractmethod
+    def change_vap(self, vap_id: str, changes: Json) -> Json:
+        """A live vAP's wmm_ac and/or probe (None: no probe) changed in place, as its slice's latency class changed
+        (stored as desired state, sent with updateVap)."""
+
+    @abstractmethod
     def list_clients(self, agent_id: str | None = None, vap_id: str | None = None) -> list[Json]: ...
 
     @abstractmethod

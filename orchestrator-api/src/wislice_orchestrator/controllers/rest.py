@@ -76,6 +76,10 @@ class RestControllers(Controllers):
         reply = self._call("PUT", f"/onos/wifi/vaps/{segment(vap_id)}/rate_limit", rate_limit)
         return (reply.get("vap", reply) if isinstance(reply, dict) else None) or {}
 
+    def change_vap(self, vap_id: str, changes: Json) -> Json:
+        reply = self._call("PATCH", f"/onos/wifi/vaps/{segment(vap_id)}", changes)
+        return (reply.get("vap", reply) if isinstance(reply, dict) else None) or {}
+
     def list_clients(self, agent_id: str | None = None, vap_id: str | None = None) -> list[Json]:
         params = {k: v for k, v in (("agent", agent_id), ("vap", vap_id)) if v}
         return self._call("GET", "/onos/wifi/clients", params=params or None)["clients"]
