@@ -266,6 +266,14 @@ def test_latency_slice_measures_its_round_trips_against_its_budget(testbed) -> N
             if e["kind"] == "latency_budget_broken" and f"slice {s.slice_id}:" in e["message"]], timeout=60, period=1)
         log.say(f"event: {broken[0]['message']}")
         assert tb.orch.call("GET", f"{path}/telemetry", s.token)[1]["latency"]["budget_broken"] is True
+
+        # Best effort from now on: the live vAP leaves the voice queue and stops probing (one updateVap, BSS kept).
+        _, _, headers = tb.orch.call("PATCH", path, s.token, {"latency_class": "best_effort",
+                                                              "latency_budget_us": None})
+        assert e2e.wait_operation(tb, s.token, headers["Location"])["status"] == "succeeded"
+        (live,) = (v for v in tb.onos.get("/onos/wifi/vaps")["vaps"] if v["vap_id"] == s.vap_id)
+        assert live.get("wmm_ac", "be") == "be" and "probe" not in live, live
+        assert tb.onos.request("GET", f"/onos/wifi/vaps/{s.vap_id}/latency")[0] == 501  # no probe any more
     finally:
         gone = e2e.delete_slice(tb, log, s)
     assert all(gone.values()), gone
