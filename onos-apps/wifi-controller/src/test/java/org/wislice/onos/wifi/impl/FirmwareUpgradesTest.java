@@ -28,8 +28,8 @@ public class FirmwareUpgradesTest {
 
     @Before
     public void setUp() {
-        store = WifiManagerTest.activeStore();
-        manager = WifiManagerTest.activeManager(store);
+        store = TestWifiManagers.activeStore();
+        manager = TestWifiManagers.activeManager(store);
     }
 
     @After

@@ -30,8 +30,8 @@ public class WifiLatencyTest {
 
     @Before
     public void setUp() {
-        store = WifiManagerTest.activeStore();
-        manager = WifiManagerTest.activeManager(store);
+        store = TestWifiManagers.activeStore();
+        manager = TestWifiManagers.activeManager(store);
     }
 
     @After

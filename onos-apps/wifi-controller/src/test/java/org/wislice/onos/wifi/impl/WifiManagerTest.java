@@ -5,16 +5,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Test;
-import org.onlab.osgi.ComponentContextAdapter;
-import org.onosproject.TestApplicationId;
-import org.onosproject.cfg.ComponentConfigAdapter;
-import org.onosproject.cluster.ClusterServiceAdapter;
-import org.onosproject.cluster.ControllerNode;
-import org.onosproject.cluster.DefaultControllerNode;
-import org.onosproject.cluster.NodeId;
-import org.onosproject.common.event.impl.TestEventDispatcher;
-import org.onosproject.core.ApplicationId;
-import org.onosproject.core.CoreServiceAdapter;
 import org.onosproject.store.service.TestStorageService;
 import org.wislice.onos.agent.ControllerException;
 import org.wislice.onos.agent.Json;
@@ -25,14 +15,11 @@ import org.wislice.onos.agent.ap.Client;
 import org.wislice.onos.wifi.api.WifiEvent;
 
 import java.util.ArrayList;
-import java.util.Dictionary;
-import java.util.Hashtable;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.Assert.assertEquals;
-import static org.onosproject.net.NetTestTools.injectEventDispatcher;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
@@ -72,66 +59,15 @@ public class WifiManagerTest {
 
     @Before
     public void setUp() {
-        store = activeStore();
-        manager = activeManager(store);
+        store = TestWifiManagers.activeStore();
+        manager = TestWifiManagers.activeManager(store);
         manager.addListener(events::add);
-    }
-
-    /** A DistributedWifiStore on TestStorageService, activated. */
-    static DistributedWifiStore activeStore() {
-        DistributedWifiStore store = new DistributedWifiStore();
-        store.storageService = new TestStorageService();
-        store.activate();
-        return store;
-    }
-
-    /** A WifiManager on store with onos-api's test adapters, activated: its agent server on a loopback port. */
-    static WifiManager activeManager(DistributedWifiStore store) {
-        WifiManager manager = new WifiManager();
-        manager.store = store;
-        manager.passphrases = PassphraseCipher.random();
-        manager.coreService = new CoreServiceAdapter() {
-            @Override
-            public ApplicationId registerApplication(String name) {
-                return new TestApplicationId(name);
-            }
-        };
-        manager.clusterService = new ClusterServiceAdapter() {
-            @Override
-            public ControllerNode getLocalNode() {
-                return new DefaultControllerNode(new NodeId("node-1"), "127.0.0.1");
-            }
-        };
-        manager.cfgService = new ComponentConfigAdapter();
-        injectEventDispatcher(manager, new TestEventDispatcher());
-        manager.activate(context(0, SECRET));
-        return manager;
     }
 
     @After
     public void tearDown() {
         manager.deactivate();
         store.deactivate();
-    }
-
-    /** tls: optionally tlsCertFile, tlsKeyFile, tlsClientCaFile. */
-    static ComponentContextAdapter context(int port, String secret, String... tls) {
-        return new ComponentContextAdapter() {
-            @Override
-            public Dictionary getProperties() {
-                Hashtable<String, Object> p = new Hashtable<>();
-                p.put(OsgiPropertyConstants.AGENT_PORT, port);
-                p.put(OsgiPropertyConstants.BIND_ADDRESS, "127.0.0.1");
-                p.put(OsgiPropertyConstants.SHARED_SECRET, secret);
-                p.put(OsgiPropertyConstants.REQUEST_TIMEOUT_MS, 2000);
-                if (tls.length == 3) {
-                    p.put(OsgiPropertyConstants.TLS_CERT_FILE, tls[0]);
-                    p.put(OsgiPropertyConstants.TLS_KEY_FILE, tls[1]);
-                    p.put(OsgiPropertyConstants.TLS_CLIENT_CA_FILE, tls[2]);
-                }
-                return p;
-            }
-        };
     }
 
     /** Connects an agent and answers the reconnect sequence (syncVaps, getVaps, getClient). */
@@ -496,12 +432,12 @@ public class WifiManagerTest {
         String cert = TestTls.file("server.pem");
         String key = TestTls.file("server-key.pem");
         // Unusable files: the manager stays active without a server, and a good setting starts it again.
-        manager.modified(context(0, SECRET, "/nonexistent/server.pem", key, ""));
-        manager.modified(context(0, SECRET, cert, key, TestTls.file("ca.pem")));
+        manager.modified(TestWifiManagers.context(0, SECRET, "/nonexistent/server.pem", key, ""));
+        manager.modified(TestWifiManagers.context(0, SECRET, cert, key, TestTls.file("ca.pem")));
         try (TestAgentClient agent = new TestAgentClient(TestTls.connect(manager.boundPort(), "client"))) {
             assertEquals("welcome", agent.hello("ap", "ap-8", SECRET, apCapabilities()).get("type").asText());
         }
-        manager.modified(context(0, SECRET));
+        manager.modified(TestWifiManagers.context(0, SECRET));
         try (TestAgentClient agent = new TestAgentClient(manager.boundPort())) {
             assertEquals("welcome", agent.hello("ap", "ap-8", SECRET, apCapabilities()).get("type").asText());
         }
