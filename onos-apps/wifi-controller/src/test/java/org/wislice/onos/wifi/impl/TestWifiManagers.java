@@ -1,5 +1,7 @@
 package org.wislice.onos.wifi.impl;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.onlab.osgi.ComponentContextAdapter;
 import org.onosproject.TestApplicationId;
 import org.onosproject.cfg.ComponentConfigAdapter;
@@ -11,10 +13,16 @@ import org.onosproject.common.event.impl.TestEventDispatcher;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.core.CoreServiceAdapter;
 import org.onosproject.store.service.TestStorageService;
+import org.wislice.onos.agent.Json;
+import org.wislice.onos.agent.TestAgentClient;
 
 import java.util.Dictionary;
 import java.util.Hashtable;
+import java.util.List;
+import java.util.function.BooleanSupplier;
 
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.fail;
 import static org.onosproject.net.NetTestTools.injectEventDispatcher;
 
 /** A WifiManager and its store on onos-api's test adapters, for the WiFi controller's unit tests. */
@@ -72,5 +80,47 @@ final class TestWifiManagers {
                 return p;
             }
         };
+    }
+
+    /**
+     * Connects a scripted ap-agent to manager and answers its reconnect sequence (syncVaps, getVaps with these
+     * vAPs, getClient); returns once the manager shows it connected with those vAPs.
+     */
+    static TestAgentClient connect(WifiManager manager, String agentId, List<JsonNode> vaps) throws Exception {
+        TestAgentClient agent = new TestAgentClient(manager.boundPort());
+        JsonNode welcome = agent.hello("ap", agentId, WifiManagerTest.SECRET, WifiManagerTest.apCapabilities());
+        assertEquals("welcome", welcome.get("type").asText());
+        JsonNode sync = agent.serveOne(r -> {
+            ObjectNode result = Json.object();
+            for (String list : List.of("created", "removed", "kept", "failed")) {
+                result.putArray(list);
+            }
+            return result;
+        });
+        assertEquals("syncVaps", sync.get("method").asText());
+        agent.serveOne(r -> {
+            ObjectNode result = Json.object();
+            vaps.forEach(result.putArray("vaps")::add);
+            return result;
+        });
+        agent.serveOne(r -> {
+            ObjectNode result = Json.object();
+            result.putArray("clients");
+            return result;
+        });
+        waitFor(() -> manager.vaps(agentId).size() == vaps.size()
+                && manager.agent(agentId).map(a -> a.get("connected").asBoolean()).orElse(false));
+        return agent;
+    }
+
+    /** Waits up to 3 s for condition; fails the test if it never holds. */
+    static void waitFor(BooleanSupplier condition) throws InterruptedException {
+        for (int i = 0; i < 300; i++) {
+            if (condition.getAsBoolean()) {
+                return;
+            }
+            Thread.sleep(10);
+        }
+        fail("condition not met");
     }
 }

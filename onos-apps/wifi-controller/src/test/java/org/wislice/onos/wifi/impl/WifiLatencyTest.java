@@ -20,7 +20,8 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
-import static org.wislice.onos.wifi.impl.WifiManagerTest.SECRET;
+import static org.wislice.onos.wifi.impl.TestWifiManagers.connect;
+import static org.wislice.onos.wifi.impl.TestWifiManagers.waitFor;
 
 /** A probed vAP's latency: getLatency through WifiManager, and the latest VapLatency kept from stats events. */
 public class WifiLatencyTest {
@@ -46,43 +47,6 @@ public class WifiLatencyTest {
         return WifiManagerTest.vapState(spec);
     }
 
-    /** Connects an agent reporting these vAPs and answers its reconnect sequence (syncVaps, getVaps, getClient). */
-    private TestAgentClient connect(String agentId, List<JsonNode> vaps) throws Exception {
-        TestAgentClient agent = new TestAgentClient(manager.boundPort());
-        agent.hello("ap", agentId, SECRET, WifiManagerTest.apCapabilities());
-        agent.serveOne(r -> {
-            ObjectNode result = Json.object();
-            for (String list : List.of("created", "removed", "kept", "failed")) {
-                result.putArray(list);
-            }
-            return result;
-        });
-        agent.serveOne(r -> {
-            ObjectNode result = Json.object();
-            ArrayNode list = result.putArray("vaps");
-            vaps.forEach(list::add);
-            return result;
-        });
-        agent.serveOne(r -> {
-            ObjectNode result = Json.object();
-            result.putArray("clients");
-            return result;
-        });
-        waitFor(() -> manager.vaps(agentId).size() == vaps.size()
-                && manager.agent(agentId).map(a -> a.get("connected").asBoolean()).orElse(false));
-        return agent;
-    }
-
-    private static void waitFor(java.util.function.BooleanSupplier condition) throws InterruptedException {
-        for (int i = 0; i < 300; i++) {
-            if (condition.getAsBoolean()) {
-                return;
-            }
-            Thread.sleep(10);
-        }
-        fail("condition not met");
-    }
-
     private static ObjectNode latency(String vapId, long p99) {
         return Json.object().put("vap_id", vapId).put("sent", 100).put("received", 98).put("lost", 2)
                 .put("p50_us", p99 / 2).put("p90_us", p99 - 10).put("p99_us", p99).put("max_us", p99 + 100)
@@ -103,7 +67,7 @@ public class WifiLatencyTest {
 
     @Test
     public void getLatencyIsAskedOfTheVapsAgentAndItsRefusalMapsToRest() throws Exception {
-        try (TestAgentClient agent = connect("ap-20", List.of(probedVap("v1")))) {
+        try (TestAgentClient agent = connect(manager, "ap-20", List.of(probedVap("v1")))) {
             CompletableFuture<ObjectNode> answer = CompletableFuture.supplyAsync(() -> manager.latency(null, "v1"));
             JsonNode req = agent.serveOne(r -> latency("v1", 420));
             assertEquals("getLatency", req.get("method").asText());
@@ -139,7 +103,7 @@ public class WifiLatencyTest {
 
     @Test
     public void statsKeepTheLatestLatencyOfEachProbedVapForAFewIntervals() throws Exception {
-        try (TestAgentClient agent = connect("ap-21", List.of(probedVap("v1"), probedVap("v2")))) {
+        try (TestAgentClient agent = connect(manager, "ap-21", List.of(probedVap("v1"), probedVap("v2")))) {
             agent.send(stats(100));
             waitFor(() -> manager.stats().get("agents").size() == 1);
             assertFalse("no probe, no latency list", manager.stats().at("/agents/0").has("latency"));
@@ -181,7 +145,7 @@ public class WifiLatencyTest {
      *  keeps them (and its rates), a null probe stops it; nothing to change and a bad probe are refused first. */
     @Test
     public void classChangeIsOneUpdateVap() throws Exception {
-        try (TestAgentClient agent = connect("ap-22", List.of())) {
+        try (TestAgentClient agent = connect(manager, "ap-22", List.of())) {
             CompletableFuture<ObjectNode> created = CompletableFuture.supplyAsync(
                     () -> manager.createVap("ap-22", WifiManagerTest.vapSpec("v1")));
             agent.serveOne(r -> Json.object().set("vap", WifiManagerTest.vapState(r.get("params").get("vap"))));

@@ -23,6 +23,8 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
+import static org.wislice.onos.wifi.impl.TestWifiManagers.connect;
+import static org.wislice.onos.wifi.impl.TestWifiManagers.waitFor;
 
 /** WifiManager with the real DistributedWifiStore on TestStorageService, and a scripted ap-agent on loopback. */
 public class WifiManagerTest {
@@ -70,53 +72,14 @@ public class WifiManagerTest {
         store.deactivate();
     }
 
-    /** Connects an agent and answers the reconnect sequence (syncVaps, getVaps, getClient). */
-    private TestAgentClient connect(String agentId, List<JsonNode> vaps) throws Exception {
-        TestAgentClient agent = new TestAgentClient(manager.boundPort());
-        JsonNode welcome = agent.hello("ap", agentId, SECRET, apCapabilities());
-        assertEquals("welcome", welcome.get("type").asText());
-        JsonNode sync = agent.serveOne(r -> {
-            ObjectNode result = Json.object();
-            result.putArray("created");
-            result.putArray("removed");
-            result.putArray("kept");
-            result.putArray("failed");
-            return result;
-        });
-        assertEquals("syncVaps", sync.get("method").asText());
-        agent.serveOne(r -> {
-            ObjectNode result = Json.object();
-            vaps.forEach(v -> result.withArray("vaps").add(v));
-            result.withArray("vaps");
-            return result;
-        });
-        agent.serveOne(r -> {
-            ObjectNode result = Json.object();
-            result.putArray("clients");
-            return result;
-        });
-        waitFor(() -> manager.agent(agentId).map(a -> a.get("connected").asBoolean()).orElse(false));
-        return agent;
-    }
-
     /** The desired spec the store has for a vAP, as JSON. */
     private ObjectNode desired(String agentId, String vapId) {
         return ApCodecs.VAP_SPEC.encode(store.desiredVap(agentId, vapId).orElseThrow().open(manager.passphrases));
     }
 
-    private static void waitFor(java.util.function.BooleanSupplier condition) throws InterruptedException {
-        for (int i = 0; i < 300; i++) {
-            if (condition.getAsBoolean()) {
-                return;
-            }
-            Thread.sleep(10);
-        }
-        fail("condition not met");
-    }
-
     @Test
     public void agentAppearsWithItsRadios() throws Exception {
-        try (TestAgentClient agent = connect("ap-1", List.of())) {
+        try (TestAgentClient agent = connect(manager, "ap-1", List.of())) {
             ObjectNode a = manager.agent("ap-1").orElseThrow();
             assertEquals("phy0", a.get("radios").get(0).get("name").asText());
             assertTrue(events.stream().anyMatch(e -> e.type() == WifiEvent.Type.AGENT_UPDATED));
@@ -129,7 +92,7 @@ public class WifiManagerTest {
     @Test
     public void voiceAccessCategoryReachesTheAgentAndSurvivesAReconnect() throws Exception {
         ObjectNode spec = vapSpec("v1").put("wmm_ac", "vo");
-        try (TestAgentClient agent = connect("ap-wmm", List.of())) {
+        try (TestAgentClient agent = connect(manager, "ap-wmm", List.of())) {
             CompletableFuture<ObjectNode> created = CompletableFuture.supplyAsync(
                     () -> manager.createVap("ap-wmm", spec));
             JsonNode req = agent.serveOne(r -> {
@@ -151,7 +114,7 @@ public class WifiManagerTest {
     @Test
     public void createVapStoresDesiredStateAndPushesItOnReconnect() throws Exception {
         ObjectNode spec = vapSpec("v1");
-        try (TestAgentClient agent = connect("ap-2", List.of())) {
+        try (TestAgentClient agent = connect(manager, "ap-2", List.of())) {
             CompletableFuture<ObjectNode> created = CompletableFuture.supplyAsync(
                     () -> manager.createVap("ap-2", spec));
             JsonNode req = agent.serveOne(r -> {
@@ -176,7 +139,7 @@ public class WifiManagerTest {
 
     @Test
     public void agentRefusalDropsTheDesiredVap() throws Exception {
-        try (TestAgentClient agent = connect("ap-3", List.of())) {
+        try (TestAgentClient agent = connect(manager, "ap-3", List.of())) {
             CompletableFuture<ObjectNode> created = CompletableFuture.supplyAsync(
                     () -> manager.createVap("ap-3", vapSpec("v9")));
             agent.serveOne(r -> {
@@ -194,7 +157,7 @@ public class WifiManagerTest {
 
     @Test
     public void invalidSpecIsRejectedBeforeAnythingIsStored() throws Exception {
-        try (TestAgentClient agent = connect("ap-4", List.of())) {
+        try (TestAgentClient agent = connect(manager, "ap-4", List.of())) {
             ObjectNode bad = vapSpec("v1").put("ssid", "x\nctrl_interface=/tmp");
             try {
                 manager.createVap("ap-4", bad);
@@ -215,7 +178,7 @@ public class WifiManagerTest {
         } catch (ControllerException e) {
             assertEquals(404, e.httpStatus());
         }
-        connect("ap-5", List.of()).close();
+        connect(manager, "ap-5", List.of()).close();
         waitFor(() -> !manager.agent("ap-5").orElseThrow().get("connected").asBoolean());
         try {
             manager.createVap("ap-5", vapSpec("v1"));
@@ -229,7 +192,7 @@ public class WifiManagerTest {
 
     @Test
     public void clientEventsUpdateTheStoreAndPostEvents() throws Exception {
-        try (TestAgentClient agent = connect("ap-6", List.of(vapState(vapSpec("v1"))))) {
+        try (TestAgentClient agent = connect(manager, "ap-6", List.of(vapState(vapSpec("v1"))))) {
             ObjectNode ev = Json.object().put("type", "event").put("event", "clientAssociated")
                     .put("ts", System.currentTimeMillis() / 1000.0);
             ev.putObject("data").put("vap_id", "v1").put("mac", "02:00:00:00:01:00").put("signal_dbm", -40);
@@ -263,7 +226,7 @@ public class WifiManagerTest {
 
     @Test
     public void rateLimitChangeIsStoredAndSentAsUpdateVap() throws Exception {
-        try (TestAgentClient agent = connect("ap-10", List.of())) {
+        try (TestAgentClient agent = connect(manager, "ap-10", List.of())) {
             createVap(agent, "ap-10", "v1");
             CompletableFuture<ObjectNode> updated = CompletableFuture.supplyAsync(
                     () -> manager.updateRateLimit("v1", rateLimit(8000, 0, 3000)));
@@ -319,7 +282,7 @@ public class WifiManagerTest {
 
     @Test
     public void badOrUnknownRateLimitChangesNothing() throws Exception {
-        try (TestAgentClient agent = connect("ap-11", List.of())) {
+        try (TestAgentClient agent = connect(manager, "ap-11", List.of())) {
             createVap(agent, "ap-11", "v1");
             for (ObjectNode bad : List.of(rateLimit(1000, 0, 1001), Json.object().put("down_kbps", 1),
                     rateLimit(1000, 0, 0).put("burst", 1))) {
@@ -342,7 +305,7 @@ public class WifiManagerTest {
 
     @Test
     public void statsCarryTheRadiosCapacity() throws Exception {
-        try (TestAgentClient agent = connect("ap-12", List.of())) {
+        try (TestAgentClient agent = connect(manager, "ap-12", List.of())) {
             assertFalse(manager.agent("ap-12").orElseThrow().at("/radios/0").has("capacity_kbps"));
             ObjectNode ev = Json.object().put("type", "event").put("event", "stats").put("ts", 1);
             ObjectNode data = ev.putObject("data").put("interval_s", 5);
@@ -365,7 +328,7 @@ public class WifiManagerTest {
 
     @Test
     public void statsReachTheAggregateAndTheStoredClients() throws Exception {
-        try (TestAgentClient agent = connect("ap-13", List.of(vapState(vapSpec("v1"))))) {
+        try (TestAgentClient agent = connect(manager, "ap-13", List.of(vapState(vapSpec("v1"))))) {
             ObjectNode assoc = Json.object().put("type", "event").put("event", "clientAssociated").put("ts", 1);
             assoc.putObject("data").put("vap_id", "v1").put("mac", "02:00:00:00:01:00");
             agent.send(assoc);
@@ -400,8 +363,8 @@ public class WifiManagerTest {
     public void steerAsksTheServingAgentWithTheTargetsBssidAndChannel() throws Exception {
         String sta = "02:00:00:00:01:00";
         ObjectNode target = vapState(vapSpec("v2")).put("bssid", "02:00:00:00:00:02");
-        try (TestAgentClient serving = connect("ap-s", List.of(vapState(vapSpec("v1"))));
-             TestAgentClient other = connect("ap-t", List.of(target))) {
+        try (TestAgentClient serving = connect(manager, "ap-s", List.of(vapState(vapSpec("v1"))));
+             TestAgentClient other = connect(manager, "ap-t", List.of(target))) {
             store.putClient("ap-s", new Client(sta, "v1", -40, 3, 0, 0));
             CompletableFuture<ObjectNode> steered = CompletableFuture.supplyAsync(
                     () -> manager.steerClient(sta, null, "v2", null, 10));
