@@ -100,9 +100,7 @@ public class WifiWebResource extends AbstractWebResource {
     public Response createVap(@PathParam("agentId") String agentId, InputStream body) {
         ObjectNode spec = RestBodies.read(body);
         ObjectNode vap = get(WifiService.class).createVap(ident(agentId, "agent_id"), spec);
-        ObjectNode root = Json.object();
-        root.set("vap", publicView(vap));
-        return json(Response.Status.CREATED, root);
+        return vapReply(Response.Status.CREATED, vap);
     }
 
     /** Removes a vAP. */
@@ -121,9 +119,7 @@ public class WifiWebResource extends AbstractWebResource {
     public Response updateRateLimit(@PathParam("vapId") String vapId, InputStream body) {
         ObjectNode rateLimit = RestBodies.read(body);
         ObjectNode vap = get(WifiService.class).updateRateLimit(ident(vapId, "vap_id"), rateLimit);
-        ObjectNode root = Json.object();
-        root.set("vap", publicView(vap));
-        return json(Response.Status.OK, root);
+        return vapReply(Response.Status.OK, vap);
     }
 
     /** Changes a running vAP in place: body {rate_limit?, wmm_ac?, probe?} (a null probe stops it). */
@@ -134,9 +130,7 @@ public class WifiWebResource extends AbstractWebResource {
     public Response updateVap(@PathParam("vapId") String vapId, InputStream body) {
         ObjectNode changes = RestBodies.read(body);
         ObjectNode vap = get(WifiService.class).updateVap(ident(vapId, "vap_id"), changes);
-        ObjectNode root = Json.object();
-        root.set("vap", publicView(vap));
-        return json(Response.Status.OK, root);
+        return vapReply(Response.Status.OK, vap);
     }
 
     /** Clients, optionally filtered by agent and vAP. */
@@ -251,5 +245,12 @@ public class WifiWebResource extends AbstractWebResource {
     public Response resetMetrics() {
         get(WifiService.class).resetMetrics();
         return Response.noContent().build();
+    }
+
+    /** {"vap": the vAP's public view}: what creating or changing a vAP answers. */
+    private Response vapReply(Response.Status status, ObjectNode vap) {
+        ObjectNode root = Json.object();
+        root.set("vap", publicView(vap));
+        return json(status, root);
     }
 }
