@@ -78,12 +78,20 @@ final class DeviceFlows {
     }
 
     synchronized void release(FlowId id) {
+        release(id, false);
+    }
+
+    /**
+     * Forgets the entry; {@code keepIndex}: its index stays taken, because the switch holds an entry there that is
+     * not this one (it refused the ADD with ENTRY_EXIST): handing the index out again would be refused forever.
+     */
+    synchronized void release(FlowId id, boolean keepIndex) {
         Entry e = entries.remove(id);
         if (e == null) {
             return;
         }
         BitSet used = usedIndexes.get(e.rule.tableId());
-        if (used != null) {
+        if (used != null && !keepIndex) {
             used.clear((int) e.index);
         }
         if (e.counterId != 0) {

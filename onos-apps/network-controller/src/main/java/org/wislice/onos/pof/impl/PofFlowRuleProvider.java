@@ -38,6 +38,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -50,8 +51,12 @@ import static org.wislice.onos.pof.impl.OsgiPropertyConstants.STATS_POLL_SECONDS
 /**
  * POF flow entries as ONOS FlowRules. A batch becomes COUNTER_MOD + FLOW_MOD messages written at once, then an
  * ECHO as barrier: its reply means the switch handled the batch, and any ERROR it sent for a FLOW_MOD came
- * before it, so the batch completes with exactly the rules the switch refused. Statistics: each entry gets a
- * POF counter (while the switch has some free); COUNTER_REQUEST every poll period gives packets and bytes.
+ * before it, so the batch completes with exactly the rules the switch refused. A device has one batch on the
+ * wire at a time: ONOS hands batches for one device to several installer threads at once (after a reconnect it
+ * re-adds the same rule twice), and a batch must decide ADD or MODIFY and pick indexes knowing what the switch
+ * made of the one before, else a MODIFY overtakes its ADD and the entry's index is handed out twice.
+ * Statistics: each entry gets a POF counter (while the switch has some free); COUNTER_REQUEST every poll period
+ * gives packets and bytes.
  */
 @Component(immediate = true, property = {STATS_POLL_SECONDS + ":Integer=" + STATS_POLL_SECONDS_DEFAULT})
 public class PofFlowRuleProvider extends AbstractProvider implements FlowRuleProvider {
@@ -69,8 +74,12 @@ public class PofFlowRuleProvider extends AbstractProvider implements FlowRulePro
     /** FLOW_MOD xid -> rule, per device, until the batch's barrier: where an ERROR lands. */
     private final Map<DeviceId, Map<Long, FlowRule>> inflight = new ConcurrentHashMap<>();
     private final Map<DeviceId, Set<FlowRule>> refused = new ConcurrentHashMap<>();
+    /** Per device, its last batch: the next one is sent when it has completed. */
+    private final Map<DeviceId, CompletableFuture<Set<FlowRule>>> lastBatch = new ConcurrentHashMap<>();
     private final PofSwitchListener listener = new Switches();
     private ScheduledExecutorService poller;
+    /** Writes the batches (never the session's reader thread, which completes the barrier before them). */
+    private ExecutorService sender;
 
     /** Seconds between polls of the flow counters (COUNTER_REQUEST) that feed ONOS flow statistics. */
     private int statsPollSeconds = STATS_POLL_SECONDS_DEFAULT;
@@ -88,6 +97,7 @@ public class PofFlowRuleProvider extends AbstractProvider implements FlowRulePro
         int period = Math.max(1, statsPollSeconds);
         providerService = providerRegistry.register(this);
         poller = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "pof-flow-stats"));
+        sender = Executors.newSingleThreadExecutor(r -> new Thread(r, "pof-flow-sender"));
         controller.addListener(listener);
         controller.switches().forEach(listener::switchAdded);
         poller.scheduleWithFixedDelay(this::pollAll, period, period, TimeUnit.SECONDS);
@@ -97,6 +107,7 @@ public class PofFlowRuleProvider extends AbstractProvider implements FlowRulePro
     @Deactivate
     protected void deactivate() {
         poller.shutdownNow();
+        sender.shutdownNow();
         controller.removeListener(listener);
         providerRegistry.unregister(this);
         providerService = null;
@@ -143,10 +154,17 @@ public class PofFlowRuleProvider extends AbstractProvider implements FlowRulePro
     }
 
     /**
-     * Sends the adds and removes of one device and a barrier; completes with the rules the switch refused (or
-     * that could not be translated), after pushing the device's entries to ONOS.
+     * Sends the adds and removes of one device and a barrier once the device's previous batch has completed;
+     * completes with the rules the switch refused (or that could not be translated), after pushing the device's
+     * entries to ONOS.
      */
     CompletableFuture<Set<FlowRule>> program(DeviceId deviceId, List<FlowRule> adds, List<FlowRule> removes) {
+        return lastBatch.compute(deviceId, (d, previous) -> (previous == null
+                ? CompletableFuture.<Void>completedFuture(null) : previous.handle((failed, err) -> (Void) null))
+                .thenComposeAsync(v -> send(deviceId, adds, removes), sender));
+    }
+
+    private CompletableFuture<Set<FlowRule>> send(DeviceId deviceId, List<FlowRule> adds, List<FlowRule> removes) {
         PofSession session = controller.session(deviceId).orElse(null);
         DeviceFlows flows = devices.get(deviceId);
         if (session == null || flows == null) {
@@ -304,8 +322,9 @@ public class PofFlowRuleProvider extends AbstractProvider implements FlowRulePro
             FlowRule rule = xids == null ? null : xids.get(message.xid());
             DeviceFlows flows = devices.get(id);
             if (rule != null && flows != null) {
-                log.warn("{}: switch refused flow {}: {}", id, rule.id(), message.body(PofBody.Error.class).string);
-                flows.release(rule.id());
+                PofBody.Error error = message.body(PofBody.Error.class);
+                log.warn("{}: switch refused flow {}: {}", id, rule.id(), error.string);
+                flows.release(rule.id(), error.type == FlowMod.FLOW_MOD_FAILED && error.code == FlowMod.ENTRY_EXIST);
                 refused.get(id).add(rule);
             }
         }

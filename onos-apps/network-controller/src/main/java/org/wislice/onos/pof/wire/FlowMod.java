@@ -17,6 +17,9 @@ public class FlowMod extends PofBody {
     public static final int MODIFY_STRICT = 2;
     public static final int DELETE = 3;
     public static final int DELETE_STRICT = 4;
+    /** FLOW_MOD_FAILED / ENTRY_EXIST: an ADD at an index the switch holds an entry at. */
+    public static final int FLOW_MOD_FAILED = 5;
+    public static final int ENTRY_EXIST = 8;
 
     public int command;
     public long counterId;

@@ -40,6 +40,9 @@ public final class FakeSwitch implements AutoCloseable {
     private volatile Function<PofMessage, List<PofMessage>> responder = m -> List.of();
     private Thread reader;
     private volatile boolean deaf;
+    /** ECHO_REQUESTs (the controller's barriers) not answered yet: held while holdEchoes is on. */
+    private final List<PofMessage> heldEchoes = new ArrayList<>();
+    private boolean holdEchoes;
 
     public FakeSwitch(int controllerPort, long devId, int portCount) throws IOException {
         this.devId = devId;
@@ -146,6 +149,24 @@ public final class FakeSwitch implements AutoCloseable {
         return port;
     }
 
+    /** From now on answers no ECHO_REQUEST (a barrier stays open) until releaseEchoes. */
+    public void holdEchoes() {
+        synchronized (heldEchoes) {
+            holdEchoes = true;
+        }
+    }
+
+    /** Answers the held ECHO_REQUESTs, in order, and the next ones at once again. */
+    public void releaseEchoes() throws IOException {
+        synchronized (heldEchoes) {
+            holdEchoes = false;
+            for (PofMessage m : heldEchoes) {
+                send(new PofMessage(PofType.ECHO_REPLY, m.xid(), m.body()));
+            }
+            heldEchoes.clear();
+        }
+    }
+
     /** From now on reads nothing more (a switch whose input stalls): the controller's writes fill the buffers. */
     public void stopReading() {
         deaf = true;
@@ -160,7 +181,13 @@ public final class FakeSwitch implements AutoCloseable {
                 }
                 PofMessage m = read();
                 if (m.type() == PofType.ECHO_REQUEST) {
-                    send(new PofMessage(PofType.ECHO_REPLY, m.xid(), m.body()));
+                    synchronized (heldEchoes) {
+                        if (holdEchoes) {
+                            heldEchoes.add(m);
+                        } else {
+                            send(new PofMessage(PofType.ECHO_REPLY, m.xid(), m.body()));
+                        }
+                    }
                     continue;
                 }
                 received.add(m);
