@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,14 @@ from . import janitor
 from .processes import ProcessManager
 
 PROCESSES_KEY = pytest.StashKey[ProcessManager]()
+# The testbed's log directories (topology/testbed.py: every process's log and ONOS's karaf.log): a session keeps the
+# ones it made only when something failed, for the failure's report; CI's runs left one per run behind otherwise.
+LOG_DIRS = "wislice-demo-logs-*"
+LOG_DIRS_BEFORE = pytest.StashKey[set[Path]]()
+
+
+def _log_dirs() -> set[Path]:
+    return set(Path(tempfile.gettempdir()).glob(LOG_DIRS))
 
 
 def is_root() -> bool:
@@ -54,12 +63,22 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             report.sections.append((f"wislice process logs ({report.when})", text))
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    session.stash[LOG_DIRS_BEFORE] = _log_dirs()
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     # Fixture finalizers have run by now; anything still registered leaked past them (e.g. an interrupt).
     left = janitor.pending()
     if left:
         print(f"\n[wislice_testbed] cleaning up {len(left)} leftovers: {', '.join(left)}")
         janitor.run_all()
+    made = sorted(_log_dirs() - session.stash.get(LOG_DIRS_BEFORE, set()))
+    if made and exitstatus != 0:
+        print(f"\n[wislice_testbed] logs kept for the failure: {', '.join(map(str, made))}")
+    elif made:
+        for d in made:
+            shutil.rmtree(d, ignore_errors=True)
 
 
 @pytest.fixture
