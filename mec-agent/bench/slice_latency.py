@@ -282,7 +282,8 @@ def main() -> int:
     ids = Ids()
     hp = Hugepages.reserve(384)
     try:
-        with bench_node(hugepages_dir=str(hp.mount)) as (m, _dockerd, node):
+        # switch_cpus: placement keeps the vNFs off the switch's lcore (without it, it handed P2 the switch's core)
+        with bench_node(hugepages_dir=str(hp.mount), switch_cpus=str(SWITCH_CPU)) as (m, _dockerd, node):
             for run in range(args.runs):
                 for case in (*CASES, *REFERENCE_CASES):  # interleaved: every run measures every case
                     loads.append(os.getloadavg()[0])
