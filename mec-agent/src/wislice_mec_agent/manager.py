@@ -20,7 +20,7 @@ from wislice_agent_proto.errors import AgentError
 from .catalog import Catalog, CatalogImage
 from .config import AgentConfig
 from .ids import address_of, check_vnf_id, container_name, host_ifname
-from .placement import CorePlanner, node_cpus, parse_cpus, run_params, wants_latency
+from .placement import SHARED_CORE_FILE, CorePlanner, node_cpus, parse_cpus, run_params, wants_latency
 from .runtime import LABEL_AGENT, LABEL_IMAGE, LABEL_VNF_ID, ContainerRuntime
 from .spec import VnfSpec, parse_vnf_spec
 from .store import Store, VnfRecord
@@ -182,7 +182,7 @@ class VnfManager:
         if cls.placed:
             placed = self.planner.place(vnf_id, wants_latency(spec))
             undo.push("cpu placement", lambda: self.planner.release(vnf_id))
-            cpus, params = placed.cpus, run_params(spec, placed, image.params)
+            cpus, params = placed.cpus, run_params(spec, image.params)
             if params != spec.params:
                 log.info("vNF %d: latency slice on a %s core: runs with %s", vnf_id, placed.mode, params)
         claimed = self.pool.claim(image.name) if self.pool is not None else None
@@ -200,6 +200,8 @@ class VnfManager:
             cdir.mkdir(parents=True, exist_ok=True)
             undo.push("config dir", lambda: shutil.rmtree(cdir, ignore_errors=True))
             (cdir / "params.env").write_text(params_env(params))
+        if cls.placed:
+            self.mark_shared_cores()  # before it starts: a latency vNF begins in the right polling mode
         ports = cls.wire_before_start(self, rec, cdir, undo)
         self._pause("switch")
         if claimed is None:
@@ -247,7 +249,24 @@ class VnfManager:
         for name in self.port_names(rec):
             undo.push("switch port", lambda name=name: self.switch.remove(name))
         self.planner.release(rec.vnf_id)  # its core is free once the container is going (nothing to fail)
-        return undo.run()
+        errors = undo.run()
+        self.mark_shared_cores()  # a latency vNF it shared a core with may have it to itself again
+        return errors
+
+    def mark_shared_cores(self) -> None:
+        """Each latency vNF's SHARED_CORE_FILE exists exactly while its core is not its own (placement.py)."""
+        for vnf_id, shared in self.planner.latency_sharing().items():
+            rec = self.store.get(vnf_id)
+            if rec is None or not rec.config_dir:
+                continue
+            flag = Path(rec.config_dir) / SHARED_CORE_FILE
+            try:
+                if shared:
+                    flag.touch()
+                else:
+                    flag.unlink(missing_ok=True)
+            except OSError as exc:  # its config dir is going or gone: nothing left to tell it
+                log.warning("vNF %d: could not mark its core %s: %s", vnf_id, "shared" if shared else "own", exc)
 
     def port_names(self, rec: VnfRecord) -> list[str]:
         """The switch ports a vNF has or may have: the first is named by its vnf_id, the others are in its record."""

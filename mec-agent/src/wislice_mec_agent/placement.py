@@ -12,10 +12,12 @@ run on 1 anyway and the kernel could not spread it.
 - A node whose only cores are the switch's puts its vNFs there, with a warning: they take CPU from the switch.
 - A latency slice's vNF (VnfSpec latency_class ultra_low or low, or params latency=true; issue 15) takes a free
   core first like any other, and other vNFs keep off its core while the node has another vNF core: it keeps its
-  exclusive core. Whether it busy-polls follows from its placement (``run_params``): only on a core of its own;
-  shared (or on the switch's core) it runs burst 1 with rx-interrupt sleep, since two busy pollers on one core
-  take turns by scheduler slices (milliseconds; mec-agent/bench/slice_latency.py). The scheduler gives it the
-  highest CPU weight.
+  exclusive core. It runs in latency mode (burst 1) and busy-polls only while its core is its own: the agent keeps
+  a file in its config dir (SHARED_CORE_FILE, /run/vnf/shared-core inside) while another vNF is on its core, and
+  dpdk-vnf then sleeps on rx interrupts when idle, since two busy pollers on one core take turns by scheduler
+  slices (milliseconds; mec-agent/bench/slice_latency.py) and a busy poller at the highest weight starves its
+  neighbours. Placements change after a vNF started (a later vNF shares its core, or leaves it), hence a file and
+  not a start parameter. The scheduler gives it the highest CPU weight.
 Kernel vNFs are not placed (no cpuset): their forwarding is softirq work on whatever core the packet arrives on.
 """
 
@@ -33,6 +35,7 @@ log = logging.getLogger(__name__)
 EXCLUSIVE, SHARED, SWITCH = "exclusive", "shared", "switch"
 LATENCY_SLICES = ("ultra_low", "low")  # VnfSpec latency classes whose vNFs run in latency mode
 MAX_CPU = 4095
+SHARED_CORE_FILE = "shared-core"  # in a latency vNF's config dir while its core is shared (see above)
 
 
 def parse_cpus(text: str) -> list[int]:
@@ -127,6 +130,11 @@ class CorePlanner:
             self.assigned.pop(vnf_id, None)
             self.latency.discard(vnf_id)
 
+    def latency_sharing(self) -> dict[int, bool]:
+        """Each placed latency vNF: True when its core is not its own (shared, or the switch's)."""
+        with self.lock:
+            return {v: self._placement(v).mode != EXCLUSIVE for v in self.latency if v in self.assigned}
+
     def placement(self, vnf_id: int) -> Placement | None:
         with self.lock:
             return self._placement(vnf_id) if vnf_id in self.assigned else None
@@ -148,21 +156,18 @@ def wants_latency(spec: Any) -> bool:
     return spec.latency_class in LATENCY_SLICES or spec.params.get("latency") is True
 
 
-def run_params(spec: Any, placement: Placement, accepted: Iterable[str]) -> dict[str, Any]:
-    """The params a vNF starts with on ``placement`` (``accepted``: the params its image takes). A latency slice's
-    vNF busy-polls (latency=true: burst 1, never sleeps) only on an exclusive core; elsewhere it gets burst 1
-    without latency, so it sleeps on rx interrupts between packets and leaves the core to its neighbours. An image
-    without those params starts with its params as sent; other vNFs too."""
+def run_params(spec: Any, accepted: Iterable[str]) -> dict[str, Any]:
+    """The params a vNF starts with (``accepted``: the params its image takes). A latency slice's vNF runs in
+    latency mode (latency=true: burst 1; it busy-polls while its core is its own, SHARED_CORE_FILE says when not);
+    an image without that param but with a burst gets burst 1. Other vNFs, and images without those params, start
+    with their params as sent."""
     out = dict(spec.params)
     if not wants_latency(spec):
         return out
     accepted = set(accepted)
-    if placement.mode == EXCLUSIVE:
-        if "latency" in accepted:
-            out["latency"] = True
-            out.pop("burst", None)  # latency mode is burst 1; another burst beside it is refused
-    else:
-        out.pop("latency", None)
-        if "burst" in accepted:
-            out["burst"] = 1
+    if "latency" in accepted:
+        out["latency"] = True
+        out.pop("burst", None)  # latency mode is burst 1; another burst beside it is refused
+    elif "burst" in accepted:
+        out["burst"] = 1
     return out

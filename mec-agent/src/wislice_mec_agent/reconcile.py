@@ -60,6 +60,7 @@ def reconcile(m: VnfManager) -> dict[str, Any]:
             else:
                 _rebuild(m, rec, report)
         _remove_orphans(m, report)
+        m.mark_shared_cores()  # the placements adopted: each latency vNF told again whether its core is its own
     log.info("reconcile: %s", {k: v for k, v in report.items() if v})
     return report
 

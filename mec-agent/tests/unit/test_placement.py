@@ -11,7 +11,7 @@ from wislice_agent_proto.errors import AgentError
 from wislice_agent_proto.validate import SCHEMA
 
 from wislice_mec_agent.config import AgentConfig
-from wislice_mec_agent.placement import CorePlanner, Placement, parse_cpus, run_params
+from wislice_mec_agent.placement import SHARED_CORE_FILE, CorePlanner, Placement, parse_cpus, run_params
 from wislice_mec_agent.pool import WarmPool
 from wislice_mec_agent.reconcile import reconcile
 from wislice_mec_agent.spec import VnfSpec
@@ -163,41 +163,49 @@ def test_a_latency_vnf_keeps_its_core_while_others_have_one() -> None:
     assert only.place(2) == Placement("0", "shared") and only.placement(1).mode == "shared"
 
 
-def test_latency_mode_follows_placement() -> None:
+def test_a_latency_slices_vnf_runs_in_latency_mode() -> None:
     def vnf(params: dict, latency_class: str | None = None) -> VnfSpec:
         return VnfSpec(1, 2, "dpdk-vnf", 0.5, 64, 0, params, None, latency_class)
 
     dpdk = ("mode", "cost_cycles", "burst", "latency", "vhost_server")  # dpdk-vnf's catalog params
-    own, shared, switch = Placement("1", "exclusive"), Placement("1", "shared"), Placement("0", "switch")
-    lat = vnf({"mode": "fwd", "latency": True})
-    assert run_params(lat, own, dpdk) == {"mode": "fwd", "latency": True}  # busy poll only on a core of its own
-    for p in (shared, switch):
-        assert run_params(lat, p, dpdk) == {"mode": "fwd", "burst": 1}  # rx-interrupt sleep
-    cls = vnf({"burst": 32}, "ultra_low")  # the class alone is enough
-    assert run_params(cls, own, dpdk) == {"latency": True}
-    assert run_params(cls, shared, dpdk) == {"burst": 1}
-    assert run_params(cls, shared, ()) == {"burst": 32}  # an image without those params starts as sent
-    assert run_params(vnf({"burst": 8}, "best_effort"), shared, dpdk) == {"burst": 8}
-    assert run_params(vnf({"latency": False}), shared, dpdk) == {"latency": False}
+    assert run_params(vnf({"mode": "fwd", "latency": True}), dpdk) == {"mode": "fwd", "latency": True}
+    cls = vnf({"burst": 32}, "ultra_low")  # the class alone is enough; latency mode is burst 1
+    assert run_params(cls, dpdk) == {"latency": True}
+    assert run_params(cls, ("burst",)) == {"burst": 1}  # an image with a burst but no latency mode
+    assert run_params(cls, ()) == {"burst": 32}  # an image without those params starts as sent
+    assert run_params(vnf({"burst": 8}, "best_effort"), dpdk) == {"burst": 8}
+    assert run_params(vnf({"latency": False}), dpdk) == {"latency": False}
 
 
-def test_a_latency_vnf_busy_polls_only_on_its_own_core(tmp_path: Path) -> None:
+def test_a_latency_vnf_busy_polls_only_while_its_core_is_its_own(tmp_path: Path) -> None:
     node = Node(tmp_path, node_cpus="0-2", switch_cpus="0")
     lat = {"latency": True}
+
+    def shared(state: dict) -> bool:
+        return (node.manager.vnf_dir(state["vnf_id"]) / SHARED_CORE_FILE).exists()
+
     first = node.manager.create(spec(image="dpdk-vnf", params=lat))
     assert first["cpu_mode"] == "exclusive" and first["params"] == lat  # the spec as sent
+    assert not shared(first)
     other = node.manager.create(spec(instance=3, image="dpdk-vnf"))
     assert other["cpus"] == "2"  # kept off the latency vNF's core
     third = node.manager.create(spec(instance=4, image="dpdk-vnf", latency_class="low"))  # the class, no param
     assert "latency_class" not in third  # VnfState has none
     assert (third["cpus"], third["cpu_mode"]) == ("2", "shared")
     env = {s["vnf_id"]: (node.manager.vnf_dir(s["vnf_id"]) / "params.env").read_text() for s in (first, third)}
-    assert env[first["vnf_id"]] == "P_latency=true\n"
-    assert env[third["vnf_id"]] == "P_burst=1\n"
-    node.manager = node.new_manager()  # an agent restart: the latency vNF keeps its core
+    assert env[first["vnf_id"]] == env[third["vnf_id"]] == "P_latency=true\n"
+    assert shared(third) and not shared(first) and not shared(other)  # only latency vNFs get the file
+    node.manager.delete(other["vnf_id"])
+    assert not shared(third)  # its core is its own again: it busy-polls
+    fourth = node.manager.create(spec(instance=5, image="dpdk-vnf"))
+    assert fourth["cpus"] in ("1", "2") and shared(first) != shared(third)  # a neighbour joined one of them
+    node.manager = node.new_manager()  # an agent restart: the latency vNFs keep their cores and their files
+    (node.manager.vnf_dir(first["vnf_id"]) / SHARED_CORE_FILE).unlink(missing_ok=True)
+    (node.manager.vnf_dir(third["vnf_id"]) / SHARED_CORE_FILE).unlink(missing_ok=True)
     reconcile(node.manager)
     assert node.manager.planner.latency == {first["vnf_id"], third["vnf_id"]}
-    assert node.manager.planner.placement(first["vnf_id"]) == Placement("1", "exclusive")
+    assert node.manager.planner.placement(first["vnf_id"]).cpus == "1"
+    assert shared(first) != shared(third)
 
 
 def test_kernel_vnfs_get_no_cpuset_fresh_claimed_or_adopted(tmp_path: Path) -> None:

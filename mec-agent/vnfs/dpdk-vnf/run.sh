@@ -17,4 +17,5 @@ cpu=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*\([0-9]*\).*/\1/p' /proc/self/sta
 exec dpdk-vnf --lcores "0@${cpu:-0}" --in-memory --single-file-segments --no-pci --file-prefix vnf --no-telemetry \
   --vdev "net_virtio_user0,path=/run/vnf/vhost.sock,queues=1,queue_size=$ring,server=$server" -- \
   --mode "$mode" --cost-cycles "$cost" ${burst:+--burst "$burst"} $latency --ring-size "$ring" \
-  --stats-file /run/vnf/stats.json --queue-file /run/vnf/queue --throttle-file /run/vnf/throttle
+  --stats-file /run/vnf/stats.json --queue-file /run/vnf/queue --throttle-file /run/vnf/throttle \
+  --shared-core-file /run/vnf/shared-core

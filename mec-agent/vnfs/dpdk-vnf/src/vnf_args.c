@@ -114,9 +114,10 @@ int vnf_args_parse(struct vnf_args *a, int argc, char *const argv[], char *err, 
             continue;
         }
         char **path = NULL;
-        char *paths[3] = {a->stats_file, a->queue_file, a->throttle_file};
-        static const char *const path_opts[3] = {"--stats-file", "--queue-file", "--throttle-file"};
-        for (int k = 0; k < 3; k++)
+        char *paths[4] = {a->stats_file, a->queue_file, a->throttle_file, a->shared_core_file};
+        static const char *const path_opts[4] = {"--stats-file", "--queue-file", "--throttle-file",
+                                                 "--shared-core-file"};
+        for (int k = 0; k < 4; k++)
             if (!strcmp(opt, path_opts[k]))
                 path = &paths[k];
         if (path) {

@@ -27,6 +27,9 @@ struct vnf_args {
     char stats_file[VNF_PATH_MAX];    /* "" = none */
     char queue_file[VNF_PATH_MAX];    /* bytes waiting, the agent's /run/vnf/queue; "" = none */
     char throttle_file[VNF_PATH_MAX]; /* exists while the agent throttles this chain head; "" = none */
+    /* exists while the vNF's core is shared with another vNF: latency mode then sleeps on rx interrupts when idle
+     * instead of busy polling (two pollers on one core take turns by scheduler slices); "" = none */
+    char shared_core_file[VNF_PATH_MAX];
 };
 
 void vnf_args_defaults(struct vnf_args *a);

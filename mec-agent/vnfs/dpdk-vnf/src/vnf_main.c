@@ -53,6 +53,7 @@ struct vnf {
     struct vnf_stats st;
     uint16_t port;
     bool intr;          /* rx interrupts armed through the per-thread epoll */
+    bool core_shared;   /* the shared-core file exists: latency mode sleeps on rx interrupts when idle */
     bool queue_count;   /* rte_eth_rx_queue_count works on this port */
     uint32_t drain_run; /* "drain" occupancy: packets taken since the last burst that was not full */
     uint32_t queue_max; /* the most in the rx ring since the queue file was last written */
@@ -115,6 +116,7 @@ static void drain_occupancy(struct vnf *v, uint16_t n)
 static void queue_tick(struct vnf *v)
 {
     v->st.throttled = v->args.throttle_file[0] && access(v->args.throttle_file, F_OK) == 0;
+    v->core_shared = v->args.shared_core_file[0] && access(v->args.shared_core_file, F_OK) == 0;
     sample_occupancy(v);
     char buf[32];
     v->queue_written = vnf_stats_queue_bytes(&v->st, v->queue_max);
@@ -215,6 +217,10 @@ static void run(struct vnf *v)
         if (now >= next_queue) {
             queue_tick(v);
             next_queue = now + queue_interval;
+            /* Busy polling is for a core of our own: once the agent says another vNF shares it, sleep on rx
+             * interrupts when idle (burst stays 1), else the two would take turns by scheduler slices. */
+            bo.busy_poll = v->args.busy_poll && !v->core_shared;
+            v->info.wake = bo.busy_poll ? "busy" : v->intr ? "intr" : "backoff";
         }
         if (now >= next_periodic) {
             periodic(v);
@@ -265,7 +271,8 @@ static int setup_port(struct vnf *v, struct rte_mempool *pool)
         break;
     struct rte_eth_conf conf;
     memset(&conf, 0, sizeof(conf));
-    conf.intr_conf.rxq = !v->args.no_intr && !v->args.busy_poll;
+    /* A busy poller takes no interrupts, unless the agent may tell it to share its core (then it sleeps on them) */
+    conf.intr_conf.rxq = !v->args.no_intr && (!v->args.busy_poll || v->args.shared_core_file[0]);
     int rc = rte_eth_dev_configure(v->port, 1, 1, &conf);
     if (rc != 0 && conf.intr_conf.rxq) { /* the PMD refuses rx interrupts: backoff it is */
         conf.intr_conf.rxq = 0;

@@ -40,7 +40,7 @@ struct vnf_stats {
 /* What does not change while it runs. */
 struct vnf_info {
     const char *mode;
-    const char *wake;       /* "intr" (rx interrupts) or "backoff" (nanosleep) */
+    const char *wake;       /* "busy" (never sleeps), "intr" (rx interrupts) or "backoff" (nanosleep) */
     const char *occupancy_source; /* "rx_queue_count" or "drain" */
     uint64_t cost_cycles, cost_ns, clock_overhead_cycles, tsc_hz;
     uint32_t burst, ring_size, max_sleep_us;

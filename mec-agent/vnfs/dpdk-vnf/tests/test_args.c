@@ -29,6 +29,9 @@ int main(void)
     CHECK(parse(&a, err, lat_b1) == 0 && a.latency && a.burst == 1 && a.busy_poll);
     const char *lat_cost[] = {"x", "--latency", "--mode", "cost", "--cost-cycles", "100", "--burst", "1", NULL};
     CHECK(parse(&a, err, lat_cost) == 0 && a.latency && a.burst == 1 && a.cost_cycles == 100);
+    const char *lat_shared[] = {"x", "--latency", "--shared-core-file", "/run/vnf/shared-core", NULL};
+    CHECK(parse(&a, err, lat_shared) == 0 && a.latency && a.busy_poll &&
+          !strcmp(a.shared_core_file, "/run/vnf/shared-core"));
     const char *no_lat[] = {"x", "--burst", "1", NULL}; /* burst 1 alone is not latency mode: it still sleeps */
     CHECK(parse(&a, err, no_lat) == 0 && !a.latency && !a.busy_poll);
 
