@@ -7,11 +7,13 @@ Topology (node namespace; a fresh switch and fresh vNFs for every measurement, t
   rated DST_KBPS) =veth= dst ns (10.11.0.2). Probe slice: vNFs P1, P2 (dpdk-vnf, vhost-user ports) with flows
   src -> P1 -> P2 -> dst and dst -> src, every flow through the slice's meter (METER_PROBE, cap PROBE_CAP_KBPS).
   Bulk slice (loaded cases): port bulk (net_null, 1500-byte frames as fast as the switch polls) -> B1 -> B2 -> dst
-  through a best-effort meter (BULK_KBPS, far above the port). All four vNFs' lcores are on CPU 0 (run.sh pins to
-  the first CPU the container may use, and the containers may use both).
-Cases: latency_alone (latency meter, P vNFs in latency mode with the highest CPU weight, the switch's latency mode
-on the ports the slice enters by), latency_loaded (the same with the bulk slice), best_effort_loaded (a meter
-without the class, P vNFs in normal mode at the default weight, no latency ports, the bulk slice).
+  through a best-effort meter (BULK_KBPS, far above the port). The agent places the vNFs off the switch's lcore
+  (switch_cpus): on a 2-CPU machine all four share CPU 0.
+Cases: latency_alone (latency meter, P vNFs asking for latency mode with the highest CPU weight, the switch's
+latency mode on the ports the slice enters by), latency_loaded (the same with the bulk slice), best_effort_loaded (a
+meter without the class, P vNFs in normal mode at the default weight, no latency ports, the bulk slice). Latency
+mode is burst 1, and busy polling only while the vNF's core is its own (the agent's shared-core file): with P1 and
+P2 on one core they sleep on rx interrupts between packets.
 Probes: ping (ICMP echo, kernel receive timestamps) src -> dst, PROBES at 1 ms intervals, 256- and 1400-byte
 frames; then, to see where the time goes, 256-byte probes with src sent straight to dst (switch and kernels only).
 """
@@ -61,9 +63,8 @@ class Case:
     name: str
     latency: bool  # latency meter, highest CPU weight for the probe vNFs, the switch's latency mode on their ports
     loaded: bool  # the bulk slice runs
-    # latency: the probe vNFs asked for latency mode (burst 1, busy poll); False: burst 1, rx interrupts. Since
-    # 081f116 the agent grants latency mode only on a core of its own (placement.run_params): with one vNF core the
-    # first probe vNF busy-polls and the second starts with burst 1; their stats.json (in the notes) say which.
+    # busy: the probe vNFs ask for latency mode (burst 1; busy polling while their core is their own, the agent
+    # decides); False: burst 1 and rx interrupts always. Their stats.json (wake, in the notes) says what they did.
     busy: bool = True
 
     def probe_params(self) -> dict[str, Any]:
@@ -407,51 +408,42 @@ SETUP = (
     f"flag in the latency cases). Bulk slice (loaded cases): a net_null port, 1500-byte frames as fast as the switch "
     f"polls -> its own two dpdk-vnf (normal mode) B1, B2 -> the same dst port, through a best-effort meter: it "
     f"overflows dst's best-effort queue and keeps the switch core and the vNF core busy. Cores (2 on this machine): "
-    f"the pofswitch's one lcore on CPU {SWITCH_CPU} (EAL -l), every vNF's one lcore on CPU 0 (run.sh pins it to "
-    f"the first CPU its container may use); in the latency cases P1 and P2 run in latency mode (burst 1, busy poll) "
-    f"with cgroup CPU weight 10000 (the most; the bulk vNFs keep 100), set once every vNF is up, and the switch has "
-    f"its latency mode on the ports src, P1 and P2 (burst 1 on receive, the loop never sleeps); in "
-    f"best_effort_loaded P1 and P2 are normal (burst 32, adaptive polling with rx interrupts, weight 100) and no "
-    f"port is in latency mode. ping, the kernels' softirqs, dockerd and the bench float. Same-run references "
-    f"(reference.rtt_*, 256 B): best_effort_alone (best_effort_loaded without the bulk slice) and latency_intr_alone "
-    f"/ latency_intr_loaded (the latency cases, but P1 and P2 forward with burst 1 and wake on rx interrupts instead "
-    f"of busy polling). Switch only = 256-byte probes with src sent straight to dst after the chain's probes (no "
-    f"vNF, no vhost ring). Every run's percentiles, losses, duplicates and vNF stats: "
-    f"bench/results/slice-latency/runs.json.")
+    f"the pofswitch's one lcore on CPU {SWITCH_CPU} (EAL -l; the agent's switch_cpus), the vNFs placed by the agent "
+    f"on the other CPU, one lcore each (run.sh pins it to the CPU of its cpuset). In the latency cases P1 and P2 ask "
+    f"for latency mode (params latency=true): burst 1, and busy polling only while a vNF's core is its own, which "
+    f"the agent says through /run/vnf/shared-core; here they share CPU 0, so they sleep on rx interrupts between "
+    f"packets (their wake in the notes); they get cgroup CPU weight 10000 (the most; the bulk vNFs keep 100), set "
+    f"once every vNF is up, and the switch has its latency mode on the ports src, P1 and P2 (burst 1 on receive, the "
+    f"loop never sleeps); in best_effort_loaded P1 and P2 are normal (burst 32, adaptive polling with rx interrupts, "
+    f"weight 100) and no port is in latency mode. ping, the kernels' softirqs, dockerd and the bench float. Same-run "
+    f"references (reference.rtt_*, 256 B): best_effort_alone (best_effort_loaded without the bulk slice) and "
+    f"latency_intr_alone / latency_intr_loaded (the latency cases with P1 and P2 given burst 1 instead of latency "
+    f"mode: rx interrupts whatever their core; on a machine with a core per latency vNF the difference is busy "
+    f"polling). Switch only = 256-byte probes with src sent straight to dst after the chain's probes (no vNF, no "
+    f"vhost ring). Every run's percentiles, losses, duplicates and vNF stats: bench/results/slice-latency/runs.json.")
 
 
 def why(pct: Any, of: Any) -> str:
     """Where the time goes, from this run's numbers (the mechanisms are the ones README.md of dpdk-vnf gives)."""
     la, ll, bl = "latency_alone", "latency_loaded", "best_effort_loaded"
-    ia, il = "latency_intr_alone", "latency_intr_loaded"
     port = DST_KBPS // 1000
     return (
         f"Where the time goes. (1) {la}: the switch alone (no vNF) answers in p50 {of(la, 'switch_only_p50'):.0f} "
-        f"us, the chain in p50 {pct(la, 'p50'):.0f} us, while the probe vNFs' rings held at most a few packets "
-        f"(ring_max): the probes do not queue in the vhost rings or the switch but wait for their vNF to get the CPU. "
-        f"Both latency-mode vNFs busy-poll CPU 0 and never block, so the kernel runs one at a time and switches "
-        f"between them only when a slice ends (milliseconds; sched_yield would not help: it yields to tasks of "
-        f"its own cgroup, and each container is one), and every probe needs both in turn; the same vNFs woken by "
-        f"rx interrupts ({ia}) give p50 "
-        f"{pct(ia, 'p50'):.0f} us against CALVIN's 190. (2) {ll}: at the highest CPU weight the two busy pollers "
-        f"take nearly all of CPU 0, the bulk slice's vNFs get a fraction of a percent and the bulk slice delivers "
-        f"{of(ll, 'bulk_mbps'):.0f} Mbit/s out of the {port} Mbit/s port ({bl}: {of(bl, 'bulk_mbps'):.0f}): the "
-        f"case was not loaded, so neither goal is met whatever the ratios say; the slice's cap meters its bytes, "
-        f"not its CPU. (3) {bl}: the switch alone answers in p50 {of(bl, 'switch_only_p50'):.0f} us, the full "
-        f"best-effort queue of the dst port (192 KiB at {port} Mbit/s = 7.9 ms): there the time is the switch "
-        f"queue, which the latency class skips ({il}: switch only p50 {of(il, 'switch_only_p50'):.0f} us). "
-        f"(4) {il}, the bulk slice at {of(il, 'bulk_mbps'):.0f} Mbit/s: p50 {pct(il, 'p50'):.0f} us, p99 "
-        f"{pct(il, 'p99'):.0f} us against p99 {pct(bl, 'p99'):.0f} us best effort (ratio "
-        f"{pct(il, 'p99') / pct(bl, 'p99'):.2f}) and {pct(ia, 'p99'):.0f} us alone: its tail is CPU 0 again, where "
-        f"the bulk vNFs with full bursts run whole slices, and the other jobs on the machine. So on this 2-core "
-        f"machine the goals fail on CPU sharing, not on the switch queue or the vhost rings: busy-polling latency "
-        f"vNFs need a core each (the issue's 'a core where the node has one to give'); its fallback 'else the "
-        f"highest CPU weight' starves the neighbours of a busy poller, and on a shared core burst 1 with rx-interrupt "
-        f"wake at the highest weight is the better fallback. Duplicate replies: under every bulk load (best effort "
-        f"too), none alone; made by the switch's transmit on the saturated dst port (net_af_packet, rated): checked by "
-        f"hand in best_effort_loaded, 500 echoes crossed each vNF port once and the dst namespace received 1851 "
-        f"requests (its /proc/net/snmp InEchos), all answered; the kernel keeps an AF_PACKET tx-ring frame whose "
-        f"transmit failed for a retry unless PACKET_LOSS is set, which may be how.")
+        f"us, the chain of two vNFs in p50 {pct(la, 'p50'):.0f} us (CALVIN: 190 us through two vNFs at 256 B) and p99 "
+        f"{pct(la, 'p99'):.0f} us: the tail is waking two vNFs in turn on one shared core, under the machine's other "
+        f"jobs. (2) {ll}, the bulk slice at {of(ll, 'bulk_mbps'):.0f} Mbit/s out of the {port} Mbit/s port: the probes "
+        f"skip its full best-effort queue (switch only p50 {of(ll, 'switch_only_p50'):.0f} us), and the chain's p50 "
+        f"{pct(ll, 'p50'):.0f} / p99 {pct(ll, 'p99'):.0f} us is the probe vNFs waking on CPU 0 beside the bulk vNFs, "
+        f"which run full 32-packet bursts there. (3) {bl}: the switch alone answers in p50 "
+        f"{of(bl, 'switch_only_p50'):.0f} us, the full best-effort queue of the dst port (192 KiB at {port} Mbit/s = "
+        f"7.9 ms): there the time is the switch queue, which the latency class skips. Before the agent told latency "
+        f"vNFs when their core is shared (mec-agent README, latency slices), the first probe vNF busy-polled CPU 0 at "
+        f"the highest weight: the bulk slice got ~25 Mbit/s out of the port (not loaded) and the latency cases' p99 "
+        f"was 4-6 ms. Duplicate replies: under every bulk load (best effort too), none alone; made by the switch's "
+        f"transmit on the saturated dst port (net_af_packet, rated): checked by hand in best_effort_loaded, 500 echoes "
+        f"crossed each vNF port once and the dst namespace received 1851 requests (its /proc/net/snmp InEchos), all "
+        f"answered; the kernel keeps an AF_PACKET tx-ring frame whose transmit failed for a retry unless PACKET_LOSS "
+        f"is set, which may be how.")
 
 
 if __name__ == "__main__":
