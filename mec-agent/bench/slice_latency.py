@@ -172,6 +172,8 @@ class ProbePath:
                 cg = cgroups.of_pid(m.runtime.inspect(m.store.get(s["vnf_id"]).container_id).pid)
                 if cg is None or not cgroups.set_cpu_shares(cg, SHARES_MAX):
                     raise RuntimeError(f"cannot set the CPU weight of {s['vnf_id']}")
+            # The agent has put P1's and P2's ports in latency mode already (a latency vNF's port, the switch having
+            # a core of its own); set again here, since the switch does not say, and src: the slice's way in.
             for name in ("src", *self.probe_names):
                 mgmt(self.sw, f"latency {name} on")
         self._flows()
@@ -414,8 +416,9 @@ SETUP = (
     f"the agent says through /run/vnf/shared-core; here they share CPU 0, so they sleep on rx interrupts between "
     f"packets (their wake in the notes); they get cgroup CPU weight 10000 (the most; the bulk vNFs keep 100), set "
     f"once every vNF is up, and the switch has its latency mode on the ports src, P1 and P2 (burst 1 on receive, the "
-    f"loop never sleeps); in best_effort_loaded P1 and P2 are normal (burst 32, adaptive polling with rx interrupts, "
-    f"weight 100) and no port is in latency mode. ping, the kernels' softirqs, dockerd and the bench float. Same-run "
+    f"loop never sleeps; the agent sets it on a latency vNF's port, the bench on all three); in best_effort_loaded "
+    f"P1 and P2 are normal (burst 32, adaptive polling with rx interrupts, weight 100) and no port is in latency "
+    f"mode. ping, the kernels' softirqs, dockerd and the bench float. Same-run "
     f"references (reference.rtt_*, 256 B): best_effort_alone (best_effort_loaded without the bulk slice) and "
     f"latency_intr_alone / latency_intr_loaded (the latency cases with P1 and P2 given burst 1 instead of latency "
     f"mode: rx interrupts whatever their core; on a machine with a core per latency vNF the difference is busy "

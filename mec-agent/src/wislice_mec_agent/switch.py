@@ -29,6 +29,8 @@ class SwitchAttachment(Protocol):
     def add_vhost(self, name: str, socket_path: str, port_id: int | None = None) -> int | None: ...
     def remove(self, name: str) -> bool: ...
     def ports(self) -> dict[str, SwitchPort]: ...
+    # the switch's latency mode on a port: burst 1 on receive and a run loop that never sleeps
+    def latency(self, name: str, on: bool) -> None: ...
 
 
 class NoSwitch:
@@ -45,6 +47,9 @@ class NoSwitch:
 
     def ports(self) -> dict[str, SwitchPort]:
         return {}
+
+    def latency(self, name: str, on: bool) -> None:
+        pass
 
 
 class MgmtSwitch:
@@ -77,3 +82,6 @@ class MgmtSwitch:
 
     def ports(self) -> dict[str, SwitchPort]:
         return self._call(self.mgmt.ports)
+
+    def latency(self, name: str, on: bool) -> None:
+        self._call(lambda: self.mgmt.latency(name, on))

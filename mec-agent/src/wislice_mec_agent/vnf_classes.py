@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .ids import address_of, host_ifnames, mac_of
+from .placement import wants_latency
 from .runtime import ContainerConfig
 
 if TYPE_CHECKING:
@@ -143,7 +144,13 @@ class DpdkVnf(VnfClass):
         return m.switch.present
 
     def add_switch_port(self, m: VnfManager, rec: VnfRecord, name: str, port_id: int | None = None) -> int | None:
-        return m.switch.add_vhost(name, str(Path(rec.config_dir) / VHOST_SOCKET), port_id)
+        """The vNF's vhost-user port; a latency slice's vNF gets the switch's latency mode on it (burst 1 on
+        receive, a loop that never sleeps: the slice's packets are switched as they come) where the switch has a
+        core of its own, so its never-sleeping loop takes nobody's CPU."""
+        pof_port = m.switch.add_vhost(name, str(Path(rec.config_dir) / VHOST_SOCKET), port_id)
+        if wants_latency(rec.spec) and m.planner.switch and not m.planner.switch_only:
+            m.switch.latency(name, True)
+        return pof_port
 
     def port_stats(self, m: VnfManager, rec: VnfRecord) -> Ports:
         name = m.port_name(rec.vnf_id)

@@ -186,6 +186,9 @@ class TestpmdPeer:
     def add_veth(self, name: str, ifname: str, port_id: int | None = None) -> int | None:
         raise NotImplementedError
 
+    def latency(self, name: str, on: bool) -> None:
+        pass  # testpmd has no latency mode: it busy-polls anyway
+
     def received(self, name: str) -> int:
         """Packets the peer got back: the latest RX-packets of its periodic port statistics."""
         found = re.findall(r"RX-packets:\s+(\d+)", self.procs[name][1].read_text(errors="replace"))

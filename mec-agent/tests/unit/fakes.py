@@ -125,6 +125,7 @@ class FakeSwitch(Failing):
         super().__init__()
         self.table: dict[str, tuple[int, str]] = {}
         self.next_id = itertools.count(1)
+        self.latency_ports: set[str] = set()  # ports in the switch's latency mode
 
     def add_veth(self, name: str, ifname: str, port_id: int | None = None) -> int | None:
         self.maybe_fail("add_veth")
@@ -142,7 +143,13 @@ class FakeSwitch(Failing):
         return pid
 
     def remove(self, name: str) -> bool:
+        self.latency_ports.discard(name)
         return self.table.pop(name, None) is not None
+
+    def latency(self, name: str, on: bool) -> None:
+        if name not in self.table:
+            raise Boom(f"no port {name}")
+        (self.latency_ports.add if on else self.latency_ports.discard)(name)
 
     def ports(self) -> dict[str, SwitchPort]:
         return {n: SwitchPort(name=n, port_id=p, rx_packets=5, tx_packets=7, rx_bytes=500, tx_bytes=700)

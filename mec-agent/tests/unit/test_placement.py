@@ -223,3 +223,18 @@ def test_kernel_vnfs_get_no_cpuset_fresh_claimed_or_adopted(tmp_path: Path) -> N
     reconcile(node.manager)
     assert node.manager.planner.assigned == {} and node.manager.planner.latency == set()
     pool.drain()
+
+
+def test_a_latency_vnfs_port_is_in_the_switchs_latency_mode_where_the_switch_has_its_own_core(
+        tmp_path: Path) -> None:
+    own = Node(tmp_path / "own", node_cpus="0-2", switch_cpus="0")
+    lat = own.manager.create(spec(image="dpdk-vnf", params={"latency": True}))
+    plain = own.manager.create(spec(instance=3, image="dpdk-vnf"))
+    assert own.switch.latency_ports == {lat["ports"][0]["name"]}, (lat, plain)
+    own.manager.delete(lat["vnf_id"])
+    assert own.switch.latency_ports == set()
+    # No core of its own (none declared, or the vNFs had to go on it): a never-sleeping loop would take theirs.
+    for cpus, switch_cpus in (("0-1", ""), ("0", "0")):
+        node = Node(tmp_path / f"n{cpus}{switch_cpus}", node_cpus=cpus, switch_cpus=switch_cpus)
+        node.manager.create(spec(image="dpdk-vnf", latency_class="ultra_low"))
+        assert node.switch.latency_ports == set()
