@@ -40,4 +40,19 @@ public interface PofSliceService {
      * latency meters; the path's hops say where). A latency class needs a cap in each direction (400).
      */
     SlicePath updatePath(String sliceId, SliceRates down, SliceRates up, LatencyClass latencyClass);
+
+    /**
+     * Puts a client's downlink on a branch of its slice ({@link SliceBranch#MAIN}: back on the main path): one
+     * client-table entry at the branch's join added, modified or removed (docs/mobility.md), confirmed by the
+     * switch before it returns, and stored with the path. Returns the milliseconds from sending the change to the
+     * switch's confirmation (0 when the client was already there). 404 for an unknown slice, 400 for a bad MAC,
+     * an unknown branch or a one-way slice; nothing changes then.
+     */
+    long placeClient(String sliceId, String mac, String branchId);
+
+    /** Puts a placed client back on the main path (its entry removed); 404 when the slice or placement is not. */
+    void removeClient(String sliceId, String mac);
+
+    /** The slice's placed clients (404 for an unknown slice); a client not listed follows the main path. */
+    List<SliceClient> clients(String sliceId);
 }

@@ -23,8 +23,9 @@ import java.util.regex.Pattern;
  * where they are not enforced ({@code unenforced_devices}). A {@code latency_class} other than best_effort puts the
  * path's meters in the switches' priority queue where a switch announced latency meters, and needs a cap in each
  * direction (the queue is served first, so its cap is what keeps the others from starving); each hop then shows
- * {@code latency_queue} (false: its switch has no priority queue, the meter there is plain). Immutable;
- * {@link #fromJson} validates everything a client sends.
+ * {@code latency_queue} (false: its switch has no priority queue, the meter there is plain). {@code branches} are
+ * other APs' parts of the slice ({@link SliceBranch}, docs/mobility.md), {@code clients} the clients whose downlink
+ * is placed on one of them (output only). Immutable; {@link #fromJson} validates everything a client sends.
  */
 public final class SlicePath {
     public static final int MAX_HOPS = 16;
@@ -34,8 +35,8 @@ public final class SlicePath {
     public static final String FORWARD = "forward";
     public static final String REVERSE = "reverse";
     private static final Set<String> INPUT_KEYS = Set.of("slice_id", "tenant_id", "tag", "rate_kbps", "down", "up",
-            "bidirectional", "hops", "require_enforcement", "latency_class");
-    private static final Set<String> OUTPUT_KEYS = Set.of("meters", "unenforced_devices");
+            "bidirectional", "hops", "require_enforcement", "latency_class", "branches");
+    private static final Set<String> OUTPUT_KEYS = Set.of("meters", "unenforced_devices", "clients");
 
     /** One switch on the path: packets enter on in_port and leave on out_port (forward direction). */
     public static final class Hop {
@@ -65,18 +66,27 @@ public final class SlicePath {
         }
     }
 
-    /** A meter the controller created for one hop (index within its direction's hops) in one direction. */
+    /**
+     * A meter the controller created for one hop in one direction of the main path or a branch; hop is the index
+     * within that direction's hops (a branch's: its hops followed by the main path's after the join).
+     */
     public static final class MeterRef {
         public final String deviceId;
         public final String direction;
         public final int hop;
         public final long meterId;
+        public final String branch;
 
         public MeterRef(String deviceId, String direction, int hop, long meterId) {
+            this(deviceId, direction, hop, meterId, SliceBranch.MAIN);
+        }
+
+        public MeterRef(String deviceId, String direction, int hop, long meterId, String branch) {
             this.deviceId = deviceId;
             this.direction = direction;
             this.hop = hop;
             this.meterId = meterId;
+            this.branch = branch;
         }
     }
 
@@ -95,6 +105,10 @@ public final class SlicePath {
     public final LatencyClass latencyClass;
     /** The switches of a latency-class path that announced no latency meters (empty for best effort). */
     public final List<String> queuelessDevices;
+    /** Other APs' parts of the path (docs/mobility.md); empty: the main path only, as before branches existed. */
+    public final List<SliceBranch> branches;
+    /** The clients whose downlink goes down a branch (output only, set by the controller). */
+    public final List<SliceClient> clients;
 
     public SlicePath(String sliceId, int tenantId, int tag, SliceRates down, SliceRates up, boolean bidirectional,
                      List<Hop> hops, List<MeterRef> meters) {
@@ -112,6 +126,14 @@ public final class SlicePath {
     public SlicePath(String sliceId, int tenantId, int tag, SliceRates down, SliceRates up, boolean bidirectional,
                      List<Hop> hops, List<MeterRef> meters, boolean requireEnforcement,
                      List<String> unenforcedDevices, LatencyClass latencyClass, List<String> queuelessDevices) {
+        this(sliceId, tenantId, tag, down, up, bidirectional, hops, meters, requireEnforcement, unenforcedDevices,
+                latencyClass, queuelessDevices, List.of(), List.of());
+    }
+
+    public SlicePath(String sliceId, int tenantId, int tag, SliceRates down, SliceRates up, boolean bidirectional,
+                     List<Hop> hops, List<MeterRef> meters, boolean requireEnforcement,
+                     List<String> unenforcedDevices, LatencyClass latencyClass, List<String> queuelessDevices,
+                     List<SliceBranch> branches, List<SliceClient> clients) {
         if (!bidirectional && down.metered()) {
             throw SliceException.badRequest("a one-way path (bidirectional false) has no down direction to rate");
         }
@@ -131,6 +153,8 @@ public final class SlicePath {
         this.unenforcedDevices = List.copyOf(unenforcedDevices);
         this.latencyClass = latencyClass;
         this.queuelessDevices = latencyClass.prioritized() ? List.copyOf(queuelessDevices) : List.of();
+        this.branches = List.copyOf(branches);
+        this.clients = List.copyOf(clients);
     }
 
     /** The legacy form: rateKbps caps every direction the path has (0 = unmetered), no guarantee. */
@@ -142,33 +166,44 @@ public final class SlicePath {
 
     public SlicePath withTag(int newTag) {
         return new SlicePath(sliceId, tenantId, newTag, down, up, bidirectional, hops, meters, requireEnforcement,
-                unenforcedDevices, latencyClass, queuelessDevices);
+                unenforcedDevices, latencyClass, queuelessDevices, branches, clients);
     }
 
     public SlicePath withMeters(List<MeterRef> newMeters) {
         return new SlicePath(sliceId, tenantId, tag, down, up, bidirectional, hops, newMeters, requireEnforcement,
-                unenforcedDevices, latencyClass, queuelessDevices);
+                unenforcedDevices, latencyClass, queuelessDevices, branches, clients);
     }
 
     public SlicePath withRates(SliceRates newDown, SliceRates newUp) {
         return new SlicePath(sliceId, tenantId, tag, newDown, newUp, bidirectional, hops, meters, requireEnforcement,
-                unenforcedDevices, latencyClass, queuelessDevices);
+                unenforcedDevices, latencyClass, queuelessDevices, branches, clients);
     }
 
     public SlicePath withRequireEnforcement(boolean require) {
         return new SlicePath(sliceId, tenantId, tag, down, up, bidirectional, hops, meters, require,
-                unenforcedDevices, latencyClass, queuelessDevices);
+                unenforcedDevices, latencyClass, queuelessDevices, branches, clients);
     }
 
     public SlicePath withUnenforcedDevices(List<String> devices) {
         return new SlicePath(sliceId, tenantId, tag, down, up, bidirectional, hops, meters, requireEnforcement,
-                devices, latencyClass, queuelessDevices);
+                devices, latencyClass, queuelessDevices, branches, clients);
     }
 
     /** Another class (with the rates it is checked against), and the switches without latency meters. */
     public SlicePath withLatency(LatencyClass cls, SliceRates newDown, SliceRates newUp, List<String> queueless) {
         return new SlicePath(sliceId, tenantId, tag, newDown, newUp, bidirectional, hops, meters, requireEnforcement,
-                unenforcedDevices, cls, queueless);
+                unenforcedDevices, cls, queueless, branches, clients);
+    }
+
+    /** The same path with these client placements. */
+    public SlicePath withClients(List<SliceClient> newClients) {
+        return new SlicePath(sliceId, tenantId, tag, down, up, bidirectional, hops, meters, requireEnforcement,
+                unenforcedDevices, latencyClass, queuelessDevices, branches, newClients);
+    }
+
+    /** The branch of that id (not the main path); empty when there is none. */
+    public java.util.Optional<SliceBranch> branch(String branchId) {
+        return branches.stream().filter(b -> b.branchId.equals(branchId)).findFirst();
     }
 
     /** Whether this path's meter on the device gets the LATENCY flag: a latency class on a switch that has it. */
@@ -208,13 +243,23 @@ public final class SlicePath {
         }
         ArrayNode ms = n.putArray("meters");
         for (MeterRef m : meters) {
-            ms.addObject().put("device_id", m.deviceId).put("direction", m.direction).put("hop", m.hop)
-                    .put("meter_id", m.meterId);
+            ObjectNode meter = ms.addObject().put("device_id", m.deviceId).put("direction", m.direction)
+                    .put("hop", m.hop).put("meter_id", m.meterId);
+            if (!SliceBranch.MAIN.equals(m.branch)) {
+                meter.put("branch", m.branch);
+            }
         }
         n.put("require_enforcement", requireEnforcement);
         ArrayNode unenforced = n.putArray("unenforced_devices");
         unenforcedDevices.forEach(unenforced::add);
         n.put("latency_class", latencyClass.jsonName());
+        // A path without branches keeps the form it had before branches existed.
+        if (!branches.isEmpty()) {
+            ArrayNode bs = n.putArray("branches");
+            branches.forEach(b -> bs.add(b.toJson(mapper)));
+            ArrayNode cs = n.putArray("clients");
+            clients.forEach(c -> cs.add(c.toJson(mapper)));
+        }
         return n;
     }
 
@@ -233,7 +278,7 @@ public final class SlicePath {
             }
         }
         JsonNode id = n.get("slice_id");
-        if (id == null || !id.isTextual() || !SLICE_ID.matcher(id.asText()).matches()) {
+        if (id == null || !id.isTextual() || !validId(id.asText())) {
             throw SliceException.badRequest("slice_id must be 1-64 characters of [A-Za-z0-9_.-]");
         }
         int tenant = (int) integer(n, "tenant_id", -1, 0, 0xffff);
@@ -268,9 +313,10 @@ public final class SlicePath {
         }
         List<Hop> hops = new ArrayList<>();
         for (JsonNode h : hs) {
-            hops.add(hop(h, hops.size()));
+            hops.add(hop(h, "hops[" + hops.size() + "]"));
         }
         checkPortsOnce(hops, bidirectional);
+        List<SliceBranch> branches = SliceBranch.fromJson(n.get("branches"), hops, bidirectional);
         List<MeterRef> meters = new ArrayList<>();
         JsonNode ms = n.get("meters");
         if (ms != null && ms.isArray()) {
@@ -279,7 +325,8 @@ public final class SlicePath {
                 // Records without "hop" list each direction's meters in hop order.
                 int hop = m.has("hop") ? m.get("hop").asInt()
                         : (int) meters.stream().filter(r -> r.direction.equals(direction)).count();
-                meters.add(new MeterRef(m.path("device_id").asText(), direction, hop, m.path("meter_id").asLong()));
+                meters.add(new MeterRef(m.path("device_id").asText(), direction, hop, m.path("meter_id").asLong(),
+                        m.path("branch").asText(SliceBranch.MAIN)));
             }
         }
         List<String> unenforced = new ArrayList<>();
@@ -291,8 +338,10 @@ public final class SlicePath {
                 queueless.add(h.get("device_id").asText());
             }
         });
+        List<SliceClient> clients = new ArrayList<>();
+        n.path("clients").forEach(c -> clients.add(SliceClient.fromJson(c)));
         return new SlicePath(id.asText(), tenant, tag, down, up, bidirectional, hops, meters, requireEnforcement,
-                unenforced, LatencyClass.fromJson(n.get("latency_class")), queueless);
+                unenforced, LatencyClass.fromJson(n.get("latency_class")), queueless, branches, clients);
     }
 
     /**
@@ -319,8 +368,13 @@ public final class SlicePath {
         return n.has(key) && !n.get(key).isNull();
     }
 
-    private static Hop hop(JsonNode h, int index) {
-        String where = "hops[" + index + "]";
+    /** Whether s is a valid slice or branch id: 1-64 characters of [A-Za-z0-9_.-], starting alphanumeric. */
+    public static boolean validId(String s) {
+        return SLICE_ID.matcher(s).matches();
+    }
+
+    /** One hop of the request; where names it in errors ("hops[2]", "branches[0].hops[1]"). */
+    static Hop hop(JsonNode h, String where) {
         if (!h.isObject()) {
             throw SliceException.badRequest(where + " must be an object");
         }

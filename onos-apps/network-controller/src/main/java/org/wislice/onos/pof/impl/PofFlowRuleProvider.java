@@ -291,16 +291,20 @@ public class PofFlowRuleProvider extends AbstractProvider implements FlowRulePro
             // an ONOS restart switches connect ~10 s before the providers start, and a table emptied then left the
             // slices without flows all that time (the switch had kept them). "No such table" is a harmless ERROR.
             try {
-                TableMod drop = PofTableLayout.sliceTable();
-                drop.command = TableMod.DELETE;
-                session.send(new PofMessage(PofType.TABLE_MOD, session.nextXid(), drop));
-                session.send(new PofMessage(PofType.TABLE_MOD, session.nextXid(), PofTableLayout.sliceTable()));
+                for (TableMod table : List.of(PofTableLayout.sliceTable(), PofTableLayout.clientTable())) {
+                    TableMod drop = PofTableLayout.sliceTable();
+                    drop.tableId = table.tableId;
+                    drop.command = TableMod.DELETE;
+                    session.send(new PofMessage(PofType.TABLE_MOD, session.nextXid(), drop));
+                    session.send(new PofMessage(PofType.TABLE_MOD, session.nextXid(), table));
+                }
             } catch (IOException e) {
-                log.warn("{}: could not create the slice table: {}", id, e.getMessage());
+                log.warn("{}: could not create the slice and client tables: {}", id, e.getMessage());
             }
             int counters = session.resources() == null ? 512 : (int) Math.min(session.resources().counterNum, 512);
             devices.put(id, new DeviceFlows(counters,
-                    Map.of(PofTableLayout.SLICE_TABLE, PofTableLayout.SLICE_TABLE_SIZE)));
+                    Map.of(PofTableLayout.SLICE_TABLE, PofTableLayout.SLICE_TABLE_SIZE,
+                            PofTableLayout.CLIENT_TABLE, PofTableLayout.CLIENT_TABLE_SIZE)));
             // Tell ONOS now that the switch holds none of its flows (its table was just recreated): ONOS re-adds
             // the missing ones at once instead of at the next statistics poll, seconds of a slice without flows.
             poller.execute(() -> pushEntries(id));

@@ -12,13 +12,10 @@ import org.onosproject.net.device.DeviceService;
 import org.onosproject.net.flow.FlowId;
 import org.onosproject.net.flow.FlowRule;
 import org.onosproject.net.flow.FlowRuleOperation;
-import org.onosproject.net.flow.FlowRuleOperations;
-import org.onosproject.net.flow.FlowRuleOperationsContext;
 import org.onosproject.net.flow.FlowRuleService;
 import org.onosproject.net.meter.Meter;
 import org.onosproject.net.meter.MeterId;
 import org.onosproject.net.meter.MeterService;
-import org.onosproject.net.meter.MeterState;
 import org.onosproject.store.serializers.KryoNamespaces;
 import org.onosproject.store.service.ConsistentMap;
 import org.onosproject.store.service.Serializer;
@@ -32,6 +29,8 @@ import org.slf4j.Logger;
 import org.wislice.onos.pof.api.LatencyClass;
 import org.wislice.onos.pof.api.PofMeterCapabilityService;
 import org.wislice.onos.pof.api.PofSliceService;
+import org.wislice.onos.pof.api.SliceBranch;
+import org.wislice.onos.pof.api.SliceClient;
 import org.wislice.onos.pof.api.SliceException;
 import org.wislice.onos.pof.api.SlicePath;
 import org.wislice.onos.pof.api.SliceRates;
@@ -44,12 +43,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 
 import static org.slf4j.LoggerFactory.getLogger;
@@ -93,15 +89,19 @@ public class PofSliceManager implements PofSliceService {
     private ApplicationId appId;
     private ConsistentMap<String, String> slices;
     private ScheduledExecutorService repairer;
+    private SliceInstaller installer;
+    private SliceClientPlacer placer;
     private final DeviceListener reconnects = new Reconnects();
 
     @Activate
     protected void activate() {
         appId = coreService.registerApplication(APP_NAME);
+        installer = new SliceInstaller(flowRuleService, meterService);
         slices = storageService.<String, String>consistentMapBuilder()
                 .withName("wislice-pof-slices")
                 .withSerializer(Serializer.using(KryoNamespaces.API))
                 .build();
+        placer = new SliceClientPlacer(appId, installer, slices);
         repairer = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "pof-slice-repair"));
         repairer.scheduleWithFixedDelay(this::repairAll, REPAIR_PERIOD_S, REPAIR_PERIOD_S, TimeUnit.SECONDS);
         deviceService.addListener(reconnects);
@@ -151,12 +151,13 @@ public class PofSliceManager implements PofSliceService {
                 continue;
             }
             Meter again = meterService.submit(SliceMeters.request(appId, path, m.direction, m.deviceId).add());
-            SlicePath.MeterRef ref = new SlicePath.MeterRef(m.deviceId, m.direction, m.hop, again.id().id());
+            SlicePath.MeterRef ref = new SlicePath.MeterRef(m.deviceId, m.direction, m.hop, again.id().id(),
+                    m.branch);
             refs.add(ref);
             added.add(ref);
         }
         Set<String> renamed = added.stream().map(m -> m.deviceId).collect(Collectors.toSet());
-        List<FlowRule> rules = SliceFlows.build(path, appId, meterIds(refs, SliceFlows.directions(path))).stream()
+        List<FlowRule> rules = SliceFlows.build(path, appId, meterIds(refs, path)).stream()
                 .filter(r -> deviceService.isAvailable(r.deviceId()))
                 .collect(Collectors.toCollection(ArrayList::new));
         Set<FlowId> present = new HashSet<>();
@@ -169,9 +170,9 @@ public class PofSliceManager implements PofSliceService {
         }
         // Stored first: a repair interrupted after this finds the new meters and does not submit more.
         slices.put(sliceId, path.withMeters(refs).toJson(mapper).toString());
-        awaitMeters(added);
+        installer.awaitMeters(added);
         if (!rules.isEmpty()) {
-            applyFlows(rules, FlowRuleOperation.Type.ADD);
+            installer.applyFlows(rules, FlowRuleOperation.Type.ADD);
         }
         log.warn("slice {}: installed again ({} meters, {} flows): ONOS had lost them", sliceId, added.size(),
                 rules.size());
@@ -209,7 +210,8 @@ public class PofSliceManager implements PofSliceService {
         List<SlicePath> existing = slices();
         checkHops(request);
         List<String> unenforced = checkEnforcement(request);
-        SlicePath path = request.withTag(SliceEdges.pickTag(request.tag, existing)).withUnenforcedDevices(unenforced)
+        SlicePath path = request.withClients(List.of())
+                .withTag(SliceEdges.pickTag(request.tag, existing)).withUnenforcedDevices(unenforced)
                 .withLatency(request.latencyClass, request.down, request.up, queueless(request, request.latencyClass));
         SliceEdges.checkEdges(path, existing);
 
@@ -217,17 +219,17 @@ public class PofSliceManager implements PofSliceService {
         List<SlicePath.MeterRef> refs = new ArrayList<>();
         List<FlowRule> rules = List.of();
         try {
-            for (Map.Entry<String, List<SlicePath.Hop>> d : SliceFlows.directions(path).entrySet()) {
-                submitMeters(path, d.getKey(), d.getValue(), meterIds, refs);
+            for (String d : SliceFlows.directions(path).keySet()) {
+                submitMeters(path, d, meterIds, refs);
             }
-            awaitMeters(refs);
+            installer.awaitMeters(refs);
             rules = SliceFlows.build(path, appId, meterIds);
-            applyFlows(rules, FlowRuleOperation.Type.ADD);
+            installer.applyFlows(rules, FlowRuleOperation.Type.ADD);
         } catch (SliceException | IllegalArgumentException | IllegalStateException e) {
             log.warn("slice {}: install failed, rolling back: {}", path.sliceId, e.getMessage());
             try {
                 if (!rules.isEmpty()) {
-                    applyFlows(rules, FlowRuleOperation.Type.REMOVE);
+                    installer.applyFlows(rules, FlowRuleOperation.Type.REMOVE);
                 }
             } catch (RuntimeException re) {
                 log.warn("rollback of flows failed: {}", re.getMessage());
@@ -252,7 +254,7 @@ public class PofSliceManager implements PofSliceService {
         // Flow ids come from tag, direction and hop, so rebuilding the rules finds the installed ones.
         List<FlowRule> rules = SliceFlows.build(path, appId, Map.of());
         try {
-            applyFlows(rules, FlowRuleOperation.Type.REMOVE);
+            installer.applyFlows(rules, FlowRuleOperation.Type.REMOVE);
         } catch (SliceException e) {
             // A switch that is gone took its flows with it; the slice is removed anyway.
             log.warn("slice {}: some flows not confirmed removed: {}", sliceId, e.getMessage());
@@ -289,22 +291,24 @@ public class PofSliceManager implements PofSliceService {
         for (SlicePath.MeterRef m : path.meters) {
             (changed.contains(m.direction) ? retired : kept).add(m);
         }
-        Map<String, MeterId> oldIds = meterIds(path.meters, directions);
-        Map<String, MeterId> newIds = meterIds(kept, directions);
+        Map<String, MeterId> oldIds = meterIds(path.meters, path);
+        Map<String, MeterId> newIds = meterIds(kept, path);
         List<SlicePath.MeterRef> added = new ArrayList<>();
         boolean repointed = false;
         try {
             for (String d : changed) {
-                submitMeters(target, d, directions.get(d), newIds, added);
+                submitMeters(target, d, newIds, added);
             }
-            awaitMeters(added);
+            installer.awaitMeters(added);
             repointed = true;
-            applyFlows(SliceFlows.build(target, appId, newIds, changed), FlowRuleOperation.Type.MODIFY);
+            installer.applyFlows(SliceFlows.build(target, appId, newIds, changed),
+                    FlowRuleOperation.Type.MODIFY);
         } catch (SliceException | IllegalArgumentException | IllegalStateException e) {
             log.warn("slice {}: rate change failed, rolling back: {}", sliceId, e.getMessage());
             if (repointed) {
                 try {
-                    applyFlows(SliceFlows.build(path, appId, oldIds, changed), FlowRuleOperation.Type.MODIFY);
+                    installer.applyFlows(SliceFlows.build(path, appId, oldIds, changed),
+                            FlowRuleOperation.Type.MODIFY);
                 } catch (RuntimeException re) {
                     log.warn("slice {}: flows not confirmed back on their old meters: {}", sliceId,
                             re.getMessage());
@@ -324,34 +328,74 @@ public class PofSliceManager implements PofSliceService {
         return updated;
     }
 
+    @Override
+    public synchronized long placeClient(String sliceId, String rawMac, String branchId) {
+        SlicePath path = slice(sliceId).orElseThrow(() -> SliceException.notFound("no slice " + sliceId));
+        String mac = SliceClient.mac(rawMac);
+        if (!path.bidirectional) {
+            throw SliceException.badRequest("slice " + sliceId + " is one-way: it has no downlink to place");
+        }
+        if (branchId == null || !SliceBranch.MAIN.equals(branchId) && path.branch(branchId).isEmpty()) {
+            throw SliceException.badRequest("slice " + sliceId + " has no branch '" + branchId + "' (its branches: "
+                    + path.branches.stream().map(b -> b.branchId).collect(Collectors.toList()) + ", or main)");
+        }
+        SliceClient old = path.clients.stream().filter(c -> c.mac.equals(mac)).findFirst().orElse(null);
+        if (old == null ? SliceBranch.MAIN.equals(branchId) : old.branch.equals(branchId)) {
+            return 0;
+        }
+        return SliceBranch.MAIN.equals(branchId) ? placer.unplace(path, old) : placer.place(path, old, mac, branchId);
+    }
+
+    @Override
+    public synchronized void removeClient(String sliceId, String rawMac) {
+        SlicePath path = slice(sliceId).orElseThrow(() -> SliceException.notFound("no slice " + sliceId));
+        String mac = SliceClient.mac(rawMac);
+        SliceClient old = path.clients.stream().filter(c -> c.mac.equals(mac)).findFirst()
+                .orElseThrow(() -> SliceException.notFound(mac + " is not placed on a branch of " + sliceId));
+        placer.unplace(path, old);
+    }
+
+    @Override
+    public List<SliceClient> clients(String sliceId) {
+        return slice(sliceId).orElseThrow(() -> SliceException.notFound("no slice " + sliceId)).clients;
+    }
+
     /**
-     * Submits a meter on every client-facing hop of a direction that has rates (LATENCY where the path's class
-     * and the switch have it); records them in ids and refs.
+     * Submits a meter on every client-facing hop of a direction that has rates, on the main path and on each
+     * branch (each AP's clients get their own), LATENCY where the path's class and the switch have it; records
+     * them in ids and refs.
      */
-    private void submitMeters(SlicePath path, String direction, List<SlicePath.Hop> hops,
-                              Map<String, MeterId> ids, List<SlicePath.MeterRef> refs) {
+    private void submitMeters(SlicePath path, String direction, Map<String, MeterId> ids,
+                              List<SlicePath.MeterRef> refs) {
         if (!path.rates(direction).metered()) {
             return;
         }
-        for (int i = 0; i < hops.size(); i++) {
-            if (!SliceFlows.clientFacing(hops, direction, i)) {
+        for (BranchFlows.Segment s : BranchFlows.segments(path)) {
+            if (!s.direction.equals(direction)) {
                 continue;
             }
-            SlicePath.Hop hop = hops.get(i);
-            Meter m = meterService.submit(SliceMeters.request(appId, path, direction, hop.deviceId).add());
-            ids.put(SliceFlows.meterKey(direction, i, hop), m.id());
-            refs.add(new SlicePath.MeterRef(hop.deviceId, direction, i, m.id().id()));
+            for (int i = s.from; i < s.to; i++) {
+                if (!SliceFlows.clientFacing(s.hops, direction, i)) {
+                    continue;
+                }
+                SlicePath.Hop hop = s.hops.get(i);
+                Meter m = meterService.submit(SliceMeters.request(appId, path, direction, hop.deviceId).add());
+                ids.put(s.meterKey(i), m.id());
+                refs.add(new SlicePath.MeterRef(hop.deviceId, direction, i, m.id().id(), s.branchId));
+            }
         }
     }
 
-    /** The meter ids of a path's meters keyed as SliceFlows expects them. */
-    private static Map<String, MeterId> meterIds(List<SlicePath.MeterRef> refs,
-                                                 Map<String, List<SlicePath.Hop>> directions) {
+    /** The meter ids of a path's meters keyed as SliceFlows and BranchFlows expect them. */
+    static Map<String, MeterId> meterIds(List<SlicePath.MeterRef> refs, SlicePath path) {
         Map<String, MeterId> ids = new HashMap<>();
+        List<BranchFlows.Segment> segments = BranchFlows.segments(path);
         for (SlicePath.MeterRef m : refs) {
-            List<SlicePath.Hop> hops = directions.get(m.direction);
-            if (hops != null && m.hop >= 0 && m.hop < hops.size()) {
-                ids.put(SliceFlows.meterKey(m.direction, m.hop, hops.get(m.hop)), MeterId.meterId(m.meterId));
+            for (BranchFlows.Segment s : segments) {
+                if (s.branchId.equals(m.branch) && s.direction.equals(m.direction) && m.hop >= s.from
+                        && m.hop < s.to) {
+                    ids.put(s.meterKey(m.hop), MeterId.meterId(m.meterId));
+                }
             }
         }
         return ids;
@@ -370,7 +414,9 @@ public class PofSliceManager implements PofSliceService {
 
     /** Every hop's switch is a connected POF device with both ports. */
     private void checkHops(SlicePath path) {
-        for (SlicePath.Hop hop : path.hops) {
+        List<SlicePath.Hop> all = new ArrayList<>(path.hops);
+        path.branches.forEach(b -> all.addAll(b.hops));
+        for (SlicePath.Hop hop : all) {
             DeviceId id = DeviceId.deviceId(hop.deviceId);
             Device device = deviceService.getDevice(id);
             if (device == null || !deviceService.isAvailable(id)) {
@@ -403,73 +449,10 @@ public class PofSliceManager implements PofSliceService {
         if (!cls.prioritized()) {
             return List.of();
         }
-        return path.hops.stream().map(h -> h.deviceId).distinct()
+        List<SlicePath.Hop> all = new ArrayList<>(path.hops);
+        path.branches.forEach(b -> all.addAll(b.hops));
+        return all.stream().map(h -> h.deviceId).distinct()
                 .filter(d -> !meterCapabilities.latencyMeters(DeviceId.deviceId(d))).collect(Collectors.toList());
-    }
-
-    /** Waits until every meter is ADDED (the switch confirmed it). */
-    private void awaitMeters(List<SlicePath.MeterRef> refs) {
-        long deadline = System.currentTimeMillis() + INSTALL_TIMEOUT_MS;
-        for (SlicePath.MeterRef ref : refs) {
-            while (true) {
-                Meter m = meterService.getMeter(DeviceId.deviceId(ref.deviceId), MeterId.meterId(ref.meterId));
-                if (m != null && m.state() == MeterState.ADDED) {
-                    break;
-                }
-                if (System.currentTimeMillis() > deadline) {
-                    throw new SliceException("timeout", 504, "meter " + ref.meterId + " on " + ref.deviceId
-                            + " not confirmed by the switch");
-                }
-                sleep();
-            }
-        }
-    }
-
-    /** Adds, modifies or removes the rules as one FlowRuleOperations and waits for the providers to confirm. */
-    private void applyFlows(List<FlowRule> rules, FlowRuleOperation.Type type) {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        FlowRuleOperations.Builder ops = FlowRuleOperations.builder();
-        rules.forEach(r -> {
-            if (type == FlowRuleOperation.Type.ADD) {
-                ops.add(r);
-            } else if (type == FlowRuleOperation.Type.MODIFY) {
-                ops.modify(r);
-            } else {
-                ops.remove(r);
-            }
-        });
-        flowRuleService.apply(ops.build(new FlowRuleOperationsContext() {
-            @Override
-            public void onSuccess(FlowRuleOperations o) {
-                done.complete(null);
-            }
-
-            @Override
-            public void onError(FlowRuleOperations o) {
-                done.completeExceptionally(new SliceException("internal", 500,
-                        "a switch refused the slice's flows"));
-            }
-        }));
-        try {
-            done.get(INSTALL_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            throw new SliceException("timeout", 504, "switches did not confirm the slice's flows in time");
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof SliceException ? (SliceException) e.getCause()
-                    : new SliceException("internal", 500, String.valueOf(e.getCause()));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new SliceException("internal", 500, "interrupted");
-        }
-    }
-
-    private static void sleep() {
-        try {
-            Thread.sleep(20);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new SliceException("internal", 500, "interrupted");
-        }
     }
 
     private SlicePath parse(String json) {

@@ -46,13 +46,13 @@ final class SliceEdges {
         }
     }
 
-    /** "device/in_port" of every hop of the path (both directions) that enters from a host port. */
+    /** "device/in_port" of every hop of the path and its branches (both directions) that enters from a host port. */
     private static Set<String> edges(SlicePath path) {
         Set<String> edges = new HashSet<>();
-        for (List<SlicePath.Hop> hops : SliceFlows.directions(path).values()) {
-            for (int i = 0; i < hops.size(); i++) {
-                if (!SliceFlows.fromLink(hops, i)) {
-                    edges.add(hops.get(i).deviceId + "/" + hops.get(i).inPort);
+        for (BranchFlows.Segment s : BranchFlows.segments(path)) {
+            for (int i = s.from; i < s.to; i++) {
+                if (!SliceFlows.fromLink(s.hops, i)) {
+                    edges.add(s.hops.get(i).deviceId + "/" + s.hops.get(i).inPort);
                 }
             }
         }

@@ -32,7 +32,8 @@ import java.util.Set;
  * link -> host (egress edge): in_port + tag word -> METER, DELETE_FIELD the tag word, OUTPUT (priority 200);
  * host -> host (between vNFs, or a one-hop path): in_port, any tag -> METER, OUTPUT (priority 100).
  * The reverse direction mirrors it. METER is there only when the direction has rates (forward = up, reverse =
- * down).
+ * down). A path with branches (other APs' parts, docs/mobility.md) also gets {@link BranchFlows}: its reverse rule
+ * at a join goes to the client table instead of out.
  */
 public final class SliceFlows {
     public static final String FORWARD = SlicePath.FORWARD;
@@ -49,7 +50,7 @@ public final class SliceFlows {
                 : Map.of(FORWARD, path.hops);
     }
 
-    /** The key of a hop's meter in the meter map: "device/direction/hop index". */
+    /** The key of a main-path hop's meter in the meter map: "device/direction/hop index". */
     public static String meterKey(String direction, int hopIndex, SlicePath.Hop hop) {
         return hop.deviceId + "/" + direction + "/" + hopIndex;
     }
@@ -62,16 +63,22 @@ public final class SliceFlows {
     public static List<FlowRule> build(SlicePath path, ApplicationId appId, Map<String, MeterId> meters,
                                        Set<String> only) {
         List<FlowRule> rules = new ArrayList<>();
+        Set<Integer> joins = BranchFlows.reverseJoins(path);
         directions(path).forEach((direction, hops) -> {
             if (!only.contains(direction)) {
                 return;
             }
             for (int i = 0; i < hops.size(); i++) {
                 SlicePath.Hop hop = hops.get(i);
+                if (REVERSE.equals(direction) && joins.contains(i)) {
+                    rules.add(BranchFlows.gotoClientTable(path, appId, hops, i));
+                    continue;
+                }
                 rules.add(rule(path, appId, direction, i, fromLink(hops, i), toLink(hops, i), hop,
                         meters.get(meterKey(direction, i, hop))));
             }
         });
+        rules.addAll(BranchFlows.build(path, appId, meters, only));
         return rules;
     }
 
@@ -101,6 +108,20 @@ public final class SliceFlows {
      * client-facing in a direction with rates (what the slice manager meters).
      */
     public static List<String> meteredDevices(SlicePath path) {
+        List<String> out = new ArrayList<>(mainMeteredDevices(path));
+        BranchFlows.segments(path).stream().filter(s -> s.number > 0 && path.rates(s.direction).metered())
+                .forEach(s -> {
+                    for (int i = s.from; i < s.to; i++) {
+                        String device = s.hops.get(i).deviceId;
+                        if (clientFacing(s.hops, s.direction, i) && !out.contains(device)) {
+                            out.add(device);
+                        }
+                    }
+                });
+        return out;
+    }
+
+    private static List<String> mainMeteredDevices(SlicePath path) {
         Set<String> out = new LinkedHashSet<>();
         List<SlicePath.Hop> reverse = path.reverseHops();
         int n = path.hops.size();
@@ -125,6 +146,12 @@ public final class SliceFlows {
     }
 
     static FlowRule rule(SlicePath path, ApplicationId appId, String direction, int i, boolean fromLink,
+                         boolean toLink, SlicePath.Hop hop, MeterId meter) {
+        return rule(path, appId, 0, direction, i, fromLink, toLink, hop, meter);
+    }
+
+    /** A slice-table rule of hop i of a direction of the main path (branch 0) or of branch number {@code branch}. */
+    static FlowRule rule(SlicePath path, ApplicationId appId, int branch, String direction, int i, boolean fromLink,
                          boolean toLink, SlicePath.Hop hop, MeterId meter) {
         boolean first = !fromLink;  // an edge: classifies whatever enters on in_port into the slice
         byte[] tagWord = PofTableLayout.tagWord(path.tag);
@@ -154,7 +181,7 @@ public final class SliceFlows {
         return DefaultFlowRule.builder()
                 .forDevice(deviceId)
                 .forTable(PofTableLayout.SLICE_TABLE)
-                .withCookie(cookie(appId, path.tag, direction, i))
+                .withCookie(cookie(appId, branch, path.tag, direction, i))
                 .withPriority(first ? EDGE_PRIORITY : TRANSIT_PRIORITY)
                 .withSelector(DefaultTrafficSelector.builder()
                         .extension(new PofMatchSelector(List.of(inPort, tag)), deviceId).build())
@@ -168,7 +195,12 @@ public final class SliceFlows {
      * cookie, then the tag, the direction and the hop index, so removal can rebuild the same ids.
      */
     static long cookie(ApplicationId appId, int tag, String direction, int hopIndex) {
-        return ((long) appId.id() << 48) | ((long) tag << 16) | ((REVERSE.equals(direction) ? 1L : 0L) << 8)
-                | hopIndex;
+        return cookie(appId, 0, tag, direction, hopIndex);
+    }
+
+    /** The same with the branch number (0 = main path, 1.. = branches in order) in bits 32-39. */
+    static long cookie(ApplicationId appId, int branch, int tag, String direction, int hopIndex) {
+        return ((long) appId.id() << 48) | ((long) branch << 32) | ((long) tag << 16)
+                | ((REVERSE.equals(direction) ? 1L : 0L) << 8) | hopIndex;
     }
 }

@@ -12,6 +12,7 @@ import org.wislice.onos.pof.api.PofFlowService;
 import org.wislice.onos.pof.api.PofMeterCapabilityService;
 import org.wislice.onos.pof.api.PofSliceService;
 import org.wislice.onos.pof.api.PofSwitchView;
+import org.wislice.onos.pof.api.SliceClient;
 import org.wislice.onos.pof.api.SliceException;
 import org.wislice.onos.pof.api.SlicePath;
 import org.wislice.onos.pof.api.SliceRates;
@@ -138,6 +139,73 @@ public class PofWebResource extends AbstractWebResource {
             LatencyClass cls = json.has("latency_class") ? LatencyClass.fromJson(json.get("latency_class")) : null;
             SlicePath updated = get(PofSliceService.class).updatePath(sliceId, down, up, cls);
             return Response.ok(updated.toJson(mapper())).build();
+        } catch (SliceException e) {
+            return error(e);
+        }
+    }
+
+    /**
+     * Puts a client's downlink on a branch of its slice (or back on "main"), confirmed by the join switch.
+     *
+     * @param sliceId slice id
+     * @param mac the client's MAC, e.g. 02:00:00:00:01:02
+     * @param body {"branch": branch_id or "main"}
+     * @return 200 {"slice_id", "mac", "branch", "switched_ms"}; 400 bad MAC or unknown branch, 404 no such slice
+     */
+    @PUT
+    @Path("slices/{sliceId}/clients/{mac}")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response placeClient(@PathParam("sliceId") String sliceId, @PathParam("mac") String mac,
+                                InputStream body) {
+        try {
+            JsonNode json = readJson(body);
+            if (!json.isObject() || json.size() != 1 || !json.path("branch").isTextual()) {
+                throw SliceException.badRequest("body must be {\"branch\": \"<branch_id>\" or \"main\"}");
+            }
+            String branch = json.get("branch").asText();
+            long ms = get(PofSliceService.class).placeClient(sliceId, mac, branch);
+            return Response.ok(mapper().createObjectNode().put("slice_id", sliceId).put("mac",
+                    SliceClient.mac(mac)).put("branch", branch).put("switched_ms", ms)).build();
+        } catch (SliceException e) {
+            return error(e);
+        }
+    }
+
+    /**
+     * Puts a placed client back on the slice's main path (its client-table entry removed).
+     *
+     * @param sliceId slice id
+     * @param mac the client's MAC
+     * @return 204; 404 when the slice does not exist or the client is not placed on a branch
+     */
+    @DELETE
+    @Path("slices/{sliceId}/clients/{mac}")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response removeClient(@PathParam("sliceId") String sliceId, @PathParam("mac") String mac) {
+        try {
+            get(PofSliceService.class).removeClient(sliceId, mac);
+            return Response.noContent().build();
+        } catch (SliceException e) {
+            return error(e);
+        }
+    }
+
+    /**
+     * Lists the clients placed on the slice's branches (the others follow the main path).
+     *
+     * @param sliceId slice id
+     * @return 200 {"slice_id", "clients": [{"mac", "branch", "slot"}]}, 404 when there is no such slice
+     */
+    @GET
+    @Path("slices/{sliceId}/clients")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response clients(@PathParam("sliceId") String sliceId) {
+        try {
+            ObjectNode root = mapper().createObjectNode().put("slice_id", sliceId);
+            ArrayNode arr = root.putArray("clients");
+            get(PofSliceService.class).clients(sliceId).forEach(c -> arr.add(c.toJson(mapper())));
+            return Response.ok(root).build();
         } catch (SliceException e) {
             return error(e);
         }

@@ -246,7 +246,7 @@ public class PofProvidersTest {
     }
 
     @Test
-    public void switchBecomesDeviceWithPortsAndSliceTable() throws Exception {
+    public void switchBecomesDeviceWithPortsAndSliceAndClientTables() throws Exception {
         assertEquals("ports " + DEV + " 2", devices.events.poll(5, TimeUnit.SECONDS));
         assertEquals("WiSlice test", devices.connected.get(DEV).manufacturer());
         assertEquals("wislice-pof", devices.connected.get(DEV).annotations().value("driver"));
@@ -259,6 +259,15 @@ public class PofProvidersTest {
         TableMod add = sw.next(PofType.TABLE_MOD, 5000).body(TableMod.class);
         assertEquals(TableMod.ADD, add.command);
         assertEquals(List.of(PofTableLayout.IN_PORT, PofTableLayout.TAG_WORD), add.matches);
+        // The client table beside it (MM table 1): tag word + destination MAC, for slices with branches.
+        TableMod dropClients = sw.next(PofType.TABLE_MOD, 5000).body(TableMod.class);
+        assertEquals(TableMod.DELETE, dropClients.command);
+        assertEquals(PofTableLayout.CLIENT_TABLE, dropClients.tableId);
+        TableMod clients = sw.next(PofType.TABLE_MOD, 5000).body(TableMod.class);
+        assertEquals(TableMod.ADD, clients.command);
+        assertEquals(PofTableLayout.CLIENT_TABLE, clients.tableId);
+        assertEquals(TableMod.MM, clients.tableType);
+        assertEquals(List.of(PofTableLayout.TAG_WORD, PofTableLayout.DST_MAC), clients.matches);
         assertTrue(deviceProvider.isReachable(DEV));
         sw.close();
         assertEquals("disconnected " + DEV, devices.events.poll(5, TimeUnit.SECONDS));

@@ -27,6 +27,8 @@ import org.wislice.onos.pof.api.PofFlowService;
 import org.wislice.onos.pof.api.PofMeterCapabilityService;
 import org.wislice.onos.pof.api.PofSliceService;
 import org.wislice.onos.pof.api.PofSwitchListener;
+import org.wislice.onos.pof.api.SliceBranch;
+import org.wislice.onos.pof.api.SliceClient;
 import org.wislice.onos.pof.api.SliceException;
 import org.wislice.onos.pof.api.SlicePath;
 import org.wislice.onos.pof.api.SliceRates;
@@ -137,6 +139,39 @@ public class PofWebResourceTest extends JerseyTest {
             map.put(id, updated);
             return updated;
         }
+
+        /** The real manager's checks of a placement, in the order it makes them; always "3 ms". */
+        @Override
+        public long placeClient(String id, String mac, String branch) {
+            SlicePath p = slice(id).orElseThrow(() -> SliceException.notFound("no slice " + id));
+            String m = SliceClient.mac(mac);
+            if (!SliceBranch.MAIN.equals(branch) && p.branch(branch).isEmpty()) {
+                throw SliceException.badRequest("slice " + id + " has no branch '" + branch + "'");
+            }
+            List<SliceClient> clients = new ArrayList<>(p.clients);
+            clients.removeIf(c -> c.mac.equals(m));
+            if (!SliceBranch.MAIN.equals(branch)) {
+                clients.add(new SliceClient(m, branch, clients.size() + 1));
+            }
+            map.put(id, p.withClients(clients));
+            return 3;
+        }
+
+        @Override
+        public void removeClient(String id, String mac) {
+            SlicePath p = slice(id).orElseThrow(() -> SliceException.notFound("no slice " + id));
+            String m = SliceClient.mac(mac);
+            List<SliceClient> clients = new ArrayList<>(p.clients);
+            if (!clients.removeIf(c -> c.mac.equals(m))) {
+                throw SliceException.notFound(m + " is not placed on a branch of " + id);
+            }
+            map.put(id, p.withClients(clients));
+        }
+
+        @Override
+        public List<SliceClient> clients(String id) {
+            return slice(id).orElseThrow(() -> SliceException.notFound("no slice " + id)).clients;
+        }
     }
 
     private static final String REFERENCE = "pof:000000ff";
@@ -212,6 +247,48 @@ public class PofWebResourceTest extends JerseyTest {
         Response missing = target("slices/s1").request().delete();
         assertEquals(404, missing.getStatus());
         assertEquals("not_found", json(missing).get("code").asText());
+    }
+
+    private static final String BRANCHED = BODY.replace("]}", "],\"branches\":[{\"branch_id\":\"ap2\","
+            + "\"hops\":[{\"device_id\":\"pof:00000004\",\"in_port\":1,\"out_port\":2},"
+            + "{\"device_id\":\"pof:00000001\",\"in_port\":3,\"out_port\":2}]}]}");
+
+    @Test
+    public void clientsArePlacedOnBranchesListedAndRemoved() throws Exception {
+        assertEquals(201, post("slices", BRANCHED).getStatus());
+        Response placed = put("slices/s1/clients/02:00:00:00:00:0A", "{\"branch\":\"ap2\"}");
+        assertEquals(200, placed.getStatus());
+        JsonNode body = json(placed);
+        assertEquals("02:00:00:00:00:0a", body.get("mac").asText());
+        assertEquals("ap2", body.get("branch").asText());
+        assertEquals(3, body.get("switched_ms").asLong());
+        JsonNode list = json(target("slices/s1/clients").request().get());
+        assertEquals("02:00:00:00:00:0a", list.at("/clients/0/mac").asText());
+        assertEquals("ap2", list.at("/clients/0/branch").asText());
+        assertEquals("ap2", json(target("slices").request().get()).at("/slices/0/clients/0/branch").asText());
+
+        assertEquals(204, target("slices/s1/clients/02:00:00:00:00:0a").request().delete().getStatus());
+        assertEquals(0, json(target("slices/s1/clients").request().get()).get("clients").size());
+        assertEquals(404, target("slices/s1/clients/02:00:00:00:00:0a").request().delete().getStatus());
+    }
+
+    @Test
+    public void badPlacementsSayWhyAndChangeNothing() throws Exception {
+        assertEquals(201, post("slices", BRANCHED).getStatus());
+        String[][] cases = {
+            {"slices/s1/clients/02:00:00:00:00:0a", "{\"branch\":\"ap9\"}", "400", "no branch 'ap9'"},
+            {"slices/s1/clients/not-a-mac", "{\"branch\":\"ap2\"}", "400", "not a MAC address"},
+            {"slices/s1/clients/02:00:00:00:00:0a", "{\"branch\":2}", "400", "body must be"},
+            {"slices/s1/clients/02:00:00:00:00:0a", "{\"branch\":\"ap2\",\"x\":1}", "400", "body must be"},
+            {"slices/nope/clients/02:00:00:00:00:0a", "{\"branch\":\"ap2\"}", "404", "no slice nope"},
+        };
+        for (String[] c : cases) {
+            Response r = put(c[0], c[1]);
+            assertEquals(c[0] + " " + c[1], Integer.parseInt(c[2]), r.getStatus());
+            assertTrue(json(r).get("message").asText().contains(c[3]));
+        }
+        assertTrue(slices.map.get("s1").clients.isEmpty());
+        assertEquals(404, target("slices/nope/clients").request().get().getStatus());
     }
 
     @Test
