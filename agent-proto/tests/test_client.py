@@ -19,7 +19,7 @@ from conftest import REFERENCE
 
 from wislice_agent_proto import client as client_mod
 from wislice_agent_proto import protocol
-from wislice_agent_proto.client import AgentClient, Identity, backoff_delays
+from wislice_agent_proto.client import AgentClient, Identity, backoff_delays, parse_controllers
 
 SECRET = b"k3y"
 CAPS = {"radios": [], "security": ["open"], "pof_switch": False}
@@ -145,7 +145,7 @@ def running(c: AgentClient) -> Iterator[AgentClient]:
 def start() -> Iterator[Any]:
     with contextlib.ExitStack() as stack:
         yield lambda ctl, table=None, **kw: stack.enter_context(running(AgentClient(
-            "127.0.0.1", ctl.port, Identity("ap", "ap-1", "test 1", lambda: CAPS, SECRET), table or {}, **kw)))
+            [("127.0.0.1", ctl.port)], Identity("ap", "ap-1", "test 1", lambda: CAPS, SECRET), table or {}, **kw)))
 
 
 def test_session(start: Any, controller: Any) -> None:
@@ -173,6 +173,33 @@ def test_refused_then_welcomed_then_redialled(start: Any, controller: Any, fast:
     conn.close()  # the controller restarts
     ctl.next_conn()
     assert until(lambda: c.sessions == 2)
+
+
+def test_a_list_of_controllers_is_dialled_in_turn_without_waiting(controller: Any) -> None:
+    """A cluster's nodes: the first is down, the agent is welcomed by the second at once (no backoff, which is
+    1 s here); when that node goes, it tries the next (the first, still down) and is back on the second."""
+    down = socket.create_server(("127.0.0.1", 0))
+    dead_port = down.getsockname()[1]
+    down.close()  # nothing listens there
+    ctl = controller()
+    c = AgentClient([("127.0.0.1", dead_port), ("127.0.0.1", ctl.port)],
+                    Identity("ap", "ap-1", "test 1", lambda: CAPS, SECRET), {})
+    started = time.monotonic()
+    with running(c):
+        conn = ctl.next_conn()
+        assert until(lambda: c.sessions == 1) and time.monotonic() - started < 0.9, "waited before the next node"
+        assert c.controller == ("127.0.0.1", ctl.port)
+        conn.close()  # that node is gone: the first is tried (down), then this one again, after a backoff
+        ctl.next_conn()
+        assert until(lambda: c.sessions == 2, timeout=5)
+
+
+def test_controller_lists_parse_strictly() -> None:
+    assert parse_controllers("10.0.0.1:6690") == [("10.0.0.1", 6690)]
+    assert parse_controllers("a.example:1, [2001:db8::1]:6690") == [("a.example", 1), ("2001:db8::1", 6690)]
+    for bad in ("", "host", "host:0", "host:65536", "h:1,", "h:1;x:2", "[::1:6690", "-h:1 x", ",".join(["h:1"] * 17)):
+        with pytest.raises(ValueError):
+            parse_controllers(bad)
 
 
 def test_malformed_line_or_silence_closes_and_redials(start: Any, controller: Any, fast: None,
@@ -221,7 +248,7 @@ def test_watch_is_serviced_while_disconnected(fast: None) -> None:
     listener = socket.create_server(("127.0.0.1", 0))
     port = listener.getsockname()[1]
     listener.close()  # nobody listens: the agent keeps redialling, and still services the watch
-    with running(AgentClient("127.0.0.1", port, Identity("ap", "ap-1", "t", lambda: CAPS), {}, watch=Watch())):
+    with running(AgentClient([("127.0.0.1", port)], Identity("ap", "ap-1", "t", lambda: CAPS), {}, watch=Watch())):
         b.sendall(b"event")
         assert until(lambda: seen)
     assert seen == [b"event"]

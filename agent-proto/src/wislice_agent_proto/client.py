@@ -1,7 +1,9 @@
 """The agent's side of the controller connection (spec/agent/PROTOCOL.md, Session): dial out (TCP, optionally TLS),
 answer the challenge with a hello, wait for welcome, then serve requests through the method table, send events,
-keepalive pings and periodic stats. On any failure back off (1 s doubling to 30 s, with jitter) and dial again;
-the controller's sync request after the next welcome converges the agent's state.
+keepalive pings and periodic stats. On any failure dial the next controller of the list at once (the nodes of a
+controller cluster: the one that served us may be the one that died), and once a whole round of the list failed
+back off (1 s doubling to 30 s, with jitter) before the next round; the controller's sync request after the next
+welcome converges the agent's state.
 
 One thread runs the loop (``run()``); ``stop()`` and ``emit()`` may be called from any thread. Two options fit the
 loop to an agent:
@@ -18,12 +20,13 @@ import itertools
 import logging
 import queue
 import random
+import re
 import select
 import socket
 import ssl
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -39,6 +42,8 @@ SOCKET_TIMEOUT_S = 5.0  # connecting, and each blocking send
 BACKOFF_MIN_S = 1.0
 BACKOFF_MAX_S = 30.0
 POLL_MAX_S = 1.0  # the loop looks at stop() and its timers at least this often
+MAX_CONTROLLERS = 16
+CONTROLLER = re.compile(r"^(?P<host>\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]{1,253}):(?P<port>\d{1,5})\Z")
 
 
 def backoff_delays(rng: random.Random | None = None) -> Iterator[float]:
@@ -49,6 +54,20 @@ def backoff_delays(rng: random.Random | None = None) -> Iterator[float]:
     while True:
         yield base * rng.uniform(0.8, 1.2 if base < BACKOFF_MAX_S else 1.0)
         base = min(base * 2, BACKOFF_MAX_S)
+
+
+def parse_controllers(text: str) -> list[tuple[str, int]]:
+    """``host:port[,host:port...]`` (an IPv6 host in brackets) as (host, port) pairs, in order; ValueError naming
+    the bad item. The one parser of the agents' controller settings."""
+    out = []
+    for item in text.split(","):
+        m = CONTROLLER.match(item.strip())
+        if not m or not 1 <= int(m.group("port")) <= 65535:
+            raise ValueError(f"controller {item.strip()!r}: expected host:port (port 1-65535)")
+        out.append((m.group("host").strip("[]"), int(m.group("port"))))
+    if len(out) > MAX_CONTROLLERS:
+        raise ValueError(f"at most {MAX_CONTROLLERS} controllers")
+    return out
 
 
 def tls_context(ca_file: str | None, cert_file: str | None = None, key_file: str | None = None) -> ssl.SSLContext:
@@ -118,14 +137,18 @@ class Link:
 
 
 class AgentClient:
-    def __init__(self, host: str, port: int, identity: Identity, table: Table, *,
+    def __init__(self, controllers: Sequence[tuple[str, int]], identity: Identity, table: Table, *,
                  tls: Callable[[], ssl.SSLContext] | None = None, server_hostname: str | None = None,
                  stats: Callable[[float], dict[str, Any]] | None = None, stats_interval_s: float = 10.0,
                  keepalive_s: float = 10.0, watch: Watch | None = None, worker: bool = False) -> None:
-        """``tls()`` gives the TLS context for each dial (None: plain TCP); the controller's certificate is checked
-        for server_hostname (default: host). ``stats(interval_s)`` gives a stats event's data, every
-        stats_interval_s or as the welcome says."""
-        self.host, self.port = host, port
+        """``controllers``: (host, port) of each node the agent may dial, tried in turn. ``tls()`` gives the TLS
+        context for each dial (None: plain TCP); the controller's certificate is checked for server_hostname
+        (default: the host dialled). ``stats(interval_s)`` gives a stats event's data, every stats_interval_s or as
+        the welcome says."""
+        if not controllers:
+            raise ValueError("no controller to dial")
+        self.controllers = list(controllers)
+        self.current = 0  # index of the controller dialled last
         self.identity = identity
         self.table = table
         self.tls, self.server_hostname = tls, server_hostname
@@ -150,19 +173,35 @@ class AgentClient:
         """Ends run() within POLL_MAX_S; safe from a signal handler and from other threads."""
         self._stopping = True
 
+    @property
+    def controller(self) -> tuple[str, int]:
+        """The controller dialled last (or next, before the first dial)."""
+        return self.controllers[self.current]
+
     def run(self) -> None:
-        """Dial, serve, reconnect, until stop()."""
+        """Dial, serve, reconnect, until stop(): after a failure the next controller at once, and a backoff only
+        after a round of the whole list without a welcome."""
         delays = backoff_delays()
+        failed_in_a_row = 0
         while not self.stopping:
             welcomed_before = self.sessions
+            host, port = self.controller
             try:
                 self.run_session()
             except Refused as e:
-                log.warning("controller %s:%d refused us: %s", self.host, self.port, e)
+                log.warning("controller %s:%d refused us: %s", host, port, e)
             except (OSError, ProtocolError, ValueError) as e:
-                log.warning("controller %s:%d: %s", self.host, self.port, e)
+                log.warning("controller %s:%d: %s", host, port, e)
+            if self.stopping:
+                break
             if self.sessions != welcomed_before:
-                delays = backoff_delays()  # a welcomed session resets the backoff
+                delays, failed_in_a_row = backoff_delays(), 0  # a welcomed session resets the backoff
+            else:
+                failed_in_a_row += 1
+            self.current = (self.current + 1) % len(self.controllers)
+            if failed_in_a_row < len(self.controllers) and len(self.controllers) > 1:
+                continue  # the next node of the list, at once
+            failed_in_a_row = 0
             until = time.monotonic() + next(delays)
             while not self.stopping and time.monotonic() < until:
                 self._poll(until - time.monotonic())
@@ -200,10 +239,11 @@ class AgentClient:
 
     # ---- the connection ---------------------------------------------------------------------------------------
     def _connect(self) -> Link:
-        sock = socket.create_connection((self.host, self.port), timeout=SOCKET_TIMEOUT_S)
+        host, port = self.controller
+        sock = socket.create_connection((host, port), timeout=SOCKET_TIMEOUT_S)
         try:
             if self.tls is not None:
-                sock = self.tls().wrap_socket(sock, server_hostname=self.server_hostname or self.host)
+                sock = self.tls().wrap_socket(sock, server_hostname=self.server_hostname or host)
             sock.settimeout(SOCKET_TIMEOUT_S)
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         except BaseException:

@@ -22,7 +22,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wislice-ap-agent: bad config: {e}", file=sys.stderr)
         return 2
     if args.check_config:
-        print(f"config OK: agent {cfg.agent_id}, controller {cfg.controller_host}:{cfg.controller_port}, "
+        controllers = ",".join(f"[{h}]:{p}" if ":" in h else f"{h}:{p}" for h, p in cfg.controllers)
+        print(f"config OK: agent {cfg.agent_id}, controller {controllers}, "
               f"{len(cfg.radios)} radio(s)")
         return 0
     logging.basicConfig(level=args.log_level or cfg.log_level, stream=sys.stderr,

@@ -70,7 +70,7 @@ class Agent:
                             tls_client_cert=cfg.tls and cfg.tls_cert_file is not None,
                             firmware_version=self.upgrader.version)
         tls = (lambda: tls_context(cfg.tls_ca_file, cfg.tls_cert_file, cfg.tls_key_file)) if cfg.tls else None
-        self.client = AgentClient(cfg.controller_host, cfg.controller_port, identity, self.handlers.table, tls=tls,
+        self.client = AgentClient(cfg.controllers, identity, self.handlers.table, tls=tls,
                                   server_hostname=cfg.tls_server_name, stats=self.stats_event,
                                   stats_interval_s=cfg.stats_interval_s, keepalive_s=cfg.keepalive_s, watch=self)
         if cfg.metrics_listen is not None:

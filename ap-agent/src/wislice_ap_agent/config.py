@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wislice_agent_proto import validate as V
+from wislice_agent_proto.client import parse_controllers
 from wislice_agent_proto.prometheus import parse_listen, read_token_file
 
 from .firmware import FirmwareSettings
 
-HOSTPORT = re.compile(r"^(?P<host>\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]{1,253}):(?P<port>\d{1,5})\Z")
 SHAPING = ("auto", "pyroute2", "tc", "none")
 AGENT_KEYS = {
     "agent_id", "controller", "secret", "secret_file", "tls", "tls_ca_file", "tls_cert_file", "tls_key_file",
@@ -42,8 +42,7 @@ class ConfigError(ValueError):
 @dataclass
 class AgentConfig:
     agent_id: str
-    controller_host: str
-    controller_port: int
+    controllers: list[tuple[str, int]]  # (host, port) of the wifi-controller, or of each node of its cluster
     hostapd_global: str
     radios: list[dict[str, Any]]
     secret: bytes | None = None
@@ -131,13 +130,14 @@ def from_dict(d: dict[str, Any], base_dir: str = "/") -> AgentConfig:
         agent_id = V.ident(d["agent_id"], "agent_id")
     except V.ValidationError as e:
         raise ConfigError(str(e)) from None
-    m = HOSTPORT.match(str(d["controller"]))
-    if not m or not 1 <= int(m.group("port")) <= 65535:
-        raise ConfigError("controller: must be host:port")
+    try:
+        controllers = parse_controllers(str(d["controller"]))
+    except ValueError as e:
+        raise ConfigError(f"controller: {e} (host:port, or host:port,host:port... for a cluster)") from None
     radios = d["radios"]
     if not isinstance(radios, list) or not 1 <= len(radios) <= 16:
         raise ConfigError("radios: must list 1-16 radios")
-    cfg = AgentConfig(agent_id, m.group("host").strip("[]"), int(m.group("port")),
+    cfg = AgentConfig(agent_id, controllers,
                       _path(d["hostapd_global"], "hostapd_global"), [_radio(r, i) for i, r in enumerate(radios)])
     if len({r["name"] for r in cfg.radios}) != len(cfg.radios):
         raise ConfigError("radios: duplicate radio name")

@@ -8,7 +8,10 @@ BASE = {"agent_id": "ap-1", "controller": "10.0.2.2:6690", "hostapd_global": "/r
 
 def test_defaults():
     cfg = C.from_dict(dict(BASE))
-    assert cfg.controller_host == "10.0.2.2" and cfg.controller_port == 6690
+    assert cfg.controllers == [("10.0.2.2", 6690)]
+    # the nodes of a controller cluster, dialled in turn
+    assert C.from_dict({**BASE, "controller": "10.0.2.2:6690, 10.0.2.3:6690"}).controllers == [
+        ("10.0.2.2", 6690), ("10.0.2.3", 6690)]
     assert cfg.radios[0] == {"name": "phy0", "iface": "wlan0", "max_vaps": 8, "driver": "nl80211"}
     assert cfg.shaping == "auto" and cfg.secret is None and not cfg.remove_vaps_on_exit
 
@@ -16,6 +19,7 @@ def test_defaults():
 @pytest.mark.parametrize("over,match", [
     ({"controller": "nohost"}, "host:port"),
     ({"controller": "h:70000"}, "host:port"),
+    ({"controller": "h:1,"}, "host:port"),
     ({"agent_id": "a/b"}, "agent_id"),
     ({"hostapd_global": "relative"}, "absolute"),
     ({"radios": []}, "radios"),
@@ -40,7 +44,7 @@ def test_secret_file_and_ini(tmp_path):
                    "remove_vaps_on_exit = yes\n[radio phy1]\niface = wlan1\nmax_vaps = 3\ndriver = wired\n"
                    "mac = 02:00:00:00:01:00\nchannel = 36\nhw_mode = a\n")
     cfg = C.load(str(ini))
-    assert cfg.secret == b"hunter2" and cfg.controller_host == "::1" and cfg.remove_vaps_on_exit
+    assert cfg.secret == b"hunter2" and cfg.controllers[0][0] == "::1" and cfg.remove_vaps_on_exit
     assert cfg.radios[0]["driver"] == "wired" and cfg.radios[0]["channel"] == 36
     ini.write_text("[agnet]\nx=1\n")
     with pytest.raises(C.ConfigError, match="unknown section"):

@@ -14,7 +14,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
-from wislice_agent_proto.client import AgentClient
+from wislice_agent_proto.client import AgentClient, parse_controllers
 from wislice_agent_proto.errors import AgentError
 
 from . import cgroups
@@ -129,11 +129,11 @@ def serve(config: AgentConfig, manager: VnfManager) -> int:
         scheduler = start_scheduler(config, manager, cgroup_fs)
         stats.scheduler = scheduler
     if config.controller:
-        host, _, port = config.controller.rpartition(":")
         caps = {"capacity": {"cpu": config.capacity_cpu, "memory_mib": config.capacity_memory_mib},
                 "catalog": manager.catalog.names(), "dpdk": manager.switch.present,
                 "pof_switch": manager.switch.present}
-        client = controller_client(host, int(port), config.agent_id, config.secret(), method_table(manager, stats),
+        client = controller_client(parse_controllers(config.controller), config.agent_id, config.secret(),
+                                   method_table(manager, stats),
                                    caps, stats, config.stats_interval_s, config.tls_context(),
                                    tls_client_cert=bool(config.tls_cert))
         emit = client.emit

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wislice_agent_proto.client import tls_context
+from wislice_agent_proto.client import parse_controllers, tls_context
 from wislice_agent_proto.prometheus import parse_listen, read_token_file
 from wislice_agent_proto.validate import IDENT
 
@@ -37,7 +37,9 @@ class AgentConfig:
     # getVnfs / createVnf VnfStates carry "cpus" and "cpu_mode" (spec/agent), which the nfv-controller shows. Turn
     # it off only for an nfv-controller from before them: its VnfState check refuses fields it does not know.
     report_placement: bool = True
-    controller: str = ""  # host:port of the nfv-controller; empty = run without one
+    # host:port of the nfv-controller, or of each node of a controller cluster ("h1:p1,h2:p2": dialled in turn);
+    # empty = run without one
+    controller: str = ""
     tls_ca: str = ""  # CA file: when set the controller connection is TLS and its certificate is checked
     tls_cert: str = ""  # client certificate (PEM) for a controller that requires one (tlsClientCaFile); CN = agent_id
     tls_key: str = ""  # its private key (PEM)
@@ -59,6 +61,10 @@ class AgentConfig:
         if not IDENT.match(self.agent_id):
             raise ValueError(f"agent_id {self.agent_id!r} must match [A-Za-z0-9_.:-]{{1,64}}")
         check_prefix(self.veth_prefix)
+        if not isinstance(self.controller, str):
+            raise ValueError("controller must be a string: host:port[,host:port...]")
+        if self.controller:
+            parse_controllers(self.controller)  # ValueError naming the bad item
         if bool(self.tls_cert) != bool(self.tls_key):
             raise ValueError("tls_cert and tls_key go together")
         if self.tls_cert and not self.tls_ca:

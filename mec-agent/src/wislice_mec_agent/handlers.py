@@ -24,9 +24,10 @@ def method_table(manager: Any, stats: Any) -> dict[str, Handler]:
     }
 
 
-def controller_client(host: str, port: int, agent_id: str, secret: bytes | None, table: dict[str, Handler],
-                      capabilities: dict[str, Any], stats: Any = None, stats_interval_s: float = 10.0,
-                      tls: ssl.SSLContext | None = None, tls_client_cert: bool = False) -> AgentClient:
+def controller_client(controllers: list[tuple[str, int]], agent_id: str, secret: bytes | None,
+                      table: dict[str, Handler], capabilities: dict[str, Any], stats: Any = None,
+                      stats_interval_s: float = 10.0, tls: ssl.SSLContext | None = None,
+                      tls_client_cert: bool = False) -> AgentClient:
     """The connection to the nfv-controller (``run()`` it on a thread): the hello says role mec and the node's
     capabilities; with ``stats`` (a StatsCollector) a stats event carries the vNFs and the node."""
 
@@ -35,6 +36,6 @@ def controller_client(host: str, port: int, agent_id: str, secret: bytes | None,
         return {"interval_s": float(interval_s), "vnfs": data["vnfs"], "node": data["node"]}
 
     identity = Identity("mec", agent_id, SOFTWARE, lambda: capabilities, secret, tls_client_cert)
-    return AgentClient(host, port, identity, table, tls=(lambda: tls) if tls is not None else None,
+    return AgentClient(controllers, identity, table, tls=(lambda: tls) if tls is not None else None,
                        stats=stats_data if stats is not None else None, stats_interval_s=stats_interval_s,
                        worker=True)

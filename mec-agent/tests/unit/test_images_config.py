@@ -70,6 +70,12 @@ def test_config_rejects_unknown_settings_and_bad_values(tmp_path: Path) -> None:
         load_config(p)
     p.write_text('agent_id = "mec-1"\nstate_dir = "/tmp/x"\n[warm_pool]\nkernel-fwd = 2\n')
     assert load_config(p).warm_pool == {"kernel-fwd": 2}
+    for bad in ('"127.0.0.1"', '"a:1,b"', '"a:99999"', "6691"):
+        p.write_text(f'agent_id = "mec-1"\nstate_dir = "/tmp/x"\ncontroller = {bad}\n')
+        with pytest.raises(ValueError, match="controller"):
+            load_config(p)
+    p.write_text('agent_id = "mec-1"\nstate_dir = "/tmp/x"\ncontroller = "10.0.0.1:6691,10.0.0.2:6691"\n')
+    assert load_config(p).controller == "10.0.0.1:6691,10.0.0.2:6691"  # the nodes of a cluster, dialled in turn
 
 
 def test_example_config_loads() -> None:

@@ -95,7 +95,7 @@ def test_client_session_against_a_fake_controller(node: Node) -> None:
     stats = StatsCollector(node.manager)
     caps = {"capacity": {"cpu": 2.0, "memory_mib": 1024}, "catalog": node.catalog.names(), "dpdk": True,
             "pof_switch": True}
-    client = controller_client("127.0.0.1", ctl.port, "mec-t", b"k", method_table(node.manager, stats), caps, stats)
+    client = controller_client([("127.0.0.1", ctl.port)], "mec-t", b"k", method_table(node.manager, stats), caps, stats)
     node.manager.events.append(lambda vnf_id, state: client.emit("vnfState", {"vnf_id": vnf_id, "state": state}))
     reqs = [{"type": "request", "id": 1, "method": "syncVnfs", "params": {"vnfs": [spec()]}},
             {"type": "request", "id": 2, "method": "getVnfs", "params": {}},
@@ -146,7 +146,7 @@ def test_tls_client_certificate_names_the_agent(tmp_path: Path) -> None:
     cfg = AgentConfig(agent_id="ap-1", state_dir=str(tmp_path), tls_ca=str(TLS / "ca.pem"),
                       tls_cert=str(TLS / "client.pem"), tls_key=str(TLS / "client-key.pem"))
     caps = {"capacity": {"cpu": 1.0, "memory_mib": 512}, "catalog": [], "dpdk": False, "pof_switch": False}
-    client = controller_client("127.0.0.1", port, cfg.agent_id, None, {}, caps, tls=cfg.tls_context(),
+    client = controller_client([("127.0.0.1", port)], cfg.agent_id, None, {}, caps, tls=cfg.tls_context(),
                                tls_client_cert=True)
     t = threading.Thread(target=controller)
     t.start()
