@@ -5,6 +5,7 @@ import org.onosproject.TestApplicationId;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.net.flow.FlowRule;
 import org.onosproject.net.meter.MeterId;
+import org.wislice.onos.pof.api.LatencyClass;
 import org.wislice.onos.pof.api.PofTableLayout;
 import org.wislice.onos.pof.api.SliceBranch;
 import org.wislice.onos.pof.api.SliceClient;
@@ -90,6 +91,23 @@ public class BranchFlowsTest {
                 CORE + " t1 any-mac out1 100", CORE + " t1 mac10 out3 200", AP2 + " t0 2 tagged delete out1 200"));
         Collections.sort(expected);
         assertEquals(expected, describe(rules));
+    }
+
+    @Test
+    public void aJoinOnTheMecSwitchTagsTheVnfsOutputBeforeTheClientTable() {
+        // AP1 -> MEC (link 1 -> vNF 3); AP2 -> MEC (link 2 -> vNF 3): the join is the hop into the vNF.
+        SlicePath p = new SlicePath("m", 1, 7, SliceRates.NONE, SliceRates.NONE, true,
+                List.of(new SlicePath.Hop(AP1, 1, 2), new SlicePath.Hop(MEC, 1, 3)), List.of(), true, List.of(),
+                LatencyClass.BEST_EFFORT, List.of(), List.of(new SliceBranch("ap2",
+                        List.of(new SlicePath.Hop(AP2, 1, 2), new SlicePath.Hop(MEC, 2, 3)))),
+                List.of(new SliceClient(MAC, "ap2", 1)));
+        List<String> rules = describe(SliceFlows.build(p, APP, Map.of()));
+        // Untagged from the vNF: the tag word is added, then the client table decides; both outputs are links.
+        assertTrue(rules.toString(), rules.contains(MEC + " t0 3 any add goto1 100"));
+        assertTrue(rules.toString(), rules.contains(MEC + " t1 any-mac out1 100"));
+        assertTrue(rules.toString(), rules.contains(MEC + " t1 mac10 out2 200"));
+        assertTrue(rules.toString(), rules.contains(MEC + " t0 2 tagged delete out3 200"));
+        assertEquals(9, rules.size());
     }
 
     @Test

@@ -124,6 +124,26 @@ public class PofSliceBranchTest {
     }
 
     @Test
+    public void aRateChangeReplacesTheBranchesMetersAndRepointsThePlacedClient() {
+        SlicePath s = install(false);
+        h.manager.placeClient("s", MAC, "ap2");
+        h.flowOps.clear();
+        SlicePath updated = h.manager.updateRates("s", new SliceRates(1000, 8000), null);
+        List<SlicePath.MeterRef> down = updated.meters.stream().filter(m -> m.direction.equals(SlicePath.REVERSE))
+                .collect(Collectors.toList());
+        assertEquals("main 3 + ap2 2 down meters, all new", 5, down.size());
+        assertTrue(down.stream().noneMatch(m -> s.meters.stream().anyMatch(o -> o.meterId == m.meterId)));
+        assertTrue(h.flowOps.stream().allMatch(o -> o.type() == FlowRuleOperation.Type.MODIFY));
+        long branchDown = down.stream().filter(m -> m.branch.equals("ap2") && m.deviceId.equals(D2)).findFirst()
+                .get().meterId;
+        FlowRule entry = h.flowOps.stream().map(FlowRuleOperation::rule).filter(r -> r.tableId()
+                == PofTableLayout.CLIENT_TABLE && r.priority() == BranchFlows.CLIENT_PRIORITY).findFirst().get();
+        assertEquals(branchDown, ((PofInstruction.Meter) flowMod(entry).instructions.get(0)).meterId);
+        assertEquals("up kept its meters", s.meters.stream().filter(m -> m.direction.equals(SlicePath.FORWARD))
+                .count(), updated.meters.stream().filter(m -> m.direction.equals(SlicePath.FORWARD)).count());
+    }
+
+    @Test
     public void badPlacementsChangeNothing() {
         install(false);
         h.flowOps.clear();
