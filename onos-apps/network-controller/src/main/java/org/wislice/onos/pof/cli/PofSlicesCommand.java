@@ -5,6 +5,8 @@ import org.apache.karaf.shell.api.action.Command;
 import org.apache.karaf.shell.api.action.lifecycle.Service;
 import org.onosproject.cli.AbstractShellCommand;
 import org.wislice.onos.pof.api.PofSliceService;
+import org.wislice.onos.pof.api.SliceBranch;
+import org.wislice.onos.pof.api.SliceClient;
 import org.wislice.onos.pof.api.SlicePath;
 
 /** Lists the installed slice paths. */
@@ -25,6 +27,16 @@ public class PofSlicesCommand extends AbstractShellCommand {
             StringBuilder hops = new StringBuilder();
             for (SlicePath.Hop h : s.hops) {
                 hops.append(' ').append(h.deviceId).append('/').append(h.inPort).append('/').append(h.outPort);
+            }
+            // A branch: " branch=<id>:" and its hops; a placed client: " client=<mac>@<branch>".
+            for (SliceBranch b : s.branches) {
+                hops.append(" branch=").append(b.branchId).append(':');
+                for (SlicePath.Hop h : b.hops) {
+                    hops.append(' ').append(h.deviceId).append('/').append(h.inPort).append('/').append(h.outPort);
+                }
+            }
+            for (SliceClient c : s.clients) {
+                hops.append(" client=").append(c.mac).append('@').append(c.branch);
             }
             print("%s tenant=%d tag=%d down=%d/%d up=%d/%d bidirectional=%s meters=%d hops:%s", s.sliceId,
                     s.tenantId, s.tag, s.down.guaranteedKbps, s.down.capKbps, s.up.guaranteedKbps, s.up.capKbps,
