@@ -196,11 +196,15 @@ int pof_encode(const struct pof_msg *msg, uint8_t *out, size_t cap)
     case POFT_PACKET_IN: body = POF_PACKET_IN_HEAD + (size_t)msg->u.packet_in.total_len; break;
     case POFT_PACKET_OUT: body = POF_PACKET_OUT_HEAD + (size_t)msg->u.packet_out.packet_len; break;
     case POFT_SET_CONFIG: body = msg->u.config.no_dev_id ? POF_CONFIG_OF10_SIZE : POF_CONFIG_SIZE; break;
-    case POFT_MULTIPART_REPLY:
-        if (msg->u.multipart.stats_num && !msg->u.multipart.stats && !msg->u.multipart.stats_wire)
+    case POFT_MULTIPART_REPLY: {
+        const struct pof_multipart *mp = &msg->u.multipart;
+        bool lat = mp->mp_type == POFMP_PORT_LATENCY;
+        if (mp->stats_num && !(lat ? (const void *)mp->lat : (const void *)mp->stats) && !mp->stats_wire)
             return -1;
-        body = POF_MULTIPART_HEAD + (size_t)POF_PORT_STATS_SIZE * msg->u.multipart.stats_num; /* > 584: refused */
+        /* too many entries for the 16-bit length: refused below */
+        body = POF_MULTIPART_HEAD + (size_t)(lat ? POF_PORT_LATENCY_SIZE : POF_PORT_STATS_SIZE) * mp->stats_num;
         break;
+    }
     default: {
         int need = min_body(msg->hdr.type);
         if (need < 0)

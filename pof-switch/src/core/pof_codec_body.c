@@ -136,19 +136,53 @@ void pof_port_stats_at(const struct pof_multipart *mp, uint16_t i, struct pof_po
     dec_port_stats(mp->stats_wire + (size_t)POF_PORT_STATS_SIZE * i, out);
 }
 
+static void dec_latency_class(const uint8_t *p, struct pof_port_latency_class *o)
+{
+    o->packets = get64(p);
+    o->p50_ns = get32(p + 8);
+    o->p99_ns = get32(p + 12);
+    o->max_ns = get32(p + 16);
+}
+
+static void enc_latency_class(uint8_t *p, const struct pof_port_latency_class *o)
+{
+    put64(p, o->packets);
+    put32(p + 8, o->p50_ns);
+    put32(p + 12, o->p99_ns);
+    put32(p + 16, o->max_ns);
+}
+
+void pof_port_latency_at(const struct pof_multipart *mp, uint16_t i, struct pof_port_latency *out)
+{
+    const uint8_t *p = mp->stats_wire + (size_t)POF_PORT_LATENCY_SIZE * i;
+    out->port_no = get32(p);
+    dec_latency_class(p + 8, &out->cls[0]);
+    dec_latency_class(p + 32, &out->cls[1]);
+}
+
+static void enc_port_latency(uint8_t *p, const struct pof_port_latency *o)
+{
+    put32(p, o->port_no);
+    enc_latency_class(p + 8, &o->cls[0]);
+    enc_latency_class(p + 32, &o->cls[1]);
+}
+
 /* Both directions share the 8-byte multipart head. Lengths are checked first, as for every other type; then
- * only PORT_STATS exists, so any other multipart type is refused here rather than by each receiver. */
+ * only PORT_STATS and PORT_LATENCY exist, so any other multipart type is refused here rather than by each
+ * receiver. */
 int codec_dec_multipart(const uint8_t *b, size_t blen, bool reply, struct pof_multipart *mp,
                          struct pof_status *err)
 {
-    if (reply && (blen - POF_MULTIPART_HEAD) % POF_PORT_STATS_SIZE)
-        return pof_fail(err, POFET_BAD_REQUEST, POFBRC_BAD_LEN, "MULTIPART_REPLY body is not whole 112-byte entries");
     mp->mp_type = get16(b);
     mp->flags = get16(b + 2);
-    if (mp->mp_type != POFMP_PORT_STATS)
-        return pof_fail(err, POFET_BAD_REQUEST, POFBRC_BAD_MULTIPART, "multipart type is not PORT_STATS (4)");
+    if (mp->mp_type != POFMP_PORT_STATS && mp->mp_type != POFMP_PORT_LATENCY)
+        return pof_fail(err, POFET_BAD_REQUEST, POFBRC_BAD_MULTIPART,
+                        "multipart type is not PORT_STATS (4) or PORT_LATENCY (0xF001)");
+    size_t entry = mp->mp_type == POFMP_PORT_LATENCY ? POF_PORT_LATENCY_SIZE : POF_PORT_STATS_SIZE;
+    if (reply && (blen - POF_MULTIPART_HEAD) % entry)
+        return pof_fail(err, POFET_BAD_REQUEST, POFBRC_BAD_LEN, "MULTIPART_REPLY body is not whole entries");
     if (reply) {
-        mp->stats_num = (uint16_t)((blen - POF_MULTIPART_HEAD) / POF_PORT_STATS_SIZE);
+        mp->stats_num = (uint16_t)((blen - POF_MULTIPART_HEAD) / entry);
         mp->stats_wire = b + POF_MULTIPART_HEAD;
     } else {
         mp->port_no = get32(b + 8);
@@ -165,12 +199,20 @@ void codec_enc_multipart(uint8_t *b, uint8_t type, const struct pof_multipart *m
         return;
     }
     for (uint16_t i = 0; i < mp->stats_num; i++) {
+        if (mp->mp_type == POFMP_PORT_LATENCY) {
+            struct pof_port_latency l;
+            if (!mp->lat)
+                pof_port_latency_at(mp, i, &l);
+            enc_port_latency(b + POF_MULTIPART_HEAD + (size_t)POF_PORT_LATENCY_SIZE * i, mp->lat ? &mp->lat[i] : &l);
+            continue;
+        }
         struct pof_port_stats s;
         if (!mp->stats)
             pof_port_stats_at(mp, i, &s);
         enc_port_stats(b + POF_MULTIPART_HEAD + (size_t)POF_PORT_STATS_SIZE * i, mp->stats ? &mp->stats[i] : &s);
     }
 }
+
 void codec_dec_group_mod(const uint8_t *b, struct pof_group_mod *g)
 {
     g->command = b[0];

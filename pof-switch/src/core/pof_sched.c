@@ -70,8 +70,8 @@ static uint32_t tracked(uint32_t flow)
     return flow < POF_SCHED_FLOWS ? flow : 0;
 }
 
-enum pof_sched_result pof_sched_offer(struct pof_sched *s, void *pkt, uint32_t len, enum pof_color c, uint32_t flow,
-                                      uint64_t now_ns)
+enum pof_sched_result pof_sched_offer_at(struct pof_sched *s, void *pkt, uint32_t len, enum pof_color c,
+                                         uint32_t flow, uint64_t now_ns, uint64_t stamp)
 {
     flow = tracked(flow);
     /* green: a colour above best effort (green or latency), whose flow may wait in best effort */
@@ -105,7 +105,7 @@ enum pof_sched_result pof_sched_offer(struct pof_sched *s, void *pkt, uint32_t l
     }
     /* Only excess in best effort holds its flow there (see the header); the item names the flow it counted for. */
     uint32_t holds = k == POF_SCHED_BE && !green ? flow : 0;
-    q->slot[(q->head + q->n) % q->slots] = (struct pof_sched_item){pkt, len, holds};
+    q->slot[(q->head + q->n) % q->slots] = (struct pof_sched_item){pkt, len, holds, stamp};
     q->n++;
     q->bytes += len;
     if (holds)
@@ -113,7 +113,7 @@ enum pof_sched_result pof_sched_offer(struct pof_sched *s, void *pkt, uint32_t l
     return POF_SCHED_QUEUED;
 }
 
-static void *pop(struct pof_sched *s, int k, uint32_t *len)
+static void *pop(struct pof_sched *s, int k, uint32_t *len, uint64_t *stamp)
 {
     struct pof_sched_queue *q = &s->q[k];
     struct pof_sched_item it = q->slot[q->head];
@@ -123,6 +123,8 @@ static void *pop(struct pof_sched *s, int k, uint32_t *len)
     if (k == POF_SCHED_BE && it.flow)
         s->be_waiting[it.flow]--;
     *len = it.len;
+    if (stamp)
+        *stamp = it.stamp;
     return it.pkt;
 }
 
@@ -135,7 +137,7 @@ static int head_queue(const struct pof_sched *s)
     return POF_SCHED_BE;
 }
 
-void *pof_sched_next(struct pof_sched *s, uint64_t now_ns, uint32_t *len, int *kp)
+void *pof_sched_next_at(struct pof_sched *s, uint64_t now_ns, uint32_t *len, int *kp, uint64_t *stamp)
 {
     /* Strict priority: while a higher class waits, a lower one does not go, even if a smaller packet would fit. */
     int k = head_queue(s);
@@ -145,7 +147,7 @@ void *pof_sched_next(struct pof_sched *s, uint64_t now_ns, uint32_t *len, int *k
     refill(s, now_ns);
     if (!pof_bucket_take(&s->bucket, q->slot[q->head].len, now_ns))
         return NULL;
-    void *pkt = pop(s, k, len);
+    void *pkt = pop(s, k, len, stamp);
     if (kp)
         *kp = k;
     q->sent_pkts++;
@@ -167,7 +169,7 @@ void pof_sched_drain(struct pof_sched *s, void (*fn)(void *arg, void *pkt, uint3
     for (int i = 0; i < POF_SCHED_QUEUES; i++)
         while (s->q[order[i]].n) {
             uint32_t len;
-            void *pkt = pop(s, order[i], &len);
+            void *pkt = pop(s, order[i], &len, NULL);
             fn(arg, pkt, len);
         }
 }

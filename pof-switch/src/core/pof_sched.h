@@ -59,7 +59,8 @@ enum { POF_SCHED_GREEN = 0, POF_SCHED_BE = 1, POF_SCHED_LATENCY = 2, POF_SCHED_Q
 /* Flows whose order is kept: ids 1 .. POF_SCHED_FLOWS - 1 (0 = none, as an unmetered packet's). */
 #define POF_SCHED_FLOWS 256u
 
-struct pof_sched_item { void *pkt; uint32_t len; uint32_t flow; }; /* flow: 0 unless counted in be_waiting */
+/* flow: 0 unless counted in be_waiting; stamp: the owner's, handed back with the packet (the switch's receive time) */
+struct pof_sched_item { void *pkt; uint32_t len; uint32_t flow; uint64_t stamp; };
 
 struct pof_sched_queue {
     struct pof_sched_item *slot;
@@ -90,11 +91,22 @@ void pof_sched_set_rate(struct pof_sched *s, uint32_t rate_kbps);
  * unless packets of its flow wait in best effort (then it joins them, as above); anything else -> best effort.
  * SEND: it may leave now (tokens taken, nothing of its class or above waits); QUEUED: the scheduler holds it;
  * DROP: its queue is full (counted), the caller frees it. */
-enum pof_sched_result pof_sched_offer(struct pof_sched *s, void *pkt, uint32_t len, enum pof_color c, uint32_t flow,
-                                      uint64_t now_ns);
+enum pof_sched_result pof_sched_offer_at(struct pof_sched *s, void *pkt, uint32_t len, enum pof_color c,
+                                         uint32_t flow, uint64_t now_ns, uint64_t stamp);
+/* pof_sched_offer_at without a stamp of the owner's. */
+static inline enum pof_sched_result pof_sched_offer(struct pof_sched *s, void *pkt, uint32_t len, enum pof_color c,
+                                                    uint32_t flow, uint64_t now_ns)
+{
+    return pof_sched_offer_at(s, pkt, len, c, flow, now_ns, 0);
+}
 /* The next packet that may leave now, latency first, then green (tokens taken), or NULL. *len gets its length,
  * *k (unless NULL) the queue it left (POF_SCHED_LATENCY: the caller sends it at once). */
-void *pof_sched_next(struct pof_sched *s, uint64_t now_ns, uint32_t *len, int *k);
+void *pof_sched_next_at(struct pof_sched *s, uint64_t now_ns, uint32_t *len, int *k, uint64_t *stamp);
+/* The stamp given with a queued packet (pof_sched_offer_at) comes back in *stamp unless that is NULL. */
+static inline void *pof_sched_next(struct pof_sched *s, uint64_t now_ns, uint32_t *len, int *k)
+{
+    return pof_sched_next_at(s, now_ns, len, k, NULL);
+}
 /* Nanoseconds until the next queued packet may leave: 0 = now, UINT64_MAX = nothing queued. */
 uint64_t pof_sched_wait_ns(struct pof_sched *s, uint64_t now_ns);
 /* Hands every queued packet, in service order, to fn and empties the queues (not counted as sent or dropped). */

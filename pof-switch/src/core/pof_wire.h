@@ -44,6 +44,7 @@
 #define POF_PORT_STATS_SIZE 112
 /* Entries per MULTIPART_REPLY: 8 + 8 + 584 * 112 = 65424 fits the 16-bit length, 585 would not. */
 #define POF_PORT_STATS_MAX 584
+#define POF_PORT_LATENCY_SIZE 56 /* a PORT_LATENCY entry: port_no, pad, 2 classes of 24 bytes */
 #define POF_PORT_ALL 0xFFFFFFFFu
 
 enum pof_type {
@@ -98,7 +99,9 @@ enum { POF_FLOW_ADD = 0, POF_FLOW_MODIFY = 1, POF_FLOW_MODIFY_STRICT = 2, POF_FL
 enum { POF_TABLE_ADD = 0, POF_TABLE_MODIFY = 1, POF_TABLE_DELETE = 2 };
 enum { POF_GROUP_ADD = 0, POF_GROUP_MODIFY = 1, POF_GROUP_DELETE = 2 };
 enum { POF_PORT_REASON_ADD = 0, POF_PORT_REASON_DELETE = 1, POF_PORT_REASON_MODIFY = 2 };
-enum { POFMP_PORT_STATS = 4 };           /* the only multipart type (WiSlice extension) */
+/* multipart types (WiSlice extension): OpenFlow 1.3's port stats, and WiSlice's own port latency (a value in no
+ * OpenFlow version and unused by the reference) */
+enum { POFMP_PORT_STATS = 4, POFMP_PORT_LATENCY = 0xF001 };
 enum { POFMPF_REPLY_MORE = 1 };
 
 struct pof_header { uint8_t version, type; uint16_t length; uint32_t xid; };
@@ -214,6 +217,14 @@ struct pof_port_stats {
     uint64_t rx_frame_err, rx_over_err, rx_crc_err, collisions;
     uint32_t duration_sec, duration_nsec;
 };
+/* One port's residence time per class in a PORT_LATENCY reply (spec/pof, "Port latency"): index 0 the latency
+ * class, 1 the rest. */
+struct pof_port_latency_class { uint64_t packets; uint32_t p50_ns, p99_ns, max_ns; };
+struct pof_port_latency {
+    uint32_t port_no;
+    struct pof_port_latency_class cls[2];
+};
+
 /* MULTIPART_REQUEST / _REPLY with the PORT_STATS body. A decoded reply keeps its entries on the wire (up to
  * 584 would make struct pof_msg 64 KB): read them with pof_port_stats_at(). An encoded reply takes host-order
  * entries from stats, or, when stats is NULL, re-encodes the wire entries of a decoded reply. */
@@ -223,6 +234,7 @@ struct pof_multipart {
     uint16_t stats_num;                 /* reply: number of entries */
     const struct pof_port_stats *stats; /* reply, for encoding */
     const uint8_t *stats_wire;          /* reply, as decoded: points into the decoded buffer */
+    const struct pof_port_latency *lat; /* PORT_LATENCY reply, for encoding (stats_num entries) */
 };
 
 /* One decoded message. Variable-length payloads (echo data, packet data) point into the input buffer. */
@@ -267,5 +279,7 @@ int pof_encode(const struct pof_msg *msg, uint8_t *out, size_t cap);
 
 /* Entry i (< stats_num) of a decoded MULTIPART_REPLY, in host order. */
 void pof_port_stats_at(const struct pof_multipart *mp, uint16_t i, struct pof_port_stats *out);
+/* Entry i (< stats_num) of a decoded PORT_LATENCY reply, in host order. */
+void pof_port_latency_at(const struct pof_multipart *mp, uint16_t i, struct pof_port_latency *out);
 
 #endif

@@ -229,21 +229,42 @@ static void send_port_stats(struct pof_conn *c, uint32_t xid, const uint16_t *id
     } while (at < n);
 }
 
+/* Port latency (WiSlice extension, spec/pof "Port latency"): the ports' residence time per class in one reply
+ * (254 entries of 56 bytes fit the 16-bit length). */
+_Static_assert(POF_MULTIPART_HEAD + 8 + POF_MAX_PORTS * POF_PORT_LATENCY_SIZE <= 65535, "one reply holds every port");
+static void send_port_latency(struct pof_conn *c, uint32_t xid, const uint16_t *ids, uint16_t n)
+{
+    static struct pof_port_latency lat[POF_MAX_PORTS];
+    for (uint16_t i = 0; i < n; i++)
+        c->sw->port_residence(c->sw->sw, ids[i], &lat[i]);
+    struct pof_msg r = {.hdr = {.type = POFT_MULTIPART_REPLY, .xid = xid}};
+    r.u.multipart = (struct pof_multipart){.mp_type = POFMP_PORT_LATENCY, .stats_num = n, .lat = lat};
+    conn_send(c, &r);
+}
+
 static void on_multipart_request(struct pof_conn *c, const struct pof_msg *m)
 {
-    uint32_t no = m->u.multipart.port_no; /* mp_type is PORT_STATS: the codec refuses any other */
+    uint32_t no = m->u.multipart.port_no; /* mp_type is PORT_STATS or PORT_LATENCY: the codec refuses any other */
+    bool lat = m->u.multipart.mp_type == POFMP_PORT_LATENCY;
     if (no == POF_PORT_ALL) {
         uint16_t ids[POF_MAX_PORTS];
-        send_port_stats(c, m->hdr.xid, ids, port_ids(c, ids));
+        uint16_t n = port_ids(c, ids);
+        if (lat)
+            send_port_latency(c, m->hdr.xid, ids, n);
+        else
+            send_port_stats(c, m->hdr.xid, ids, n);
         return;
     }
     /* Our ports live in slot 0, so port_no is the port id. */
     if (no == 0 || no > POF_MAX_PORTS || !has_port(c, (uint16_t)no)) {
-        conn_send_error(c, m->hdr.xid, POFET_BAD_REQUEST, POFBRC_BAD_PORT, "port statistics for no such port");
+        conn_send_error(c, m->hdr.xid, POFET_BAD_REQUEST, POFBRC_BAD_PORT, "port statistics or latency for no such port");
         return;
     }
     uint16_t id = (uint16_t)no;
-    send_port_stats(c, m->hdr.xid, &id, 1);
+    if (lat)
+        send_port_latency(c, m->hdr.xid, &id, 1);
+    else
+        send_port_stats(c, m->hdr.xid, &id, 1);
 }
 
 /* QUERYALL replays the state as the messages that built it, all with the request's xid. */

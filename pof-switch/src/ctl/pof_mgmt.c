@@ -173,6 +173,41 @@ static void cmd_port_stats(const struct pof_sw_cb *sw, int argc, char **argv, ch
              e->bytes, (unsigned long long)p.tx_dropped);
 }
 
+/* One port's residence time per class: `id:name` then, for the latency class and the rest, packets:p50:p99:max
+ * (ns, over the last 1-2 s; spec/switch-mgmt). */
+static int port_latency_item(const struct pof_sw_cb *sw, uint16_t id, const char *name, char *out, size_t outlen)
+{
+    struct pof_port_latency l;
+    sw->port_residence(sw->sw, id, &l);
+    const struct pof_port_latency_class *a = &l.cls[0], *b = &l.cls[1];
+    return snprintf(out, outlen, " %u:%s:%llu:%u:%u:%u:%llu:%u:%u:%u", id, name, (unsigned long long)a->packets,
+                    a->p50_ns, a->p99_ns, a->max_ns, (unsigned long long)b->packets, b->p50_ns, b->p99_ns, b->max_ns);
+}
+
+static void cmd_port_latency(const struct pof_sw_cb *sw, int argc, char **argv, char *out, size_t outlen)
+{
+    size_t at = (size_t)snprintf(out, outlen, "OK");
+    if (argc > 1) {
+        uint16_t id = sw->port_by_name(sw->sw, argv[1]);
+        if (!id)
+            snprintf(out, outlen, "ERROR no port %s", argv[1]);
+        else
+            port_latency_item(sw, id, argv[1], out + at, outlen - at);
+        return;
+    }
+    for (uint16_t i = 1; i <= POF_MAX_PORTS && at < outlen; i++) {
+        struct pof_sw_port_info p;
+        if (!sw->port(sw->sw, i, &p))
+            continue;
+        int n = port_latency_item(sw, i, p.name, out + at, outlen - at);
+        if (n < 0 || (size_t)n >= outlen - at) {
+            out[at] = '\0'; /* never a cut item */
+            break;
+        }
+        at += (size_t)n;
+    }
+}
+
 static void cmd_ports(const struct pof_sw_cb *sw, int argc, char **argv, char *out, size_t outlen)
 {
     (void)argc;
@@ -232,6 +267,7 @@ static const struct { const char *name; int min_args; cmd_fn fn; const char *usa
     {"port-rate", 3, cmd_port_rate, "port-rate NAME KBPS"},
     {"port-stats", 2, cmd_port_stats, "port-stats NAME"},
     {"ports", 1, cmd_ports, "ports"},
+    {"port-latency", 1, cmd_port_latency, "port-latency [NAME]"},
     {"stats", 1, cmd_stats, "stats"},
     {"on-connect", 1, cmd_on_connect, "on-connect [keep|reset]"},
     {"probe-start", 3, cmd_probe,

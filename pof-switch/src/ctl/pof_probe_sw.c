@@ -186,6 +186,7 @@ void sw_probe_tx_burst(struct pof_sw *sw, struct sw_port *p)
             continue;
         }
         p->tx_buf[keep] = p->tx_buf[k];
+        p->tx_rx_ns[keep] = p->tx_rx_ns[k];
         p->tx_len[keep++] = p->tx_len[k];
     }
     p->tx_n = keep;

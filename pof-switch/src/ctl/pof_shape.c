@@ -26,7 +26,7 @@ void sw_shape_hold(struct pof_sw *sw, uint32_t meter_id, uint16_t port, struct p
         sw->io->free(b);
         return;
     }
-    q->slot[(q->head + q->n) % SW_QUEUE_SLOTS] = (struct sw_queued){b, port, len};
+    q->slot[(q->head + q->n) % SW_QUEUE_SLOTS] = (struct sw_queued){b, port, len, sw->rx_ns};
     q->n++;
     q->bytes += len;
 }
@@ -42,6 +42,7 @@ static uint32_t release_meters(struct pof_sw *sw, uint64_t now)
             enum pof_color c = POF_COLOR_YELLOW;
             if (s->port && (c = pof_dp_meter_color(sw->dp, m, s->len, now)) == POF_COLOR_RED)
                 break;
+            sw->rx_ns = s->rx_ns;
             if (s->port)
                 sw_enqueue_tx(sw, s->port, s->buf, s->len, c, m, now);
             else
@@ -60,7 +61,7 @@ static uint32_t release_meters(struct pof_sw *sw, uint64_t now)
 void sw_shape_rated(struct pof_sw *sw, struct sw_port *p, struct pof_io_buf *b, uint32_t len, enum pof_color c,
                     uint32_t meter_id, uint64_t now)
 {
-    switch (pof_sched_offer(p->sched, b, len, c, meter_id, now)) {
+    switch (pof_sched_offer_at(p->sched, b, len, c, meter_id, now, sw->rx_ns)) {
     case POF_SCHED_SEND:
         if (c == POF_COLOR_LATENCY)
             sw_send_now(sw, p, b, len);
@@ -84,7 +85,7 @@ static uint32_t release_ports(struct pof_sw *sw, uint64_t now)
         uint32_t len;
         int q;
         void *b;
-        while ((b = pof_sched_next(p->sched, now, &len, &q)) != NULL) {
+        while ((b = pof_sched_next_at(p->sched, now, &len, &q, &sw->rx_ns)) != NULL) {
             if (q == POF_SCHED_LATENCY)
                 sw_send_now(sw, p, b, len);
             else
@@ -138,6 +139,7 @@ static void unrate(struct pof_sw *sw, struct sw_port *p, bool send)
     if (!p->sched)
         return;
     struct drain_ctx d = {sw, p, send};
+    sw->rx_ns = sw->clock(); /* the receive times stay in the scheduler: what it held counts from now */
     pof_sched_drain(p->sched, drain_one, &d);
     pof_sched_destroy(p->sched);
     p->sched = NULL;

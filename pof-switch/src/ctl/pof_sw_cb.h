@@ -42,6 +42,8 @@ struct pof_sw_cb {
     void (*port_latency)(void *sw, uint16_t id, bool on);
     /* Port id's counters in the wire's terms (MULTIPART port stats). */
     void (*port_stats)(void *sw, uint16_t id, uint64_t now_ns, struct pof_port_stats *out);
+    /* Port id's residence time per class over the last 1-2 s (pof_lat.h; MULTIPART PORT_LATENCY). */
+    void (*port_residence)(void *sw, uint16_t id, struct pof_port_latency *out);
     /* Runs a PACKET_OUT whose actions have been checked. */
     void (*packet_out)(void *sw, const struct pof_packet_out *po);
     /* PACKET_INs handed to the connection so far. */

@@ -10,6 +10,7 @@
 
 #include "pof_conn.h"
 #include "pof_mgmt.h"
+#include "pof_portlat.h"
 #include "pof_probe_sw.h"
 #include "pof_shape.h"
 
@@ -27,6 +28,7 @@ int pof_sw_init(struct pof_sw *sw, const struct sw_config *cfg, const struct pof
     if (sw->cfg.max_sleep_us == 0)
         sw->cfg.max_sleep_us = 1000;
     sw->io = io;
+    sw->clock = pof_now_ns;
     sw->dp = pof_dp_create();
     if (!sw->dp)
         return -1;
@@ -59,6 +61,8 @@ static void flush_port(struct pof_sw *sw, struct sw_port *p)
         for (uint16_t i = 0; i < sent; i++)
             bytes += p->tx_len[i];
     }
+    if (p->lat && sent)
+        sw_lat_sent(sw, p, sent);
     p->tx_packets += sent;
     p->tx_bytes += bytes;
     p->tx_dropped += (uint64_t)(p->tx_n - sent);
@@ -74,6 +78,7 @@ void pof_sw_fini(struct pof_sw *sw)
         if (sw->ports[i].in_use) {
             flush_port(sw, &sw->ports[i]);
             sw->io->port_close(sw->ports[i].io);
+            free(sw->ports[i].lat);
         }
     pof_mgmt_close(sw->mgmt);
     pof_conn_destroy(sw->conn);
@@ -142,7 +147,11 @@ int pof_sw_port_add(struct pof_sw *sw, const char *name, const char *args, char 
     if (!p->io)
         return -1;
     p->id = (uint16_t)id;
-    if (kbps && pof_sw_port_rate(sw, p, kbps, err, errlen) < 0) {
+    p->lat = sw_lat_create();
+    if (!p->lat)
+        snprintf(err, errlen, "out of memory");
+    if (!p->lat || (kbps && pof_sw_port_rate(sw, p, kbps, err, errlen) < 0)) {
+        free(p->lat);
         sw->io->port_close(p->io);
         memset(p, 0, sizeof(*p));
         return -1;
@@ -169,6 +178,7 @@ int pof_sw_port_del(struct pof_sw *sw, const char *name, char *err, size_t errle
     flush_port(sw, p);
     report_port(sw, p, POF_PORT_REASON_DELETE);
     sw->io->port_close(p->io);
+    free(p->lat);
     memset(p, 0, sizeof(*p));
     rebuild_active(sw);
     return 0;
@@ -177,6 +187,7 @@ int pof_sw_port_del(struct pof_sw *sw, const char *name, char *err, size_t errle
 static inline void push_tx(struct pof_sw *sw, struct sw_port *p, struct pof_io_buf *b, uint32_t len)
 {
     p->tx_len[p->tx_n] = len;
+    p->tx_rx_ns[p->tx_n] = sw->rx_ns;
     p->tx_pending_bytes += len;
     p->tx_buf[p->tx_n++] = b;
     if (p->tx_n == SW_BURST || p->latency_mode)
@@ -203,6 +214,8 @@ void sw_send_now(struct pof_sw *sw, struct sw_port *p, struct pof_io_buf *b, uin
     if (p->probes && sw_probe_take(sw, p, b))
         return; /* a probe's reply: taken (and freed) before it leaves */
     if (sw->io->tx(p->io, &b, 1) == 1) {
+        if (p->lat)
+            sw_lat_sent_now(sw, p);
         p->tx_packets++;
         p->tx_bytes += len;
     } else {
@@ -285,6 +298,7 @@ static void forward(struct pof_sw *sw, struct sw_port *in, struct pof_io_buf *b,
 
 void sw_inject(struct pof_sw *sw, struct sw_port *in, struct pof_io_buf *b, uint64_t now)
 {
+    sw->rx_ns = sw->clock();
     forward(sw, in, b, sw->io->view(b), now);
 }
 
@@ -322,6 +336,7 @@ static inline uint32_t poll_port(struct pof_sw *sw, struct sw_port *p, struct po
 {
     uint16_t n = sw->io->rx(p->io, bufs, p->latency_mode ? 1 : SW_BURST);
     if (n) {
+        sw->rx_ns = sw->clock(); /* the burst's receive time: one clock read per burst */
         p->rx_packets += n;
         p->rx_bytes += p->enabled ? forward_burst(sw, p, bufs, n, now) : drop_burst(sw, p, bufs, n);
     }
@@ -361,6 +376,7 @@ bool pof_sw_send(struct pof_sw *sw, uint16_t port, const uint8_t *data, uint32_t
     struct pof_io_buf *b = sw->io->copy(data, len);
     if (!b)
         return false;
+    sw->rx_ns = sw->clock();
     enqueue_tx(sw, port, b, len, POF_COLOR_GREEN, 0, pof_now_ns());
     flush_port(sw, &sw->ports[port]);
     return true;
@@ -371,6 +387,7 @@ void pof_sw_packet_out(struct pof_sw *sw, const struct pof_packet_out *po)
     struct pof_io_buf *b = sw->io->copy(po->data, po->packet_len);
     if (!b)
         return;
+    sw->rx_ns = sw->clock();
     struct pof_io_view v = sw->io->view(b);
     struct pof_pkt pkt = {.data = v.data, .len = v.len, .room = v.room, .in_port = (uint16_t)po->in_port};
     struct pof_verdict vd;
@@ -390,20 +407,6 @@ void pof_sw_packet_out(struct pof_sw *sw, const struct pof_packet_out *po)
     for (int i = 1; i <= POF_MAX_PORTS; i++)
         if (sw->ports[i].in_use)
             flush_port(sw, &sw->ports[i]);
-}
-
-void pof_sw_port_stats(const struct pof_sw *sw, uint16_t id, uint64_t now, struct pof_port_stats *out)
-{
-    const struct sw_port *p = &sw->ports[id];
-    uint64_t up = now > p->added_ns ? now - p->added_ns : 0;
-    /* No error, frame, overrun, CRC or collision counts are kept: those stay 0. */
-    *out = (struct pof_port_stats){
-        .port_no = id, /* slot 0 */
-        .rx_packets = p->rx_packets, .tx_packets = p->tx_packets,
-        .rx_bytes = p->rx_bytes, .tx_bytes = p->tx_bytes,
-        .rx_dropped = p->rx_dropped, .tx_dropped = p->tx_dropped,
-        .duration_sec = (uint32_t)(up / 1000000000u), .duration_nsec = (uint32_t)(up % 1000000000u),
-    };
 }
 
 static bool any_latency_port(const struct pof_sw *sw)

@@ -16,6 +16,7 @@
 #define SW_QUEUE_SLOTS 256 /* shaping queue per meter */
 
 struct pof_conn;
+struct pof_lat;
 struct pof_mgmt;
 struct pof_sched;
 struct sw_probe;
@@ -41,9 +42,11 @@ struct sw_port {
     uint32_t tx_pending_bytes;   /* sum of tx_len[0..tx_n) */
     struct pof_io_buf *tx_buf[SW_BURST];
     uint32_t tx_len[SW_BURST];
+    uint64_t tx_rx_ns[SW_BURST]; /* receive time of each held packet (residence, pof_portlat.c) */
+    struct pof_lat *lat;         /* residence time of what left, per class (pof_lat.h) */
 };
 
-struct sw_queued { struct pof_io_buf *buf; uint16_t port; uint32_t len; };
+struct sw_queued { struct pof_io_buf *buf; uint16_t port; uint32_t len; uint64_t rx_ns; };
 struct sw_meter_queue { uint32_t head, n, bytes; struct sw_queued slot[SW_QUEUE_SLOTS]; };
 
 /* What a new controller session does to the state the previous one left (index into sw_on_connect_policies,
@@ -82,6 +85,10 @@ struct pof_sw {
     struct pof_mgmt *mgmt;
     uint32_t idle_rounds;
     uint64_t packet_in_sent;
+    /* Residence time (pof_portlat.c): the receive time of the packet being handed on (read once per rx burst),
+     * and the clock it is read from (pof_now_ns; tests put their fake clock here). */
+    uint64_t rx_ns;
+    uint64_t (*clock)(void);
     volatile int quit;
 };
 
@@ -111,6 +118,9 @@ void pof_sw_packet_out(struct pof_sw *sw, const struct pof_packet_out *po);
 uint32_t pof_sw_poll_once(struct pof_sw *sw, uint64_t now_ns);
 /* Runs until sw->quit: poll rounds, control and management messages, adaptive sleep when idle. */
 void pof_sw_run(struct pof_sw *sw);
+
+/* pof_portlat.c: port id's residence time per class (the wire's PORT_LATENCY entry, spec/pof). */
+void pof_sw_port_residence(struct pof_sw *sw, uint16_t id, struct pof_port_latency *out);
 
 /* pof_switch_cb.c: fills sw->cb (its callbacks are the pof_sw_* functions above, and a few port setters). */
 void pof_sw_cb_init(struct pof_sw *sw);

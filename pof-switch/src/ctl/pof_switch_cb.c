@@ -71,9 +71,28 @@ static void cb_port_latency(void *sw, uint16_t id, bool on)
         p->latency_mode = on;
 }
 
+void pof_sw_port_stats(const struct pof_sw *sw, uint16_t id, uint64_t now, struct pof_port_stats *out)
+{
+    const struct sw_port *p = &sw->ports[id];
+    uint64_t up = now > p->added_ns ? now - p->added_ns : 0;
+    /* No error, frame, overrun, CRC or collision counts are kept: those stay 0. */
+    *out = (struct pof_port_stats){
+        .port_no = id, /* slot 0 */
+        .rx_packets = p->rx_packets, .tx_packets = p->tx_packets,
+        .rx_bytes = p->rx_bytes, .tx_bytes = p->tx_bytes,
+        .rx_dropped = p->rx_dropped, .tx_dropped = p->tx_dropped,
+        .duration_sec = (uint32_t)(up / 1000000000u), .duration_nsec = (uint32_t)(up % 1000000000u),
+    };
+}
+
 static void cb_port_stats(void *sw, uint16_t id, uint64_t now_ns, struct pof_port_stats *out)
 {
     pof_sw_port_stats(sw, id, now_ns, out);
+}
+
+static void cb_port_residence(void *sw, uint16_t id, struct pof_port_latency *out)
+{
+    pof_sw_port_residence(sw, id, out);
 }
 
 static void cb_packet_out(void *sw, const struct pof_packet_out *po)
@@ -159,6 +178,7 @@ void pof_sw_cb_init(struct pof_sw *sw)
         .port_enable = cb_port_enable,
         .port_latency = cb_port_latency,
         .port_stats = cb_port_stats,
+        .port_residence = cb_port_residence,
         .packet_out = cb_packet_out,
         .packet_in_sent = cb_packet_in_sent,
         .session_start = cb_session_start,

@@ -58,7 +58,8 @@ def main() -> None:
     raw = {}
     for p in (sorted(VECTORS.glob("*.json")) + sorted((VECTORS / "invalid").glob("*.json"))
               + sorted((VECTORS / "refused").glob("*.json")) + sorted((VECTORS / "liberal").glob("*.json"))
-              + sorted((VECTORS / "unsupported").glob("*.json"))):
+              + sorted((VECTORS / "unsupported").glob("*.json"))
+              + sorted((VECTORS / "port_latency").glob("*.json"))):
         raw[p.stem] = bytes.fromhex(json.loads(p.read_text())["hex"])
         (dec / p.stem).write_bytes(raw[p.stem])
     frame = (bytes.fromhex("020000000002020000000001080045000032000100004011") + bytes(2)

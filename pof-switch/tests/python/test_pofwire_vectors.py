@@ -136,3 +136,21 @@ def test_port_stats_reply_holds_at_most_584_entries() -> None:
         pofwire.encode({**full, "body": {**full["body"], "stats": [_entry(i) for i in range(585)]}})
     with pytest.raises(pofwire.CodecError):  # a partial entry
         pofwire.decode(raw[:2] + (len(raw) - 1).to_bytes(2, "big") + raw[4:-1])
+
+
+PORT_LATENCY = sorted((VECTORS / "port_latency").glob("multipart_*.json"))
+
+
+@pytest.mark.parametrize("path", PORT_LATENCY, ids=lambda p: p.stem)
+def test_port_latency_vectors(path: Path) -> None:
+    """PORT_LATENCY (0xF001, WiSlice): decodes to its message and encodes to its hex; a cut entry is refused."""
+    doc = json.loads(path.read_text())
+    assert pofwire.decode(bytes.fromhex(doc["hex"])) == doc["message"]
+    assert pofwire.encode(doc["message"]).hex() == doc["hex"]
+
+
+def test_port_latency_short_entry_is_refused() -> None:
+    doc = json.loads((VECTORS / "port_latency" / "invalid_reply_short_entry.json").read_text())
+    with pytest.raises(pofwire.CodecError):
+        pofwire.decode(bytes.fromhex(doc["hex"]))
+    assert len(PORT_LATENCY) == 3

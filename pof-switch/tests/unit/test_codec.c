@@ -417,6 +417,50 @@ static void test_port_stats_vectors_and_host_encode(void)
     }
 }
 
+/* PORT_LATENCY (WiSlice, vectors/port_latency/): the requests and the reply decode, re-encode from the wire and
+ * from host-order entries to the same bytes, and a reply that is not whole 56-byte entries is refused. */
+static void test_port_latency_vectors(void)
+{
+    static const char *names[] = {"multipart_request_port_latency", "multipart_request_port_latency_all",
+                                  "multipart_reply_port_latency", "invalid_reply_short_entry"};
+    static uint8_t raw[4096], again[4096];
+    static struct pof_msg msg;
+    for (size_t v = 0; v < 4; v++) {
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/port_latency/%s.json", vector_dir, names[v]);
+        json_t *doc = json_load_file(path, 0, NULL);
+        CHECK_MSG(doc != NULL, path);
+        if (!doc)
+            continue;
+        size_t n = unhex(json_string_value(json_object_get(doc, "hex")), raw, sizeof(raw));
+        struct pof_status st;
+        if (v == 3) {
+            CHECK_MSG(pof_decode(raw, n, &msg, &st) < 0 && st.type == POFET_BAD_REQUEST && st.code == POFBRC_BAD_LEN,
+                      path);
+            json_decref(doc);
+            continue;
+        }
+        CHECK_MSG(pof_decode(raw, n, &msg, &st) == 0, path);
+        CHECK(msg.u.multipart.mp_type == POFMP_PORT_LATENCY);
+        CHECK(pof_encode(&msg, again, sizeof(again)) == (int)n && memcmp(raw, again, n) == 0);
+        if (msg.hdr.type == POFT_MULTIPART_REQUEST)
+            CHECK(msg.u.multipart.port_no == (v == 0 ? 3 : POF_PORT_ALL));
+        if (msg.hdr.type == POFT_MULTIPART_REPLY) {
+            struct pof_port_latency host[2];
+            CHECK(msg.u.multipart.stats_num == 2);
+            for (uint16_t i = 0; i < 2; i++)
+                pof_port_latency_at(&msg.u.multipart, i, &host[i]);
+            CHECK(host[0].port_no == 1 && host[0].cls[0].packets == 600 && host[0].cls[0].p99_ns == 100000);
+            CHECK(host[0].cls[1].p99_ns == 218400000 && host[1].port_no == 2 && host[1].cls[1].packets == 5);
+            msg.u.multipart.lat = host;
+            msg.u.multipart.stats_wire = NULL;
+            memset(again, 0xAA, sizeof(again)); /* the pad bytes must be written as zeros */
+            CHECK(pof_encode(&msg, again, sizeof(again)) == (int)n && memcmp(raw, again, n) == 0);
+        }
+        json_decref(doc);
+    }
+}
+
 /* 584 entries is the most a 16-bit length holds; a reply must be whole entries; a request needs port_no. */
 static void test_port_stats_bounds(void)
 {
@@ -507,6 +551,7 @@ int main(int argc, char **argv)
     RUN(test_bad_counts_rejected);
     RUN(test_port_stats_vectors_and_host_encode);
     RUN(test_port_stats_bounds);
+    RUN(test_port_latency_vectors);
     RUN(test_meter_mod_committed_rate_offset);
     RUN(test_meter_mod_latency_flag);
     return unit_summary();

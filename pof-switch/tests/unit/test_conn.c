@@ -84,6 +84,38 @@ static void test_one_port_and_errors(void)
     CHECK(ctl_recv_type(POFT_MULTIPART_REPLY) == 0 && rx->hdr.xid == xid);
 }
 
+/* PORT_LATENCY (WiSlice): every port in one reply (not split: 254 entries fit), one port, no such port. Port b
+ * has sent 4 frames (best effort, through a flow to it); the others nothing. */
+static uint32_t request_latency(uint32_t port_no)
+{
+    struct pof_msg m = {.hdr = {.type = POFT_MULTIPART_REQUEST, .xid = ++ctl.xid}};
+    m.u.multipart = (struct pof_multipart){.mp_type = POFMP_PORT_LATENCY, .port_no = port_no};
+    ctl_send(&m);
+    return ctl.xid;
+}
+
+static void test_port_latency(void)
+{
+    uint8_t frame[100] = {0};
+    for (int i = 0; i < 4; i++)
+        CHECK(pof_sw_send(&sw, 2, frame, sizeof(frame)));
+    uint32_t xid = request_latency(POF_PORT_ALL);
+    CHECK(ctl_recv_type(POFT_MULTIPART_REPLY) == 0);
+    CHECK(rx->hdr.xid == xid && rx->u.multipart.mp_type == POFMP_PORT_LATENCY && rx->u.multipart.flags == 0);
+    CHECK(rx->u.multipart.stats_num == 3);
+    struct pof_port_latency e[3];
+    for (uint16_t i = 0; i < 3 && i < rx->u.multipart.stats_num; i++)
+        pof_port_latency_at(&rx->u.multipart, i, &e[i]);
+    CHECK(e[0].port_no == 1 && e[1].port_no == 2 && e[2].port_no == 3);
+    CHECK(e[1].cls[1].packets == 4 && e[1].cls[0].packets == 0 && e[0].cls[1].packets == 0);
+    CHECK(e[1].cls[1].p50_ns <= e[1].cls[1].p99_ns && e[1].cls[1].p99_ns <= e[1].cls[1].max_ns);
+    CHECK(e[1].cls[1].max_ns < 1000000000u); /* handed on at once: far below a second */
+    xid = request_latency(2);
+    CHECK(ctl_recv_type(POFT_MULTIPART_REPLY) == 0);
+    CHECK(rx->hdr.xid == xid && rx->u.multipart.stats_num == 1);
+    expect_error(request_latency(9), POFET_BAD_REQUEST, POFBRC_BAD_PORT);
+}
+
 static void test_no_ports_one_empty_reply(void)
 {
     char err[128];
@@ -102,6 +134,7 @@ int main(void)
     setup();
     RUN(test_all_ports_split_over_replies);
     RUN(test_one_port_and_errors);
+    RUN(test_port_latency);
     RUN(test_no_ports_one_empty_reply);
     ctl_close();
     pof_sw_fini(&sw);
