@@ -56,7 +56,7 @@ def test_series_from_recorded_stats(world, collector):
             world.fake.set_client_rates(mac, tx_bps, rx_bps)
         world.fake.calls.clear()
         collector.poll_once(now=T0 + 2 * k)
-        assert world.fake.calls == ["wifi_stats", "vnf_stats"]  # one wifi call per poll (and one per vNF)
+        assert world.fake.calls == ["wifi_stats", "list_switches", "vnf_stats"]  # one each per poll (and one per vNF)
 
     data = telemetry(world, s)
     assert data["slice_id"] == s["slice_id"] and data["interval_s"] == 2.0

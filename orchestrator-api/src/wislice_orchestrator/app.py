@@ -99,6 +99,7 @@ def create_app(test_config: dict[str, Any] | None = None, controllers: Controlle
                                    app.config["TELEMETRY_MAX_CLIENTS"])
     app.extensions["wislice_telemetry"] = telemetry
     service.measured_vnf_us = lambda: telemetry.snapshot().vnf_proc_p99_us  # latency admission's measured costs
+    service.measured_switch_us = telemetry.measured_switch_us
     policies = PolicyEngine(session_factory, service)
     app.extensions["wislice_policies"] = policies
     telemetry.observers.append(policies.observe)

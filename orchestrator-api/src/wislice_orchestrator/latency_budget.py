@@ -6,7 +6,13 @@ configured default), per wired link (the link's `latency_us`, else the default) 
 running vNF of the same image on the same MEC node reports its own (`measured`: the p99 of the time a packet spent
 in it over its last report, under the node's current load, as dpdk-vnf reports it; the largest of that image's
 vNFs there), else the operator's estimate by image, else by class (images named dpdk-* are the dpdk class, the
-others kernel). Switches and links do not report theirs yet: they stay estimates.
+others kernel). A switch's cost: the topology's `switch_latency_us` for that device when the operator set one,
+else what the switch measured (`measured_switch`: the p99 of the time packets stayed in it over its last 1-2 s,
+its worst output port, as pof-switch reports it through the network controller and the telemetry poll reads it),
+else the default. The operator's value wins over the measurement on purpose: it is an explicit override per device
+(for a switch whose measurement misses part of its cost, e.g. a NIC or kernel queue after the hand-off the switch
+times, or one the operator wants to plan with a margin), while the default is only a guess, which a measurement
+replaces. Links do not report theirs yet: they stay estimates.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ class LatencyCosts:
     link_us: int = DEFAULT_LINK_US
     vnf_us: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_VNF_US))
     measured: dict[tuple[str, str], int] = field(default_factory=dict)  # (MEC node, image) -> measured p99, us
+    measured_switch: dict[str, int] = field(default_factory=dict)  # device id -> the switch's measured p99, us
 
     @classmethod
     def parse(cls, text: str) -> LatencyCosts:
@@ -52,9 +59,12 @@ class LatencyCosts:
         return kind, self.vnf_us.get(kind, DEFAULT_VNF_US[kind])
 
 
-def with_measured(costs: LatencyCosts, vnfs: list[dict[str, Any]], p99_us: dict[int, int]) -> LatencyCosts:
+def with_measured(costs: LatencyCosts, vnfs: list[dict[str, Any]], p99_us: dict[int, int],
+                  switch_us: dict[str, int] | None = None) -> LatencyCosts:
     """`costs` with the measured ones: per (node, image) of the controller's vNFs that reported a p99 (`p99_us` by
-    vnf_id), the largest."""
+    vnf_id), the largest; per switch its own measured p99 (`switch_us` by device id)."""
+    if switch_us:
+        costs = replace(costs, measured_switch=dict(switch_us))
     measured: dict[tuple[str, str], int] = {}
     for v in vnfs:
         us = p99_us.get(v.get("vnf_id"))  # type: ignore[arg-type]
@@ -69,7 +79,11 @@ def path_costs(topo: Topology, src: str, route: Route, images: list[str],
     """(element, microseconds) along one vAP's path to MEC node `node`: each switch as often as the path passes it
     (the MEC switch once into the chain and once after each vNF), each link, each vNF in chain order."""
     def switch(device: str) -> tuple[str, int]:
-        return f"switch {device}", topo.switch_latency_us.get(device, costs.switch_us)
+        if device in topo.switch_latency_us:  # the operator's override wins (see the module's text)
+            return f"switch {device}", topo.switch_latency_us[device]
+        if device in costs.measured_switch:
+            return f"switch {device} (measured p99)", costs.measured_switch[device]
+        return f"switch {device}", costs.switch_us
 
     items: list[tuple[str, int]] = []
     device = src

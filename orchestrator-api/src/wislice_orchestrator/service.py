@@ -62,6 +62,9 @@ class SliceService:
         self.latency_costs = latency_costs or LatencyCosts()
         # vnf_id -> its measured p99 (us), the telemetry's last poll (app.py connects it): measured vNF costs.
         self.measured_vnf_us: Callable[[], dict[int, int]] = dict
+        # device id -> the switch's measured p99 (us), fresh from the telemetry (app.py connects it): measured switch
+        # costs, in place of the default estimate (the topology's switch_latency_us still overrides them).
+        self.measured_switch_us: Callable[[], dict[str, int]] = dict
         self.metrics = metrics
         # Admission reads reservations and writes new ones: one request at a time, so two cannot both fit.
         self.admission_lock = threading.Lock()
@@ -94,7 +97,8 @@ class SliceService:
         snap = Snapshot(agents=ctl.list_agents(), nodes=ctl.list_nodes(),
                         controller_vaps=[v for v in ctl.list_vaps() if v.get("vap_id") not in hidden],
                         controller_vnfs=vnfs, topology=topo, ap_budget_kbps=self.ap_budget_kbps,
-                        latency_costs=with_measured(self.latency_costs, vnfs, self.measured_vnf_us()))
+                        latency_costs=with_measured(self.latency_costs, vnfs, self.measured_vnf_us(),
+                                                                self.measured_switch_us()))
         for s in live:
             bw = reserved_bandwidth(s)
             down, up = bw.down.guaranteed_kbps, bw.up.guaranteed_kbps

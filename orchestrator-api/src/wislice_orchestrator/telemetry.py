@@ -45,6 +45,8 @@ MAX_SLOTS = 3600
 # Above this a byte-counter delta is not a rate but a counter that restarted and grew past its old value.
 MAX_RATE_BPS = 100e9
 MAX_PROC_US = 10_000_000  # a vNF's reported p99 above 10 s is no measurement
+# A switch's measured latency older than this (the controller's age_ms: its last reading of the switch) is not used.
+SWITCH_LATENCY_MAX_AGE_MS = 15_000
 SLICE_COLUMNS = ("down_bps", "up_bps", "clients", "guaranteed_down_kbps", "guaranteed_up_kbps")
 
 
@@ -86,6 +88,9 @@ class Latest:
     # vnf_id -> the p99 of the time a packet spent in it over its last report (us), from a vNF that measures it
     # (dpdk-vnf): latency admission's measured cost of that image on that node.
     vnf_proc_p99_us: dict[int, int] = field(default_factory=dict)
+    # device id -> the p99 of the time packets stayed in that switch (us; its worst output port over the last 1-2 s),
+    # from switches that measure it (pof-switch's PORT_LATENCY, via GET /onos/pof/switches `latency`), read fresh.
+    switch_p99_us: dict[str, int] = field(default_factory=dict)
     # slice_id -> its measured latency (slice_latency), for the slices that asked for probes.
     latency: dict[int, dict[str, Any]] = field(default_factory=dict)
 
@@ -106,6 +111,30 @@ def _num(value: float) -> int | None:
     """A stored float32 as JSON: an integer, or None where there was no value."""
     kept = finite(value)
     return None if kept is None else round(kept)
+
+
+def switch_latencies(switches: Any) -> dict[str, int]:
+    """device id -> measured p99 (us, rounded up) of the switches in GET /onos/pof/switches that report a fresh
+    `latency` ({p99_us, age_ms, ...}); switches without it (an older controller or switch) are left out.
+    ValueError for a reply that is not a list."""
+    if not isinstance(switches, list):
+        raise ValueError(f"switches: {type(switches).__name__}, not a list")
+    out: dict[str, int] = {}
+    for sw in switches:
+        lat = sw.get("latency") if isinstance(sw, dict) else None
+        if not isinstance(lat, dict) or not isinstance(sw.get("device_id"), str):
+            continue
+        p99, age = lat.get("p99_us"), lat.get("age_ms")
+        if not _number(p99) or not 0 <= p99 <= MAX_PROC_US:
+            continue
+        if not _number(age) or not 0 <= age <= SWITCH_LATENCY_MAX_AGE_MS:
+            continue  # stale, or no age to judge it by
+        out[sw["device_id"]] = int(math.ceil(p99))
+    return out
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _count(value: Any) -> int:
@@ -277,6 +306,8 @@ class TelemetryCollector:
         latest = Latest(ts=ts)
         wifi: WifiStats | None = self._call("wifi_stats", lambda: wifi_view(ctl.wifi_stats()))
         latest.radios = wifi.radios if wifi is not None else {}
+        switches = self._call("list_switches", lambda: switch_latencies(ctl.list_switches()))
+        latest.switch_p99_us = switches or {}
         owner = {vap: s.slice_id for s in slices for vap in s.vaps}
         client_rows = self._client_rates(wifi, owner, latest)
         slice_rows = {}
@@ -364,3 +395,10 @@ class TelemetryCollector:
     def snapshot(self) -> Latest:
         with self.lock:
             return self.latest
+
+    def measured_switch_us(self) -> dict[str, int]:
+        """The switches' measured p99 of the last poll, if that poll is recent (at most 3 intervals old: else the
+        poller has stopped or stalls, and the values may be from another load); {} otherwise."""
+        latest = self.snapshot()
+        fresh = latest.ts > 0 and self.clock() - latest.ts <= 3 * self.interval_s
+        return dict(latest.switch_p99_us) if fresh else {}
