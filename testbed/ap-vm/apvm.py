@@ -70,9 +70,10 @@ class Result:
 class ApVm:
     def __init__(self, radios: int = 3, memory_mib: int = 1024, cpus: int = 2, image_dir: Path | None = None,
                  boot_timeout: float = 90.0, uplink_tap: str | None = None,
-                 uplink_mac: str = "52:54:00:5e:00:01") -> None:
+                 uplink_mac: str = "52:54:00:5e:00:01", more_uplinks: tuple[tuple[str, str], ...] = ()) -> None:
         """``uplink_tap``: a host tap device given to the guest as a second NIC (MAC ``uplink_mac``): the AP's
-        data-plane link into the host testbed, beside the user-mode NIC that carries control traffic."""
+        data-plane link into the host testbed, beside the user-mode NIC that carries control traffic.
+        ``more_uplinks``: further (tap, MAC) NICs, one per extra AP the VM runs (the two-AP testbed)."""
         if not 1 <= radios <= 16:
             raise ValueError(f"radios must be 1..16, got {radios}")
         self.radios = radios
@@ -82,6 +83,7 @@ class ApVm:
         self.boot_timeout = boot_timeout
         self.uplink_tap = uplink_tap
         self.uplink_mac = uplink_mac
+        self.more_uplinks = more_uplinks
         self.workdir: Path | None = None
         self.proc: subprocess.Popen[bytes] | None = None
         self.boot_s = 0.0
@@ -128,6 +130,9 @@ class ApVm:
         if self.uplink_tap:
             argv += ["-netdev", f"tap,id=up0,ifname={self.uplink_tap},script=no,downscript=no,vnet_hdr=off",
                      "-device", f"virtio-net-pci,netdev=up0,mac={self.uplink_mac}"]
+        for index, (tap, mac) in enumerate(self.more_uplinks, start=1):
+            argv += ["-netdev", f"tap,id=up{index},ifname={tap},script=no,downscript=no,vnet_hdr=off",
+                     "-device", f"virtio-net-pci,netdev=up{index},mac={mac}"]
         started = time.monotonic()
         with open(self.workdir / "qemu.log", "wb") as qlog:
             self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=qlog, stderr=subprocess.STDOUT,

@@ -42,45 +42,57 @@ def security_lines(mode: str, passphrase: str | None) -> list[str]:
 
 
 def bss_conf(ifname: str, ssid: str, bssid: str, channel: int = 1, mode: str = "open",
-             passphrase: str | None = None) -> str:
-    lines = [f"interface={_safe(ifname, 'ifname', NAME)}", "driver=nl80211", f"ctrl_interface={CTRL_DIR}",
+             passphrase: str | None = None, ctrl_dir: str = CTRL_DIR) -> str:
+    lines = [f"interface={_safe(ifname, 'ifname', NAME)}", "driver=nl80211", f"ctrl_interface={_safe(ctrl_dir, 'dir')}",
              f"ssid={_safe(ssid, 'ssid')}", "hw_mode=g", f"channel={int(channel)}", f"bssid={bssid}",
              *security_lines(mode, passphrase)]
     return "\n".join(lines) + "\n"
 
 
 class Hostapd:
-    """hostapd on the VM's phy0 (netdev wlan0) with a primary BSS, driven through its global control socket."""
+    """hostapd on the VM's phy0 (netdev wlan0) with a primary BSS, driven through its global control socket.
+    ``name`` other than "hostapd" runs a further instance (the two-AP testbed's second AP, on its own phy) with
+    its own global socket, control directory, pid file and log, all derived from the name."""
 
-    def __init__(self, vm: ApVm, iface: str = "wlan0", channel: int = 1) -> None:
+    def __init__(self, vm: ApVm, iface: str = "wlan0", channel: int = 1, phy: str = "phy0",
+                 name: str = "hostapd") -> None:
         self.vm = vm
         self.iface = iface
         self.channel = channel
+        self.phy = _safe(phy, "phy", NAME)
+        self.name = _safe(name, "name", re.compile(r"^[A-Za-z0-9_-]{1,15}$"))
+        first = name == "hostapd"
+        self.global_socket = GLOBAL_SOCKET if first else f"/run/{name}-global"
+        self.ctrl_dir = CTRL_DIR if first else f"/run/{name}"
+        self.pid_file = f"/run/{name}.pid"
+        self.log_file = HOSTAPD_LOG if first else f"/tmp/{name}.log"
 
     def start(self, ssid: str = "wislice-primary") -> None:
         mac = self.vm.run(f"cat /sys/class/net/{self.iface}/address").out.strip()
-        conf = bss_conf(self.iface, ssid, mac, self.channel)
+        conf = bss_conf(self.iface, ssid, mac, self.channel, ctrl_dir=self.ctrl_dir)
         self.write_file(f"{CONF_DIR}/{self.iface}.conf", conf)
-        self.vm.run(f"mkdir -p {CTRL_DIR} && hostapd -B -t -f {HOSTAPD_LOG} -P /run/hostapd.pid "
-                    f"-g {GLOBAL_SOCKET} {CONF_DIR}/{self.iface}.conf")
-        self.vm.wait_for(f"test -S {CTRL_DIR}/{self.iface}", timeout=20)
+        self.vm.run(f"mkdir -p {self.ctrl_dir} && hostapd -B -t -f {self.log_file} -P {self.pid_file} "
+                    f"-g {self.global_socket} {CONF_DIR}/{self.iface}.conf")
+        self.vm.wait_for(f"test -S {self.ctrl_dir}/{self.iface}", timeout=20)
 
     def stop(self) -> None:
-        self.vm.run("test -f /run/hostapd.pid && kill $(cat /run/hostapd.pid); rm -f /run/hostapd.pid", check=False)
-        self.vm.wait_for("! pidof hostapd", timeout=10)
+        self.vm.run(f"test -f {self.pid_file} && kill $(cat {self.pid_file}); rm -f {self.pid_file}", check=False)
+        if self.name == "hostapd":
+            self.vm.wait_for("! pidof hostapd", timeout=10)
 
     def write_file(self, path: str, text: str) -> None:
         self.vm.run(f"mkdir -p $(dirname {shlex.quote(path)}) && cat > {shlex.quote(path)} <<'WISLICE_EOF'\n"
                     f"{text}WISLICE_EOF")
 
-    def ctl(self, cmd: str, sock: str = GLOBAL_SOCKET, check: bool = True) -> str:
+    def ctl(self, cmd: str, sock: str = "", check: bool = True) -> str:
+        sock = sock or self.global_socket
         res = self.vm.run(f"python3 /opt/wislice/hostapd_ctl.py {sock} {shlex.quote(cmd)}", check=False)
         if check and res.rc != 0:
             raise GuestError(f"hostapd {cmd!r} -> {res.out.strip()} {res.err.strip()}")
         return res.out.strip()
 
     def bss_ctl(self, ifname: str, cmd: str, check: bool = True) -> str:
-        return self.ctl(cmd, sock=f"{CTRL_DIR}/{_safe(ifname, 'ifname', NAME)}", check=check)
+        return self.ctl(cmd, sock=f"{self.ctrl_dir}/{_safe(ifname, 'ifname', NAME)}", check=check)
 
     def vap_bssid(self, slot: int) -> str:
         """A locally administered BSSID per slot, derived from the radio MAC."""
@@ -93,15 +105,16 @@ class Hostapd:
     def add_bss(self, slot: int, ssid: str, mode: str = "open", passphrase: str | None = None) -> str:
         ifname = f"{self.iface}_{slot}"
         path = f"{CONF_DIR}/{ifname}.conf"
-        self.write_file(path, bss_conf(ifname, ssid, self.vap_bssid(slot), self.channel, mode, passphrase))
-        self.ctl(f"ADD bss_config=phy0:{path}")
+        self.write_file(path, bss_conf(ifname, ssid, self.vap_bssid(slot), self.channel, mode, passphrase,
+                                       self.ctrl_dir))
+        self.ctl(f"ADD bss_config={self.phy}:{path}")
         return ifname
 
     def remove_bss(self, ifname: str) -> None:
         self.ctl(f"REMOVE {ifname}")
 
     def log(self) -> str:
-        return self.vm.run(f"cat {HOSTAPD_LOG}", check=False).out
+        return self.vm.run(f"cat {self.log_file}", check=False).out
 
 
 @dataclass

@@ -21,6 +21,7 @@ from typing import Any
 from .common import repo_root, wait_for
 from .onos import Onos
 from .pofswitch import device_id
+from .secondap import AP2_UPLINK_MAC, SecondAp
 
 UPLINK_MAC = "52:54:00:5e:00:01"
 UPLINK_MTU = 1600  # the slice tag adds 4 bytes between switches
@@ -60,6 +61,8 @@ class ApNode:
     onos: Any = field(repr=False, default=None)
     firmware: Any = field(repr=False, default=None)
     capacity_kbps: int = 0
+    # The two-AP testbed's second AP in the same VM (secondap.py), None in the one-AP testbed.
+    second: Any = None
 
     def crash(self, pid: int) -> None:
         """kill -9 of a guest process, as a crash (procd would respawn the agent or switch after 5 s)."""
@@ -135,17 +138,21 @@ class ApNode:
 
 @contextmanager
 def ap_node(onos: Onos, tap: str, agent_id: str = "ap-1", stations: int = 2, say: Any = print,
-            capacity_kbps: int = 0, firmware_key: Any = None) -> Iterator[ApNode]:
+            capacity_kbps: int = 0, firmware_key: Any = None, second_tap: str | None = None) -> Iterator[ApNode]:
     """capacity_kbps: the radio's usable capacity as the operator sets it in the agent's config (0 = the agent
     measures it from its stations' PHY rates). firmware_key: a usign SigningKey whose public key the AP trusts
-    for firmware upgrades (in /etc/opkg/keys, as an integrator's image would carry it)."""
+    for firmware upgrades (in /etc/opkg/keys, as an integrator's image would carry it). second_tap: the uplink of
+    a second AP in the same VM (agent ap-2 on phy1, see secondap.py; the stations then start at phy2)."""
     apvm, wifi, firmware = _ap_vm_modules()
     if shutil.which(apvm.QEMU) is None:
         raise RuntimeError(f"{apvm.QEMU} missing (testbed/ap-vm/deps/apt.txt)")
-    vm = apvm.ApVm(radios=1 + stations, uplink_tap=tap, uplink_mac=UPLINK_MAC)
+    aps = 2 if second_tap else 1
+    vm = apvm.ApVm(radios=aps + stations, uplink_tap=tap, uplink_mac=UPLINK_MAC,
+                   more_uplinks=((second_tap, AP2_UPLINK_MAC),) if second_tap else ())
     vm.start()
     try:
-        say(f"AP VM booted in {vm.boot_s:.1f} s (qemu TCG, {1 + stations} hwsim radios, uplink tap {tap})")
+        say(f"AP VM booted in {vm.boot_s:.1f} s (qemu TCG, {aps + stations} hwsim radios, uplink tap {tap}"
+            + (f", ap-2's uplink tap {second_tap})" if second_tap else ")"))
         # The uplink NIC, found by its MAC: up, room for the tag, no GRO (AF_PACKET must see wire-sized frames).
         up = vm.run(f"grep -l {UPLINK_MAC} /sys/class/net/*/address").out.split("/")[4]
         vm.run(f"ip link set {up} mtu {UPLINK_MTU} up && {GRO_OFF}{up}")
@@ -159,15 +166,25 @@ def ap_node(onos: Onos, tap: str, agent_id: str = "ap-1", stations: int = 2, say
         vm.wait_for(f"test -S {MGMT}", timeout=20)
         hostapd = wifi.Hostapd(vm, iface="wlan0", channel=1)
         hostapd.start()
-        stas = [wifi.Station(vm, f"sta{i}", f"phy{i}").setup() for i in range(1, stations + 1)]
-        node = ApNode(vm, hostapd, stas, agent_id, tap, 0, switch_pid, wifi, onos, firmware)
+        second = SecondAp(vm, wifi.Hostapd(vm, iface="wlan1", channel=1, phy="phy1", name="hostapd-2"), onos,
+                          tap=second_tap) if second_tap else None
+        stas = [wifi.Station(vm, f"sta{i}", f"phy{i + aps - 1}").setup() for i in range(1, stations + 1)]
+        node = ApNode(vm, hostapd, stas, agent_id, tap, 0, switch_pid, wifi, onos, firmware, second=second)
         node.start_agent(capacity_kbps)
         try:
+            if second is not None:
+                up2 = vm.run(f"grep -l {AP2_UPLINK_MAC} /sys/class/net/*/address").out.split("/")[4]
+                vm.run(f"ip link set {up2} mtu {UPLINK_MTU} up && {GRO_OFF}{up2}")
+                second.start_switch(up2)
+                second.hostapd.start(ssid="wislice-primary-2")
+                second.start_agent()
             yield node
         finally:
             for sta in stas:
                 with suppress(Exception):
                     sta.disconnect()
+            if second is not None:
+                second.stop()
             # The agent removes its vAPs on exit (remove_vaps_on_exit); then the switch.
             node.stop_agent()
             vm.run(f"/etc/init.d/{SWITCH} stop", check=False)
