@@ -1,7 +1,9 @@
 """A latency-class slice (METER_MOD flag LATENCY) on a rated port, through the real switch (AF_PACKET) on veths:
 h2 floods UDP at 3x the rate of the port towards h3 (s3, 10 Mbit/s), so its best-effort queue stays full (192 KiB:
 about 150 ms); h1 pings h3 through a meter with a 2 Mbit/s cap. With the latency flag the pings overtake the flood;
-the same meter modified without the flag puts them behind it. One switch, both in the same run."""
+the same meter modified without the flag puts them behind it. One switch, both in the same run. The switch's own
+measurement (`port-latency s3`, read as the pings end) tells the same: the latency class's residence p99 on s3 is a
+small fraction of best effort's."""
 
 from __future__ import annotations
 
@@ -67,8 +69,18 @@ def program(c: Controller, sw: Switch) -> None:
     c.expect_no("ERROR", wait=0.2)
 
 
-def pings_under_flood(processes: Any, hosts: list[Host]) -> list[float]:
-    """RTTs (ms) of h1's pings to h3 while h2 floods s3; the flood runs 1 s before the first ping."""
+def port_latency(sw: Switch, port: str) -> dict[str, dict[str, int]]:
+    """`port-latency PORT` as {latency|other: {packets, p50_ns, p99_ns, max_ns}}."""
+    reply = sw.mgmt_cmd(f"port-latency {port}")
+    values = [int(x) for x in reply.split(":")[2:]]
+    assert reply.startswith("OK ") and len(values) == 8, reply
+    keys = ("packets", "p50_ns", "p99_ns", "max_ns")
+    return {"latency": dict(zip(keys, values[:4])), "other": dict(zip(keys, values[4:]))}
+
+
+def pings_under_flood(processes: Any, hosts: list[Host], sw: Switch) -> tuple[list[float], dict[str, Any]]:
+    """RTTs (ms) of h1's pings to h3 while h2 floods s3 (the flood runs 1 s before the first ping), and s3's
+    residence times as the pings end."""
     h1, h2, h3 = hosts
     for h in (h1, h2):
         h.ns.exec(["ip", "neigh", "replace", h3.ip, "lladdr", h3.mac.hex(":"), "dev", h.ifname])
@@ -78,8 +90,9 @@ def pings_under_flood(processes: Any, hosts: list[Host]) -> list[float]:
     time.sleep(1.0)
     r = h1.ns.exec(["ping", "-c", "25", "-i", "0.1", "-W", "2", "-s", "56", h3.ip], check=False,
                    capture_output=True, text=True)
+    residence = port_latency(sw, "s3")
     flood.wait(timeout=FLOOD_S + 10)
-    return [float(x) for x in re.findall(r"time=([\d.]+) ms", r.stdout)]
+    return [float(x) for x in re.findall(r"time=([\d.]+) ms", r.stdout)], residence
 
 
 def test_latency_slice_overtakes_a_flood(processes: Any, controller: Controller, hosts: list[Host],
@@ -87,17 +100,24 @@ def test_latency_slice_overtakes_a_flood(processes: Any, controller: Controller,
     sw = start_switch(processes, controller, hosts, tmp_path, pofswitch_afp(),
                       port_extra={"s3": f",rate={PORT_KBPS}"})
     program(controller, sw)
-    latency = pings_under_flood(processes, hosts)
+    latency, lat_residence = pings_under_flood(processes, hosts, sw)
     # The same meter without the flag (MODIFY 1): the pings are best effort, behind the flood's queue.
     controller.meter(METER_PING, PING_CAP_KBPS, command=1)
     controller.echo()
     controller.expect_no("ERROR", wait=0.2)
-    best_effort = pings_under_flood(processes, hosts)
-    report = f"latency RTTs {latency} ms; best-effort RTTs {best_effort} ms"
+    best_effort, be_residence = pings_under_flood(processes, hosts, sw)
+    report = (f"latency RTTs {latency} ms; best-effort RTTs {best_effort} ms; s3 residence with the flag "
+              f"{lat_residence}, without {be_residence}")
     print(report)
     assert len(latency) >= 20 and len(best_effort) >= 10, report
     lat_p50, be_p50 = statistics.median(latency), statistics.median(best_effort)
     # The full best-effort queue is ~150 ms at 10 Mbit/s: without the flag the pings wait behind it.
     assert be_p50 >= 50, report
     assert lat_p50 <= 10 and lat_p50 <= 0.2 * be_p50, report
+    # The switch's own measurement: the pings of the last 1-2 s in the latency class, far below best effort's p99
+    # (the flood's queue), which the pings without the flag then share.
+    lat, flood = lat_residence["latency"], lat_residence["other"]
+    assert lat["packets"] >= 5 and flood["packets"] >= 100, report
+    assert flood["p99_ns"] >= 50_000_000 and lat["p99_ns"] <= 0.2 * flood["p99_ns"], report
+    assert be_residence["latency"]["packets"] == 0 and be_residence["other"]["p99_ns"] >= 50_000_000, report
     assert sw.proc.poll() is None
