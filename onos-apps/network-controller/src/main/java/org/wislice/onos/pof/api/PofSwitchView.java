@@ -9,6 +9,7 @@ import org.onosproject.net.DeviceId;
 import org.onosproject.net.Port;
 import org.onosproject.net.device.DeviceService;
 import org.wislice.onos.pof.channel.PofSession;
+import org.wislice.onos.pof.channel.SwitchLatency;
 import org.wislice.onos.pof.wire.PofPort;
 
 import java.util.Map;
@@ -16,8 +17,9 @@ import java.util.TreeMap;
 
 /**
  * The POF switches as the REST contract shows them: {device_id, dev_id, address, connected, meters_enforced,
- * meters_enforced_source, ports:[{port_id, name, enabled}]}; connected switches from their sessions,
- * known-but-gone ones from the device store.
+ * meters_enforced_source, ports:[{port_id, name, enabled}], latency?}; connected switches from their sessions,
+ * known-but-gone ones from the device store. `latency` only for a connected switch that answered PORT_LATENCY
+ * (pof-switch; {@link org.wislice.onos.pof.channel.SwitchLatency#toJson}).
  */
 public final class PofSwitchView {
 
@@ -49,6 +51,10 @@ public final class PofSwitchView {
         ArrayNode ports = n.putArray("ports");
         for (PofPort p : s.ports().values()) {
             ports.addObject().put("port_id", p.portId).put("name", p.name).put("enabled", p.ofEnable != 0);
+        }
+        SwitchLatency latency = s.latency();
+        if (latency != null) {
+            n.set("latency", latency.toJson(mapper, System.currentTimeMillis()));
         }
         return n;
     }

@@ -60,6 +60,8 @@ public final class PofSession {
     private volatile State state = State.WAIT_HELLO;
     private volatile FeaturesReply features;
     private volatile ResourceReport resources;
+    /** The switch's latest PORT_LATENCY answer (the device provider's poll), null until one came. */
+    private volatile SwitchLatency latency;
     private boolean gotConfigReply;
     private volatile OutputStream out;
     /** Writers take this, not the session's monitor, so that close() never waits behind a blocked write. */
@@ -75,6 +77,15 @@ public final class PofSession {
 
     public long devId() {
         return features == null ? -1 : features.devId;
+    }
+
+    /** The switch's latest measured latency (PORT_LATENCY), or null: kept per session, so a reconnect forgets it. */
+    public SwitchLatency latency() {
+        return latency;
+    }
+
+    public void latency(SwitchLatency latest) {
+        this.latency = latest;
     }
 
     public FeaturesReply features() {

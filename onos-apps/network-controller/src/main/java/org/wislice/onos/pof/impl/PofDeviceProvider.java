@@ -32,6 +32,7 @@ import org.wislice.onos.pof.api.PofController;
 import org.wislice.onos.pof.api.PofSwitchListener;
 import org.wislice.onos.pof.channel.PofErrorException;
 import org.wislice.onos.pof.channel.PofSession;
+import org.wislice.onos.pof.channel.SwitchLatency;
 import org.wislice.onos.pof.driver.PofDriverRegistrar;
 import org.wislice.onos.pof.wire.FeaturesReply;
 import org.wislice.onos.pof.wire.Hex;
@@ -65,6 +66,10 @@ import static org.wislice.onos.pof.impl.OsgiPropertyConstants.PORT_STATS_POLL_SE
  * statistics: every poll period one MULTIPART PORT_STATS request (all ports) per connected switch, its replies
  * pushed as ONOS port statistics. A switch that refuses the request (the reference switch answers ERROR
  * BAD_REQUEST/BAD_TYPE), answers it malformed or never answers is not asked again while it stays connected.
+ * Switches whose FEATURES_REPLY vendor_id is WiSlice (pof-switch) are also asked, in the same period, for their
+ * latency (MULTIPART PORT_LATENCY: residence time per port and class, spec/pof "Port latency"); the latest answer is
+ * kept on the switch's session for GET /onos/pof/switches. Others never get that request; a switch that refuses it
+ * (an older pof-switch: BAD_MULTIPART) is not asked again while it stays connected.
  */
 @Component(immediate = true,
         property = {PORT_STATS_POLL_SECONDS + ":Integer=" + PORT_STATS_POLL_SECONDS_DEFAULT})
@@ -160,6 +165,7 @@ public class PofDeviceProvider extends AbstractProvider implements DeviceProvide
     private void pollPortStatsLogged() {
         try {
             pollPortStats();
+            pollPortLatency();
         } catch (RuntimeException e) {
             log.warn("port statistics poll failed: {}", e.toString());
         }
@@ -207,6 +213,51 @@ public class PofDeviceProvider extends AbstractProvider implements DeviceProvide
                 } else {
                     // The session closed: the switch is gone, or back with a new session (and a new StatsPoll).
                     log.debug("{}: port statistics request failed: {}", poll.deviceId, cause.toString());
+                }
+            }
+        }
+    }
+
+    /** Whether the switch is asked for PORT_LATENCY: only pof-switch (vendor_id WiSlice) knows it. */
+    static boolean measuresLatency(PofSession session) {
+        return MeterEnforcement.learnedFrom(session.features());
+    }
+
+    /**
+     * Asks every connected pof-switch for its ports' latency at once, waits (at most {@link #PORT_STATS_TIMEOUT_MS}
+     * in all) and keeps each answer on its session. An ERROR or a malformed answer: not asked again on that session;
+     * no answer: asked again next period (the kept one ages, and says how old it is).
+     */
+    void pollPortLatency() {
+        Map<StatsPoll, CompletableFuture<List<MultipartReply>>> asked = new LinkedHashMap<>();
+        for (StatsPoll poll : statsPolls.values()) {
+            if (!poll.latencyRefused && poll.session.isReady() && measuresLatency(poll.session)) {
+                asked.put(poll, poll.session.requestMultipart(
+                        MultipartRequest.portLatency(MultipartRequest.ALL_PORTS)));
+            }
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PORT_STATS_TIMEOUT_MS);
+        for (Map.Entry<StatsPoll, CompletableFuture<List<MultipartReply>>> e : asked.entrySet()) {
+            StatsPoll poll = e.getKey();
+            try {
+                List<MultipartReply> replies = e.getValue().get(Math.max(0, deadline - System.nanoTime()),
+                        TimeUnit.NANOSECONDS);
+                poll.session.latency(new SwitchLatency(replies, System.currentTimeMillis()));
+            } catch (InterruptedException ex) {
+                asked.values().forEach(f -> f.cancel(true));
+                Thread.currentThread().interrupt();
+                return;
+            } catch (TimeoutException ex) {
+                e.getValue().cancel(true);
+                log.debug("{}: no port latency within {} ms", poll.deviceId, PORT_STATS_TIMEOUT_MS);
+            } catch (ExecutionException ex) {
+                Throwable cause = ex.getCause();
+                if (cause instanceof PofErrorException || cause instanceof PofCodecException) {
+                    poll.latencyRefused = true;
+                    log.info("{}: no port latency from this switch ({}); not asking again while it stays connected",
+                            poll.deviceId, cause.getMessage());
+                } else {
+                    log.debug("{}: port latency request failed: {}", poll.deviceId, cause.toString());
                 }
             }
         }
@@ -345,6 +396,7 @@ public class PofDeviceProvider extends AbstractProvider implements DeviceProvide
         final DeviceId deviceId;
         final PofSession session;
         volatile boolean refused;
+        volatile boolean latencyRefused;
         int missed;
 
         StatsPoll(DeviceId deviceId, PofSession session) {

@@ -125,4 +125,39 @@ public class PofMultipartTest {
             assertTrue(e.getMessage(), e.getMessage().contains("16-bit length"));
         }
     }
+
+    /** PORT_LATENCY (spec/pof vectors/port_latency): requests and a reply decode to their fields and encode back. */
+    @Test
+    public void portLatencyVectors() throws Exception {
+        java.io.File dir = new java.io.File(PofVectorTest.vectorDir(), "port_latency");
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        String request = json.readTree(new java.io.File(dir, "multipart_request_port_latency.json")).get("hex").asText();
+        MultipartRequest q = PofCodec.decode(Hex.decode(request)).body(MultipartRequest.class);
+        assertEquals(MultipartRequest.PORT_LATENCY, q.mpType);
+        assertEquals(3, q.portNo);
+        assertEquals(request, Hex.encode(PofCodec.encode(new PofMessage(PofType.MULTIPART_REQUEST, 30,
+                MultipartRequest.portLatency(3)))));
+
+        String reply = json.readTree(new java.io.File(dir, "multipart_reply_port_latency.json")).get("hex").asText();
+        MultipartReply r = PofCodec.decode(Hex.decode(reply)).body(MultipartReply.class);
+        assertEquals(MultipartRequest.PORT_LATENCY, r.mpType);
+        assertTrue(r.stats.isEmpty());
+        assertEquals(2, r.latency.size());
+        MultipartReply.PortLatency p1 = r.latency.get(0);
+        assertEquals(1, p1.portId());
+        assertEquals(600, p1.packets[MultipartReply.PortLatency.LATENCY]);
+        assertEquals(100_000, p1.p99Ns[MultipartReply.PortLatency.LATENCY]);
+        assertEquals(218_400_000, p1.p99Ns[MultipartReply.PortLatency.OTHER]);
+        assertEquals(5, r.latency.get(1).packets[MultipartReply.PortLatency.OTHER]);
+        assertEquals(reply, Hex.encode(PofCodec.encode(new PofMessage(PofType.MULTIPART_REPLY, 31, r))));
+
+        String cut = json.readTree(new java.io.File(dir, "invalid_reply_short_entry.json")).get("hex").asText();
+        try {
+            PofCodec.decode(Hex.decode(cut));
+            fail("a reply of 8 + 55 bytes decoded");
+        } catch (PofCodecException e) {
+            assertEquals(1, e.errorType());
+            assertEquals(6, e.errorCode());
+        }
+    }
 }
