@@ -1,4 +1,4 @@
-"""Write the hex test vectors of spec/pof/vectors/ (and its invalid/, refused/, liberal/, unsupported/) from the
+"""Write the hex test vectors of spec/pof/vectors/ (and its invalid/, refused/, liberal/, unsupported/, port_latency/) from the
 message definitions below.
 
 Run once after a deliberate change of the contract: python pof-switch/tests/gen_vectors.py
@@ -181,6 +181,28 @@ UNSUPPORTED = {
         "command": 7, "group_type": 0, "group_id": 1, "counter_id": 0, "slot_id": 0, "actions": []}}, (6, 11)),
 }
 
+# PORT_LATENCY (0xF001, spec/pof "Port latency") in a directory of its own until every codec reads it: requests for
+# one port and for all, a reply of two ports (numbers as the switch's unit test reads them under a flood), and a reply
+# cut one byte short of a whole entry, refused BAD_REQUEST/BAD_LEN.
+def _lat(packets: int, p50: int, p99: int, mx_ns: int) -> dict:
+    return {"packets": packets, "p50_ns": p50, "p99_ns": p99, "max_ns": mx_ns}
+
+
+PORT_LATENCY = {
+    "multipart_request_port_latency": {"type": "MULTIPART_REQUEST", "xid": 30, "body": {
+        "mp_type": 0xF001, "flags": 0, "port_no": 3}},
+    "multipart_request_port_latency_all": {"type": "MULTIPART_REQUEST", "xid": 31, "body": {
+        "mp_type": 0xF001, "flags": 0, "port_no": 0xFFFFFFFF}},
+    "multipart_reply_port_latency": {"type": "MULTIPART_REPLY", "xid": 31, "body": {"mp_type": 0xF001, "flags": 0, "ports": [
+        {"port_no": 1, "latency": _lat(600, 1279, 100000, 100000),
+         "other": _lat(724, 201326591, 218400000, 218400000)},
+        {"port_no": 2, "latency": _lat(0, 0, 0, 0), "other": _lat(5, 0, 0, 0)}]}},
+}
+_ONE_PORT = {"type": "MULTIPART_REPLY", "xid": 32, "body": {"mp_type": 0xF001, "flags": 0, "ports": [
+    {"port_no": 1, "latency": _lat(1, 1, 1, 1), "other": _lat(1, 1, 1, 1)}]}}
+_CUT = bytearray(pofwire.encode(_ONE_PORT)[:-1])
+_CUT[2:4] = len(_CUT).to_bytes(2, "big")
+
 
 def _with_defaults(msg: dict) -> dict:
     """Canonical form = what decode() returns, so files hold every field, including len defaults."""
@@ -214,6 +236,13 @@ def main() -> None:
         doc = {"name": name, "message": canon, "hex": pofwire.encode(canon).hex(),
                "error": {"type": etype, "code": ecode}}
         (OUT / "unsupported" / f"{name}.json").write_text(json.dumps(doc, indent=1) + "\n")
+    (OUT / "port_latency").mkdir(exist_ok=True)
+    for name, msg in PORT_LATENCY.items():
+        canon = _with_defaults(msg)
+        doc = {"name": name, "message": canon, "hex": pofwire.encode(canon).hex()}
+        (OUT / "port_latency" / f"{name}.json").write_text(json.dumps(doc, indent=1) + "\n")
+    doc = {"name": "multipart_reply_port_latency_short_entry", "hex": bytes(_CUT).hex(), "error": {"type": 1, "code": 6}}
+    (OUT / "port_latency" / "invalid_reply_short_entry.json").write_text(json.dumps(doc, indent=1) + "\n")
     print(f"wrote {len(VALID)} valid, {len(INVALID)} invalid, {len(REFUSED)} refused, {len(LIBERAL)} liberal and "
           f"{len(UNSUPPORTED)} unsupported vectors to {OUT}")
 
