@@ -100,14 +100,20 @@ def test_latency_slice_overtakes_a_flood(processes: Any, controller: Controller,
     sw = start_switch(processes, controller, hosts, tmp_path, pofswitch_afp(),
                       port_extra={"s3": f",rate={PORT_KBPS}"})
     program(controller, sw)
+    # Idle first: 10 pings through the latency meter, nothing else on s3.
+    h1, _, h3 = hosts
+    for h, peer in ((h1, h3), (h3, h1)):
+        h.ns.exec(["ip", "neigh", "replace", peer.ip, "lladdr", peer.mac.hex(":"), "dev", h.ifname])
+    h1.ns.exec(["ping", "-c", "10", "-i", "0.05", "-W", "2", h3.ip], check=False, capture_output=True)
+    idle = port_latency(sw, "s3")
     latency, lat_residence = pings_under_flood(processes, hosts, sw)
     # The same meter without the flag (MODIFY 1): the pings are best effort, behind the flood's queue.
     controller.meter(METER_PING, PING_CAP_KBPS, command=1)
     controller.echo()
     controller.expect_no("ERROR", wait=0.2)
     best_effort, be_residence = pings_under_flood(processes, hosts, sw)
-    report = (f"latency RTTs {latency} ms; best-effort RTTs {best_effort} ms; s3 residence with the flag "
-              f"{lat_residence}, without {be_residence}")
+    report = (f"latency RTTs {latency} ms; best-effort RTTs {best_effort} ms; s3 residence idle {idle}, under the "
+              f"flood with the flag {lat_residence}, without {be_residence}")
     print(report)
     assert len(latency) >= 20 and len(best_effort) >= 10, report
     lat_p50, be_p50 = statistics.median(latency), statistics.median(best_effort)
@@ -116,6 +122,7 @@ def test_latency_slice_overtakes_a_flood(processes: Any, controller: Controller,
     assert lat_p50 <= 10 and lat_p50 <= 0.2 * be_p50, report
     # The switch's own measurement: the pings of the last 1-2 s in the latency class, far below best effort's p99
     # (the flood's queue), which the pings without the flag then share.
+    assert idle["latency"]["packets"] >= 5 and idle["latency"]["p99_ns"] < 5_000_000, report
     lat, flood = lat_residence["latency"], lat_residence["other"]
     assert lat["packets"] >= 5 and flood["packets"] >= 100, report
     assert flood["p99_ns"] >= 50_000_000 and lat["p99_ns"] <= 0.2 * flood["p99_ns"], report
