@@ -8,7 +8,10 @@ a list of controller addresses: pofswitch-afp takes a single --controller (docs/
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import importlib.machinery
+import importlib.util
 import json
 import os
 import signal
@@ -29,6 +32,14 @@ CLUSTER = ONOS_APPS / "runtime" / "onos-cluster"
 RUNTIME = ONOS_APPS / "runtime" / "onos-runtime"
 sys.path.insert(0, str(ONOS_APPS / "network-controller" / "tests" / "integration"))
 from fake_reference_switch import FakeReferenceSwitch  # noqa: E402
+
+sys.path.insert(0, str(ONOS_APPS / "tests"))
+from fake_agent import FakeAgent  # noqa: E402
+
+# onos-cluster itself (a script): the test restarts a node with the environment onos-cluster gives it.
+_loader = importlib.machinery.SourceFileLoader("onos_cluster", str(CLUSTER))
+CLUSTER_SCRIPT = importlib.util.module_from_spec(importlib.util.spec_from_loader("onos_cluster", _loader))
+_loader.exec_module(CLUSTER_SCRIPT)
 
 pytestmark = pytest.mark.cluster
 DEV_ID = 0x1701
@@ -71,12 +82,8 @@ class Cluster:
         return code == 200 and bool(body.get("available"))
 
     def runtime_env(self, node: str) -> dict[str, str]:
-        n = self.nodes[node]
-        return dict(self.env, ONOS_RUNTIME_DIR=n["run_dir"], ONOS_HTTP_PORT=str(n["http"]),
-                    ONOS_SSH_PORT=str(n["ssh"]), ONOS_RMI_REGISTRY_PORT=str(n["rmi_registry"]),
-                    ONOS_RMI_SERVER_PORT=str(n["rmi_server"]), ONOS_CLUSTER_PORT=str(n["cluster_port"]),
-                    ONOS_USER=self.state["user"], ONOS_PASSWORD=self.state["password"],
-                    ONOS_STORE_KEY=self.state["store_key"], ONOS_CLUSTER_JSON=n["cluster_json"], ONOS_HEAP="768M")
+        """The environment onos-cluster starts the node with (its ports, agent listeners, cluster.json, keys)."""
+        return dict(self.env, **CLUSTER_SCRIPT.node_env(self.state, self.nodes[node]))
 
 
 def wait_for(what: str, check: Callable[[], Any], timeout: float, period: float = 0.2) -> Any:
@@ -164,8 +171,14 @@ def test_cluster_forms_fails_over_and_rejoins(cluster: Cluster) -> None:
         started = subprocess.run([sys.executable, str(RUNTIME), "start"], env=cluster.runtime_env(a),
                                  capture_output=True, text=True, timeout=300)
         assert started.returncode == 0, started.stdout + started.stderr
-        wait_for(f"{a} READY in every view", lambda: all(
-            cluster.view(n) == {a: "READY", b: "READY", c: "READY"} for n in (a, b, c)), 120)
+        try:
+            wait_for(f"{a} READY in every view", lambda: all(
+                cluster.view(n) == {a: "READY", b: "READY", c: "READY"} for n in (a, b, c)), 120)
+        except AssertionError as exc:
+            views = {n: cluster.view(n) for n in (a, b, c)}
+            log = Path(cluster.nodes[a]["run_dir"]) / "karaf" / "data" / "log" / "karaf.log"
+            tail = "\n".join(log.read_text(errors="replace").splitlines()[-40:]) if log.exists() else "(no log)"
+            raise AssertionError(f"{exc}; views {views}\n{a}'s karaf.log:\n{tail}") from exc
         numbers["rejoin_s"] = round(time.monotonic() - t0, 1)
         wait_for(f"{a} sees {DEVICE} mastered by {survivor}",
                  lambda: cluster.available(a) and cluster.master(a) == survivor, 60)
@@ -204,3 +217,43 @@ def test_meter_store_is_node_local(cluster: Cluster) -> None:
         pytest.fail(f"the meter store shares meters now ({seen_elsewhere}, {added_elsewhere}): drop this test")
     finally:
         switch.close()
+
+
+def test_agents_on_any_node_and_calls_forwarded_to_their_node(cluster: Cluster) -> None:
+    """Every node listens for agents on its own port (WISLICE_MEC_AGENT_PORT); a MEC agent connected to node A is
+    driven through REST on nodes B and C: createVnf, its statistics and delVnf are forwarded to A over the cluster
+    (ClusterCommunicationService) and answered as A would."""
+    a, b, c = sorted(cluster.nodes)
+
+    async def scenario() -> dict[str, float]:
+        agents = []
+        for node, agent_id in ((a, "mec-on-a"), (b, "mec-on-b")):  # each node's own listener takes an agent
+            agent = FakeAgent(agent_id, role="mec", port=cluster.nodes[node]["nfv"], secret=cluster.state["secret"])
+            await agent.connect(retry_s=30)
+            await asyncio.wait_for(agent.synced.wait(), 20)
+            agents.append(agent)
+        on_a = agents[0]
+        code, nodes = await asyncio.to_thread(cluster.get, c, "/onos/nfv/nodes")
+        assert code == 200 and {n["agent_id"] for n in nodes["nodes"] if n["connected"]} >= {"mec-on-a", "mec-on-b"}
+        spec = {"tenant_id": 1, "instance_id": 9, "image": "firewall", "params": {}, "cpu": 1, "memory_mib": 64,
+                "chain_position": 0, "node": "mec-on-a"}
+        started = time.monotonic()
+        code, out = await asyncio.to_thread(cluster.request, b, "POST", "/onos/nfv/vnfs", spec)
+        create_ms = (time.monotonic() - started) * 1000
+        assert code == 201, out
+        vnf_id = out["vnf"]["vnf_id"]
+        assert out["node"] == "mec-on-a" and vnf_id in on_a.vnfs  # created by the agent on A, asked on B
+        stats_ms = []
+        for _ in range(5):
+            started = time.monotonic()
+            code, stats = await asyncio.to_thread(cluster.get, c, f"/onos/nfv/vnfs/{vnf_id}/stats")
+            stats_ms.append((time.monotonic() - started) * 1000)
+            assert code == 200 and stats["vnf_id"] == vnf_id, stats
+        code, _ = await asyncio.to_thread(cluster.request, c, "DELETE", f"/onos/nfv/vnfs/{vnf_id}")
+        assert code == 204 and vnf_id not in on_a.vnfs
+        for agent in agents:
+            await agent.close()
+        return {"rest_forward_create_ms": round(create_ms, 1),
+                "rest_forward_p50_ms": round(sorted(stats_ms)[len(stats_ms) // 2], 1)}
+
+    print("forwarding:", json.dumps(asyncio.run(scenario())))

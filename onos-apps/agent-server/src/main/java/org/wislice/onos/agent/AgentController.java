@@ -9,6 +9,7 @@ import java.lang.management.ManagementFactory;
 import java.util.Dictionary;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -16,7 +17,8 @@ import java.util.function.Predicate;
  * component (re)configurations, one session per agent_id on this controller node (a reconnect replaces the older
  * connection), the agent's record marked connected on hello and disconnected on close, the desired-state push
  * after every welcome, calls to agents with their error replies mapped onto ControllerException (the REST error
- * codes), and the event latency metrics. What is specific to the role is its AgentApp.
+ * codes), and the event latency metrics. What is specific to the role is its AgentApp. In a cluster an agent is
+ * connected to one node; a call made on another node goes to that node through the AgentForwarder.
  *
  * @param <C> the role's hello capabilities
  */
@@ -35,6 +37,11 @@ public final class AgentController<C> {
     private final Map<String, Object> stateLocks = new ConcurrentHashMap<>();
     private final LatencyRecorder eventLatency = new LatencyRecorder(100_000);
     private volatile String localNode = "";
+    /** Calls to agents connected to another node of the cluster (null: a single node, they are unreachable). */
+    private volatile AgentForwarder forwarder;
+    private volatile long requestTimeoutMs;
+    /** Where the node's own agent port comes from (the process environment; tests give their own). */
+    private final Function<String, String> environment;
 
     /**
      * @param defaults     the role's agent server settings before component properties (role, port, timeouts)
@@ -42,6 +49,13 @@ public final class AgentController<C> {
      * @param app          what is specific to the role
      */
     public AgentController(AgentServerConfig defaults, AgentCodec<C> capabilities, AgentApp<C> app) {
+        this(defaults, capabilities, app, System::getenv);
+    }
+
+    /** environment: the node's environment variables (AgentServerConfig#nodePortVariable). */
+    public AgentController(AgentServerConfig defaults, AgentCodec<C> capabilities, AgentApp<C> app,
+                           Function<String, String> environment) {
+        this.environment = environment;
         this.defaults = defaults;
         this.agentName = defaults.role + "-agent";
         this.capabilities = capabilities;
@@ -60,7 +74,14 @@ public final class AgentController<C> {
     /** Applies the component's properties; a changed agent server setting restarts it, ending every session. */
     public void configure(Dictionary<?, ?> properties) {
         String controllerId = localNode.replaceAll("[^A-Za-z0-9_.:-]", "_");
-        if (server.apply(defaults.withControllerId(controllerId).withProperties(properties))) {
+        AgentServerConfig config = defaults.withControllerId(controllerId).withProperties(properties);
+        try {
+            config = config.withNodePort(environment);
+        } catch (IllegalArgumentException e) {
+            log.error("{}; listening on the configured agentPort {}", e.getMessage(), config.port);
+        }
+        requestTimeoutMs = config.requestTimeoutMs;
+        if (server.apply(config)) {
             sessionsEnded();
         }
     }
@@ -78,6 +99,11 @@ public final class AgentController<C> {
     /** The port the agent server listens on (a configured 0 picks one), -1 when it is not listening. */
     public int port() {
         return server.port();
+    }
+
+    /** How long a call waits for the agent's reply (the agent server's requestTimeoutMs). */
+    public long requestTimeoutMs() {
+        return requestTimeoutMs;
     }
 
     /** The id of this controller node, as the agents' records name it. */
@@ -160,6 +186,56 @@ public final class AgentController<C> {
 
     // --- calls ----------------------------------------------------------------------------------------------
 
+    /** Where calls to agents connected to another controller node go (null: nowhere, agent_unreachable). */
+    public void forwardThrough(AgentForwarder f) {
+        forwarder = f;
+    }
+
+    /**
+     * Asks the agent, here or on the node it is connected to: the reply's result, or ControllerException with the
+     * REST error code (not_found for an agent never seen, agent_unreachable when it is connected nowhere).
+     */
+    public JsonNode ask(String agentId, String method, ObjectNode params) {
+        AgentSession s = sessions.get(agentId);
+        if (s != null && s.isOpen()) {
+            return s.ask(method, params);
+        }
+        AgentForwarder f = forwarder;
+        AgentRecord<C> record = app.agent(agentId).orElse(null);
+        if (f != null && record != null && record.connected() && record.controllerNode != null
+                && !record.controllerNode.equals(localNode)) {
+            return f.ask(record.controllerNode, agentId, method, params);
+        }
+        return session(agentId).ask(method, params); // throws why there is no session
+    }
+
+    /** Another node's call to an agent connected here: {agent_id, method, params} -> {result} or {error}. */
+    public ObjectNode answerForwarded(ObjectNode request) {
+        ObjectNode answer = Json.object();
+        try {
+            AgentSession s = sessions.get(request.path("agent_id").asText());
+            if (s == null || !s.isOpen()) {
+                throw new ControllerException(AgentRequestException.UNREACHABLE, agentName + " "
+                        + request.path("agent_id").asText() + " is not connected to controller node " + localNode);
+            }
+            JsonNode params = request.get("params");
+            answer.set("result", s.ask(request.path("method").asText(),
+                                       params instanceof ObjectNode ? (ObjectNode) params : Json.object()));
+        } catch (ControllerException e) {
+            answer.putObject("error").put("code", e.code()).put("message", e.getMessage());
+        }
+        return answer;
+    }
+
+    /** The result of answerForwarded's answer, or its error thrown as the ControllerException it was. */
+    static JsonNode unwrapForwarded(ObjectNode answer) {
+        JsonNode error = answer.get("error");
+        if (error != null) {
+            throw new ControllerException(error.path("code").asText("internal"), error.path("message").asText());
+        }
+        return answer.path("result");
+    }
+
     /** The agent's open session here: not_found for an agent never seen, agent_unreachable when not connected. */
     public AgentSession session(String agentId) {
         AgentSession s = sessions.get(agentId);
@@ -173,9 +249,10 @@ public final class AgentController<C> {
         return s;
     }
 
-    /** Calls the agent (AgentSession#call): its answer, or ControllerException with the REST error code. */
+    /** Calls the agent (see ask): its answer, or ControllerException with the REST error code. */
     public <P, R> R call(String agentId, AgentCall<P, R> call, P params) {
-        return session(agentId).call(call, params);
+        AgentCall.Request<R> request = call.with(params);
+        return request.result(ask(agentId, request.method(), request.params()));
     }
 
     /**
@@ -189,7 +266,7 @@ public final class AgentController<C> {
         AgentCall.Request<R> request = call.with(params);
         JsonNode result;
         try {
-            result = session(agentId).ask(request.method(), request.params());
+            result = ask(agentId, request.method(), request.params());
         } catch (ControllerException e) {
             if (!keep.test(e.code())) {
                 undo.run();
@@ -200,18 +277,14 @@ public final class AgentController<C> {
     }
 
     /**
-     * Asks the agent to remove something (delVap, delVnf) if it is connected here: not_found means it is gone
-     * already. An agent that is not connected loses it with the sync after its next welcome.
+     * Asks the agent to remove something (delVap, delVnf) if it is connected (here or on another node): not_found
+     * means it is gone already. An agent that is not connected loses it with the sync after its next welcome.
      */
     public <P> void removeIfConnected(String agentId, AgentCall<P, ?> call, P params) {
-        AgentSession s = sessions.get(agentId);
-        if (s == null || !s.isOpen()) {
-            return;
-        }
         try {
-            s.call(call, params);
+            call(agentId, call, params);
         } catch (ControllerException e) {
-            if (!"not_found".equals(e.code())) {
+            if (!"not_found".equals(e.code()) && !AgentRequestException.UNREACHABLE.equals(e.code())) {
                 throw e;
             }
         }

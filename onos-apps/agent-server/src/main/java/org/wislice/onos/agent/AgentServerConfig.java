@@ -1,7 +1,9 @@
 package org.wislice.onos.agent;
 
 import java.util.Dictionary;
+import java.util.Locale;
 import java.util.Objects;
+import java.util.function.Function;
 
 /** Settings of one agent server (an app's component configuration maps onto these). */
 public final class AgentServerConfig {
@@ -80,6 +82,38 @@ public final class AgentServerConfig {
                                      integer(p, STATS_INTERVAL_S, statsIntervalS), idleTimeoutS,
                                      text(p, TLS_CERT_FILE, tlsCertFile), text(p, TLS_KEY_FILE, tlsKeyFile),
                                      text(p, TLS_CLIENT_CA_FILE, tlsClientCaFile));
+    }
+
+    /**
+     * The environment variable that gives one controller node its own agentPort (WISLICE_AP_AGENT_PORT,
+     * WISLICE_MEC_AGENT_PORT): component configuration is the same on every node of a cluster, and nodes that
+     * share a host cannot share a port (docs/onos-cluster.md).
+     */
+    public String nodePortVariable() {
+        return "WISLICE_" + role.toUpperCase(Locale.ROOT) + "_AGENT_PORT";
+    }
+
+    /**
+     * This configuration with the node's own port when env has one; IllegalArgumentException naming the variable
+     * when its value is not a port (0-65535).
+     */
+    public AgentServerConfig withNodePort(Function<String, String> env) {
+        String value = env.apply(nodePortVariable());
+        if (value == null || value.isBlank()) {
+            return this;
+        }
+        int p;
+        try {
+            p = Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            p = -1;
+        }
+        if (p < 0 || p > 65535) {
+            throw new IllegalArgumentException(nodePortVariable() + " must be a port (0-65535), not \"" + value
+                    + "\"");
+        }
+        return new AgentServerConfig(role, bindAddress, p, controllerId, secret, requestTimeoutMs, statsIntervalS,
+                                     idleTimeoutS, tlsCertFile, tlsKeyFile, tlsClientCaFile);
     }
 
     private static String text(Dictionary<?, ?> p, String name, String otherwise) {

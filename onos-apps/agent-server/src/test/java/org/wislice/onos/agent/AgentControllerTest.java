@@ -261,6 +261,76 @@ public class AgentControllerTest {
         assertEquals(0, controller.metrics().get("events").asLong());
     }
 
+    @Test
+    public void aCallOnAnotherNodeOfTheClusterIsForwardedToTheNodeTheAgentIsConnectedTo() throws Exception {
+        // node 2 shares node 1's agent records (the distributed store); the forwarder hands node 2's calls to
+        // node 1 as ClusterAgentForwarder does over the cluster, JSON both ways.
+        AgentServerConfig defaults = new AgentServerConfig("ap", "127.0.0.1", 0, "y", SECRET, 500, 5, 30);
+        AgentController<ApCapabilities> node2 = new AgentController<>(defaults, ApCodecs.CAPABILITIES, app);
+        node2.activate("node 2", new Hashtable<>());
+        List<String> hops = new CopyOnWriteArrayList<>();
+        node2.forwardThrough((nodeId, agentId, method, params) -> {
+            hops.add(nodeId + " " + agentId + " " + method);
+            ObjectNode request = Json.object().put("agent_id", agentId).put("method", method);
+            request.set("params", params);
+            ObjectNode wire;
+            try {
+                wire = Json.parseLine(Json.write(controller.answerForwarded(request)));
+            } catch (ProtocolException e) {
+                throw new AssertionError(e);
+            }
+            return AgentController.unwrapForwarded(wire);
+        });
+        try (TestAgentClient agent = connect("ap-5")) {
+            waitFor(() -> connected("ap-5"));
+            CompletableFuture<List<VapState>> vaps = CompletableFuture.supplyAsync(
+                    () -> node2.call("ap-5", ApCalls.GET_VAPS, null));
+            agent.serveOne(r -> Json.object().set("vaps", Json.MAPPER.createArrayNode().add(vapState())));
+            assertEquals("v1", vaps.join().get(0).vapId());
+            assertEquals(List.of("node 1 ap-5 getVaps"), hops);
+            // The agent's error reply reaches node 2's caller as the code it would get on node 1.
+            CompletableFuture<Void> refused = CompletableFuture.runAsync(
+                    () -> node2.call("ap-5", ApCalls.DEL_VAP, "v1"));
+            agent.serveOne(r -> {
+                throw new IllegalStateException("no vAP v1");
+            });
+            assertCode("not_found", 404, () -> refused.join());
+        } finally {
+            node2.deactivate();
+        }
+        waitFor(() -> !connected("ap-5"));
+        assertCode("agent_unreachable", 502, () -> node2.call("ap-5", ApCalls.GET_VAPS, null));
+        assertEquals(2, hops.size()); // an agent connected nowhere is not forwarded
+    }
+
+    @Test
+    public void aNodeTakesItsOwnAgentPortFromItsEnvironment() throws Exception {
+        int free;
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {
+            free = probe.getLocalPort();
+        }
+        AgentServerConfig defaults = new AgentServerConfig("ap", "127.0.0.1", 0, "z", SECRET, 500, 5, 30);
+        assertEquals("WISLICE_AP_AGENT_PORT", defaults.nodePortVariable());
+        Hashtable<String, Object> clusterWide = new Hashtable<>(Map.of(AgentServerConfig.AGENT_PORT, "0"));
+        AgentController<ApCapabilities> node = new AgentController<>(defaults, ApCodecs.CAPABILITIES, new MapApp(),
+                Map.of("WISLICE_AP_AGENT_PORT", String.valueOf(free))::get);
+        node.activate("node 3", clusterWide);
+        try {
+            assertEquals(free, node.port()); // the node's own port wins over the cluster-wide one
+        } finally {
+            node.deactivate();
+        }
+        // A value that is no port is refused (logged) and the configured port kept.
+        AgentController<ApCapabilities> bad = new AgentController<>(defaults, ApCodecs.CAPABILITIES, new MapApp(),
+                Map.of("WISLICE_AP_AGENT_PORT", "66000")::get);
+        bad.activate("node 4", clusterWide);
+        try {
+            assertTrue(bad.port() > 0 && bad.port() != 66000);
+        } finally {
+            bad.deactivate();
+        }
+    }
+
     interface Call {
         void run() throws Exception;
     }

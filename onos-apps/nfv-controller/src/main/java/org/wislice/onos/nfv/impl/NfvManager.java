@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.onlab.util.Tools;
 import org.onosproject.cfg.ComponentConfigService;
 import org.onosproject.cluster.ClusterService;
+import org.onosproject.store.cluster.messaging.ClusterCommunicationService;
 import org.onosproject.core.CoreService;
 import org.onosproject.event.AbstractListenerManager;
 import org.osgi.service.component.ComponentContext;
@@ -22,6 +23,7 @@ import org.wislice.onos.agent.AgentRecord;
 import org.wislice.onos.agent.AgentRequestException;
 import org.wislice.onos.agent.AgentServerConfig;
 import org.wislice.onos.agent.AgentSession;
+import org.wislice.onos.agent.ClusterAgentForwarder;
 import org.wislice.onos.agent.ControllerException;
 import org.wislice.onos.agent.Json;
 import org.wislice.onos.agent.Placed;
@@ -86,6 +88,9 @@ public class NfvManager extends AbstractListenerManager<NfvEvent, NfvListener> i
     protected CoreService coreService;
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected ClusterService clusterService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected ClusterCommunicationService clusterCommunicator;
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected ComponentConfigService cfgService;
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
@@ -115,6 +120,8 @@ public class NfvManager extends AbstractListenerManager<NfvEvent, NfvListener> i
     private int defaultDistance = DEFAULT_DISTANCE_DEFAULT;
     private volatile Placement placement = new Placement(Map.of(), DEFAULT_DISTANCE_DEFAULT);
 
+    /** Calls to agents connected to another node of the cluster, and other nodes' calls to ours. */
+    private ClusterAgentForwarder forwarder;
     private final AgentController<MecCapabilities> agents =
             new AgentController<>(AGENT_SERVER, MecCodecs.CAPABILITIES, new MecAgents());
     private final NfvStoreDelegate delegate = this::post;
@@ -133,11 +140,17 @@ public class NfvManager extends AbstractListenerManager<NfvEvent, NfvListener> i
         addListener(latencyListener);
         readPlacementConfig(context);
         agents.activate(clusterService.getLocalNode().id().id(), properties(context));
+        forwarder = new ClusterAgentForwarder(clusterCommunicator, "mec", agents::requestTimeoutMs);
+        forwarder.serve(agents);
+        agents.forwardThrough(forwarder);
         log.info("Started");
     }
 
     @Deactivate
     protected void deactivate() {
+        if (forwarder != null) {
+            forwarder.stop();
+        }
         agents.deactivate();
         removeListener(latencyListener);
         store.unsetDelegate(delegate);

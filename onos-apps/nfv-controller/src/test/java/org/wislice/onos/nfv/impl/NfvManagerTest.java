@@ -10,6 +10,7 @@ import org.onlab.osgi.ComponentContextAdapter;
 import org.onosproject.TestApplicationId;
 import org.onosproject.cfg.ComponentConfigAdapter;
 import org.onosproject.cluster.ClusterServiceAdapter;
+import org.onosproject.store.cluster.messaging.ClusterCommunicationServiceAdapter;
 import org.onosproject.cluster.ControllerNode;
 import org.onosproject.cluster.DefaultControllerNode;
 import org.onosproject.cluster.NodeId;
@@ -53,6 +54,7 @@ public class NfvManagerTest {
                 return new TestApplicationId(name);
             }
         };
+        manager.clusterCommunicator = new ClusterCommunicationServiceAdapter();
         manager.clusterService = new ClusterServiceAdapter() {
             @Override
             public ControllerNode getLocalNode() {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.onosproject.cfg.ComponentConfigService;
 import org.onosproject.cluster.ClusterService;
+import org.onosproject.store.cluster.messaging.ClusterCommunicationService;
 import org.onosproject.core.CoreService;
 import org.onosproject.event.AbstractListenerManager;
 import org.osgi.service.component.ComponentContext;
@@ -22,6 +23,7 @@ import org.wislice.onos.agent.AgentRecord;
 import org.wislice.onos.agent.AgentRequestException;
 import org.wislice.onos.agent.AgentServerConfig;
 import org.wislice.onos.agent.AgentSession;
+import org.wislice.onos.agent.ClusterAgentForwarder;
 import org.wislice.onos.agent.ControllerException;
 import org.wislice.onos.agent.Json;
 import org.wislice.onos.agent.Placed;
@@ -88,6 +90,9 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
     protected CoreService coreService;
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected ClusterService clusterService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected ClusterCommunicationService clusterCommunicator;
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected ComponentConfigService cfgService;
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
@@ -112,6 +117,8 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
     /** How often ap-agents send stats events (s, told in the welcome). */
     private int statsIntervalS = STATS_INTERVAL_S_DEFAULT;
 
+    /** Calls to agents connected to another node of the cluster, and other nodes' calls to ours. */
+    private ClusterAgentForwarder forwarder;
     private final AgentController<ApCapabilities> agents =
             new AgentController<>(AGENT_SERVER, ApCodecs.CAPABILITIES, new ApAgents());
     private final WifiStoreDelegate delegate = this::post;
@@ -134,11 +141,17 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
         events = new AgentEvents(store, this::post, upgrades);
         addListener(latencyListener);
         agents.activate(clusterService.getLocalNode().id().id(), properties(context));
+        forwarder = new ClusterAgentForwarder(clusterCommunicator, "ap", agents::requestTimeoutMs);
+        forwarder.serve(agents);
+        agents.forwardThrough(forwarder);
         log.info("Started");
     }
 
     @Deactivate
     protected void deactivate() {
+        if (forwarder != null) {
+            forwarder.stop();
+        }
         agents.deactivate();
         removeListener(latencyListener);
         store.unsetDelegate(delegate);
@@ -402,9 +415,8 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
         if (store.vap(agentId, vapId).isEmpty()) {
             throw new ControllerException("not_found", "no vAP " + vapId + " on " + agentId);
         }
-        AgentSession s = agents.session(agentId);
-        Rate tx = s.call(ApCalls.GET_TX_RATE, vapId);
-        Rate rx = s.call(ApCalls.GET_RX_RATE, vapId);
+        Rate tx = agents.call(agentId, ApCalls.GET_TX_RATE, vapId);
+        Rate rx = agents.call(agentId, ApCalls.GET_RX_RATE, vapId);
         return Json.object().put("tx_bps", tx.bps()).put("rx_bps", rx.bps()).put("interval_s", tx.intervalS());
     }
 

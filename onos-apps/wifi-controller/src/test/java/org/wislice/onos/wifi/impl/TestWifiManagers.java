@@ -6,6 +6,7 @@ import org.onlab.osgi.ComponentContextAdapter;
 import org.onosproject.TestApplicationId;
 import org.onosproject.cfg.ComponentConfigAdapter;
 import org.onosproject.cluster.ClusterServiceAdapter;
+import org.onosproject.store.cluster.messaging.ClusterCommunicationServiceAdapter;
 import org.onosproject.cluster.ControllerNode;
 import org.onosproject.cluster.DefaultControllerNode;
 import org.onosproject.cluster.NodeId;
@@ -50,6 +51,7 @@ final class TestWifiManagers {
                 return new TestApplicationId(name);
             }
         };
+        manager.clusterCommunicator = new ClusterCommunicationServiceAdapter();
         manager.clusterService = new ClusterServiceAdapter() {
             @Override
             public ControllerNode getLocalNode() {
