@@ -11,8 +11,7 @@ import org.onosproject.net.flow.DefaultTrafficTreatment;
 import org.onosproject.net.flow.FlowEntry;
 import org.onosproject.net.flow.FlowId;
 import org.onosproject.net.flow.FlowRule;
-import org.onosproject.net.flow.FlowRuleOperations;
-import org.onosproject.net.flow.FlowRuleOperationsContext;
+import org.onosproject.net.flow.FlowRuleOperation;
 import org.onosproject.net.flow.FlowRuleService;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -28,10 +27,6 @@ import org.wislice.onos.pof.wire.PofMatchX;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -130,36 +125,8 @@ public class PofFlowManager implements PofFlowService {
     }
 
     private void apply(List<FlowRule> rules, boolean add) {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        FlowRuleOperations.Builder ops = FlowRuleOperations.builder();
-        for (FlowRule r : rules) {
-            if (add) {
-                ops.add(r);
-            } else {
-                ops.remove(r);
-            }
-        }
-        flowRuleService.apply(ops.build(new FlowRuleOperationsContext() {
-            @Override
-            public void onSuccess(FlowRuleOperations o) {
-                done.complete(null);
-            }
-
-            @Override
-            public void onError(FlowRuleOperations o) {
-                done.completeExceptionally(new SliceException("internal", 500, "the switch refused some flows"));
-            }
-        }));
-        try {
-            done.get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            throw new SliceException("timeout", 504, "the switch did not confirm the flows in time");
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof SliceException ? (SliceException) e.getCause()
-                    : new SliceException("internal", 500, String.valueOf(e.getCause()));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new SliceException("internal", 500, "interrupted");
-        }
+        SliceInstaller.applyAndWait(flowRuleService, rules,
+                                    add ? FlowRuleOperation.Type.ADD : FlowRuleOperation.Type.REMOVE, TIMEOUT_MS,
+                                    "the flows");
     }
 }

@@ -49,6 +49,16 @@ final class SliceInstaller {
 
     /** Adds, modifies or removes the rules as one FlowRuleOperations and waits for the providers to confirm. */
     void applyFlows(List<FlowRule> rules, FlowRuleOperation.Type type) {
+        applyAndWait(flowRuleService, rules, type, PofSliceManager.INSTALL_TIMEOUT_MS, "the slice's flows");
+    }
+
+    /**
+     * The rules as one FlowRuleOperations of one type, waited for until the providers confirm them (every path
+     * that programs flows and answers a caller: slices and the raw flows of PofFlowManager). SliceException 500
+     * when a switch refused some ("what" names them), 504 after timeoutMs.
+     */
+    static void applyAndWait(FlowRuleService service, List<FlowRule> rules, FlowRuleOperation.Type type,
+                             long timeoutMs, String what) {
         CompletableFuture<Void> done = new CompletableFuture<>();
         FlowRuleOperations.Builder ops = FlowRuleOperations.builder();
         rules.forEach(r -> {
@@ -60,7 +70,7 @@ final class SliceInstaller {
                 ops.remove(r);
             }
         });
-        flowRuleService.apply(ops.build(new FlowRuleOperationsContext() {
+        service.apply(ops.build(new FlowRuleOperationsContext() {
             @Override
             public void onSuccess(FlowRuleOperations o) {
                 done.complete(null);
@@ -68,14 +78,13 @@ final class SliceInstaller {
 
             @Override
             public void onError(FlowRuleOperations o) {
-                done.completeExceptionally(new SliceException("internal", 500,
-                        "a switch refused the slice's flows"));
+                done.completeExceptionally(new SliceException("internal", 500, "a switch refused " + what));
             }
         }));
         try {
-            done.get(PofSliceManager.INSTALL_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            done.get(timeoutMs, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            throw new SliceException("timeout", 504, "switches did not confirm the slice's flows in time");
+            throw new SliceException("timeout", 504, "switches did not confirm " + what + " in time");
         } catch (ExecutionException e) {
             throw e.getCause() instanceof SliceException ? (SliceException) e.getCause()
                     : new SliceException("internal", 500, String.valueOf(e.getCause()));
