@@ -28,8 +28,21 @@ LOG_DIRS = "wislice-demo-logs-*"
 LOG_DIRS_BEFORE = pytest.StashKey[set[Path]]()
 
 
+OWNER_FILE = "owner.pid"
+
+
 def _log_dirs() -> set[Path]:
     return set(Path(tempfile.gettempdir()).glob(LOG_DIRS))
+
+
+def in_use_by_another(log_dir: Path) -> bool:
+    """The directory's testbed (its OWNER_FILE, written by topology/testbed.py) runs in another live process: a
+    concurrent session's, made while this one ran; removing it would pull the logs from under its processes."""
+    try:
+        pid = int((log_dir / OWNER_FILE).read_text())
+    except (OSError, ValueError):
+        return False
+    return pid != os.getpid() and Path(f"/proc/{pid}").exists()
 
 
 def is_root() -> bool:
@@ -73,7 +86,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if left:
         print(f"\n[wislice_testbed] cleaning up {len(left)} leftovers: {', '.join(left)}")
         janitor.run_all()
-    made = sorted(_log_dirs() - session.stash.get(LOG_DIRS_BEFORE, set()))
+    made = sorted(d for d in _log_dirs() - session.stash.get(LOG_DIRS_BEFORE, set()) if not in_use_by_another(d))
     if made and exitstatus != 0:
         print(f"\n[wislice_testbed] logs kept for the failure: {', '.join(map(str, made))}")
     elif made:

@@ -9,6 +9,7 @@ manager; everything is removed on exit, also when bring-up fails halfway.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -83,6 +84,8 @@ def up(log: StepLog, stations: int = 2, radio_capacity_kbps: int = 0, mec_switch
     with ExitStack() as stack:
         firmware_key = SigningKey("the testbed operator's firmware key")
         log_dir = Path(tempfile.mkdtemp(prefix="wislice-demo-logs-"))
+        # Whose it is: another pytest session finishing meanwhile leaves a live testbed's logs alone (pytest_plugin).
+        (log_dir / "owner.pid").write_text(f"{os.getpid()}\n")
         processes = ProcessManager(log_dir)
         stack.callback(processes.stop_all)
         with log.step("onos", "ONOS runtime + wifi/nfv/network controller apps"):
