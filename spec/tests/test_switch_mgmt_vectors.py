@@ -27,8 +27,8 @@ def steps():
 
 def test_there_are_vectors_and_commands():
     assert len(VECTORS) >= 5 and len(REASONS) >= 10
-    assert COMMANDS == ["port-add", "port-del", "port-rate", "port-stats", "latency", "on-connect", "ports", "stats",
-                        "probe-start", "probe-stats", "probe-stop"]
+    assert COMMANDS == ["port-add", "port-del", "port-rate", "port-stats", "port-latency", "latency", "on-connect",
+                        "ports", "stats", "probe-start", "probe-stats", "probe-stop"]
 
 
 @pytest.mark.parametrize("path", VECTORS, ids=lambda p: p.stem)
@@ -66,6 +66,11 @@ def test_reply_and_parsed_agree(step):
         return
     if command == "on-connect" and reply != "OK":
         assert reply[3:] in ("keep", "reset") and step["parsed"] == reply[3:]
+        return
+    if command == "port-latency":  # per port <id>:<name> and 8 counters (latency class, then the rest)
+        items = [item.split(":") for item in reply[3:].split()]
+        assert all(len(f) == 10 and 1 <= int(f[0]) <= 254 and all(x.isdigit() for x in f[2:]) for f in items), reply
+        assert "parsed" not in step
         return
     if command not in ("port-add", "ports", "port-stats", "stats", "probe-stats"):
         assert reply == "OK" and "parsed" not in step

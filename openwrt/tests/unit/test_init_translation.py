@@ -74,7 +74,7 @@ def test_full_translation_is_loaded_by_the_agent(shell, tmp_path):
     assert run.command()[1:] == ["--config", str(ini)]
     assert check_config(ini).returncode == 0
     cfg = agent_config.load(str(ini))
-    assert (cfg.agent_id, cfg.controller_host, cfg.controller_port) == ("ap-7", "2001:db8::10", 16690)
+    assert (cfg.agent_id, cfg.controllers) == ("ap-7", [("2001:db8::10", 16690)])
     assert cfg.secret == SECRET.encode()
     assert (cfg.tls, cfg.tls_ca_file, cfg.tls_server_name) == (True, str(tmp_path / "ca.pem"), "ctl.example.org")
     assert (cfg.shaping, cfg.stats_interval_s, cfg.keepalive_s, cfg.log_level) == ("none", 7, 12, "DEBUG")
