@@ -55,3 +55,12 @@ def start_pofswitch(processes: Any, binary: Path, tmp_path: Path, dev_id: int, p
     for i, ifname in enumerate(ports, 1):
         argv += ["--port", f"s{i}={ifname}"]
     return processes.start(argv, log_name=f"pofswitch{dev_id}")
+
+
+def flows_of(onos: Any, dev: str) -> list[dict]:
+    """ONOS answers 404 "Device is not found" for a device without flows."""
+    code, body = onos.request("GET", f"/onos/v1/flows/{dev}")
+    if code == 404:
+        return []
+    assert code == 200, body
+    return body["flows"]

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import offloads_off, start_pofswitch
+from conftest import flows_of, offloads_off, start_pofswitch
 
 pytestmark = pytest.mark.integration
 
@@ -22,15 +22,6 @@ SW1, SW2 = "pof:0000000b", "pof:0000000c"
 def ping(ns: Any, ip: str, count: int = 3) -> bool:
     return ns.exec(["ping", "-c", str(count), "-i", "0.2", "-W", "1", ip], check=False,
                    capture_output=True).returncode == 0
-
-
-def flows_of(onos: Any, dev: str) -> list[dict]:
-    """ONOS answers 404 "Device is not found" for a device without flows."""
-    code, body = onos.request("GET", f"/onos/v1/flows/{dev}")
-    if code == 404:
-        return []
-    assert code == 200, body
-    return body["flows"]
 
 
 def mac_of(ns: Any, ifname: str) -> str:

@@ -14,22 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import offloads_off, start_pofswitch
+from conftest import flows_of, offloads_off, start_pofswitch
 from fake_reference_switch import FakeReferenceSwitch
 
 pytestmark = pytest.mark.integration
 
 SW1, SW2 = "pof:00000001", "pof:00000002"
 RATE_KBPS = 20000
-
-
-def flows_of(onos: Any, dev: str) -> list[dict]:
-    """ONOS answers 404 "Device is not found" for a device without flows."""
-    code, body = onos.request("GET", f"/onos/v1/flows/{dev}")
-    if code == 404:
-        return []
-    assert code == 200, body
-    return body["flows"]
 
 
 def ping(ns: Any, ip: str, count: int = 3) -> bool:
