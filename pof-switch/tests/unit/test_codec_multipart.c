@@ -12,6 +12,20 @@
 
 static const char *vector_dir;
 
+/* The hex of vector file `name` (under vector_dir) into raw; 0 when the file does not load (a CHECK fails). */
+static size_t load_vector(const char *name, uint8_t *raw, size_t cap)
+{
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/%s.json", vector_dir, name);
+    json_t *doc = json_load_file(path, 0, NULL);
+    CHECK_MSG(doc != NULL, path);
+    if (!doc)
+        return 0;
+    size_t n = unhex(json_string_value(json_object_get(doc, "hex")), raw, cap);
+    json_decref(doc);
+    return n;
+}
+
 /* The MULTIPART vectors are there and re-encode from host-order entries as well as from the wire. */
 static void test_port_stats_vectors_and_host_encode(void)
 {
@@ -20,13 +34,10 @@ static void test_port_stats_vectors_and_host_encode(void)
     static uint8_t raw[4096], again[4096];
     static struct pof_msg msg;
     for (size_t v = 0; v < 3; v++) {
-        char path[1024];
-        snprintf(path, sizeof(path), "%s/%s.json", vector_dir, names[v]);
-        json_t *doc = json_load_file(path, 0, NULL);
-        CHECK_MSG(doc != NULL, path);
-        if (!doc)
+        const char *path = names[v];
+        size_t n = load_vector(names[v], raw, sizeof(raw));
+        if (!n)
             continue;
-        size_t n = unhex(json_string_value(json_object_get(doc, "hex")), raw, sizeof(raw));
         struct pof_status st;
         CHECK_MSG(pof_decode(raw, n, &msg, &st) == 0, path);
         if (msg.hdr.type == POFT_MULTIPART_REQUEST)
@@ -41,7 +52,6 @@ static void test_port_stats_vectors_and_host_encode(void)
             msg.u.multipart.stats_wire = NULL;
             CHECK(pof_encode(&msg, again, sizeof(again)) == (int)n && memcmp(raw, again, n) == 0);
         }
-        json_decref(doc);
     }
 }
 
@@ -54,18 +64,15 @@ static void test_port_latency_vectors(void)
     static uint8_t raw[4096], again[4096];
     static struct pof_msg msg;
     for (size_t v = 0; v < 4; v++) {
-        char path[1024];
-        snprintf(path, sizeof(path), "%s/port_latency/%s.json", vector_dir, names[v]);
-        json_t *doc = json_load_file(path, 0, NULL);
-        CHECK_MSG(doc != NULL, path);
-        if (!doc)
+        char path[128];
+        snprintf(path, sizeof(path), "port_latency/%s", names[v]);
+        size_t n = load_vector(path, raw, sizeof(raw));
+        if (!n)
             continue;
-        size_t n = unhex(json_string_value(json_object_get(doc, "hex")), raw, sizeof(raw));
         struct pof_status st;
         if (v == 3) {
             CHECK_MSG(pof_decode(raw, n, &msg, &st) < 0 && st.type == POFET_BAD_REQUEST && st.code == POFBRC_BAD_LEN,
                       path);
-            json_decref(doc);
             continue;
         }
         CHECK_MSG(pof_decode(raw, n, &msg, &st) == 0, path);
@@ -85,7 +92,6 @@ static void test_port_latency_vectors(void)
             memset(again, 0xAA, sizeof(again)); /* the pad bytes must be written as zeros */
             CHECK(pof_encode(&msg, again, sizeof(again)) == (int)n && memcmp(raw, again, n) == 0);
         }
-        json_decref(doc);
     }
 }
 
