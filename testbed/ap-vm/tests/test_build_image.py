@@ -3,6 +3,7 @@
 import lzma
 from pathlib import Path
 
+import apt_packages
 import apvm
 import build_image
 import pytest
@@ -10,8 +11,8 @@ import pytest
 
 def test_deb_path_encodes_epoch(tmp_path: Path) -> None:
     (tmp_path / "hostapd_2%3a2.10-12_amd64.deb").write_bytes(b"")
-    assert build_image.deb_path(tmp_path, "hostapd", "2:2.10-12").exists()
-    assert not build_image.deb_path(tmp_path, "hostapd", "2:2.10-13").exists()
+    assert apt_packages.deb_path(tmp_path, "hostapd", "2:2.10-12").exists()
+    assert not apt_packages.deb_path(tmp_path, "hostapd", "2:2.10-13").exists()
 
 
 def test_extract_vmlinux_finds_the_xz_elf(tmp_path: Path) -> None:
