@@ -6,6 +6,7 @@ line); the SSID is written hex-encoded (ssid2=<hex>) so no byte of it can ever s
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,7 +54,9 @@ def _security_lines(sec: dict[str, Any]) -> list[str]:
     # sae_password has '|' suffix syntax (|mac=, |id=): plain passphrases go through wpa_passphrase instead.
     sae_line = f"sae_password={pw}" if is_hex else f"wpa_passphrase={pw}"
     if mode == "wpa2-psk":
-        return ["wpa=2", "wpa_key_mgmt=WPA-PSK", "rsn_pairwise=CCMP", psk_line]
+        # fast_transition: FT-PSK beside WPA-PSK, so stations without 802.11r keep joining.
+        key_mgmt = "WPA-PSK FT-PSK" if sec.get("fast_transition", False) else "WPA-PSK"
+        return ["wpa=2", f"wpa_key_mgmt={key_mgmt}", "rsn_pairwise=CCMP", psk_line]
     if mode == "wpa3-sae":
         return ["wpa=2", "wpa_key_mgmt=SAE", "rsn_pairwise=CCMP", "ieee80211w=2", "sae_require_mfp=1", sae_line]
     # wpa2-wpa3 transition mode: PSK and SAE on one BSS, MFP optional for the WPA2 clients.
@@ -61,6 +64,19 @@ def _security_lines(sec: dict[str, Any]) -> list[str]:
     if is_hex:
         lines.append(sae_line)
     return lines
+
+
+def mobility_domain(ssid: str, passphrase: str) -> str:
+    """The 802.11r mobility domain (4 hex digits) of a network: the same on every AP that carries it (a slice's vAPs
+    share SSID and passphrase), so a station may fast-transition between them; another network's differs."""
+    return hashlib.sha256(ssid.encode("utf-8") + b"\0" + passphrase.encode()).hexdigest()[:4]
+
+
+def _fast_transition_lines(ssid: str, passphrase: str, bssid: str) -> list[str]:
+    """802.11r over the air. ft_psk_generate_local: each AP derives the PMK-R0/R1 from the PSK itself, so APs need
+    no key-holder list or key exchange between them (FT-PSK only; the schema allows fast_transition there only)."""
+    return [f"mobility_domain={mobility_domain(ssid, passphrase)}", "ft_over_ds=0",
+            "ft_psk_generate_local=1", f"nas_identifier={bssid.replace(':', '')}"]
 
 
 def render(spec: dict[str, Any], radio: RadioConfig, ifname: str, bssid: str, ctrl_dir: str) -> str:
@@ -94,6 +110,8 @@ def render(spec: dict[str, Any], radio: RadioConfig, ifname: str, bssid: str, ct
     if "max_clients" in spec:
         lines.append(f"max_num_sta={spec['max_clients']}")
     lines += _security_lines(spec["security"])
+    if spec["security"].get("fast_transition", False):
+        lines += _fast_transition_lines(spec["ssid"], spec["security"]["passphrase"], bssid)
     for line in lines:
         if "\n" in line or "\r" in line or "\0" in line:
             raise V.ValidationError("config", "refusing to write a config line with a line break")

@@ -24,6 +24,26 @@ def test_wpa2_psk(radio):
     assert c["rsn_pairwise"] == "CCMP"
 
 
+def test_wpa2_psk_fast_transition(radio):
+    c = conf(radio, ssid="roam", security={"mode": "wpa2-psk", "passphrase": "correct horse", "fast_transition": True})
+    assert c["wpa_key_mgmt"] == "WPA-PSK FT-PSK" and c["ft_over_ds"] == "0" and c["ft_psk_generate_local"] == "1"
+    assert c["nas_identifier"] == "020000000001"
+    # One mobility domain per network (SSID and passphrase), the same on every AP that carries it.
+    assert c["mobility_domain"] == bssconf.mobility_domain("roam", "correct horse")
+    assert len(c["mobility_domain"]) == 4 and int(c["mobility_domain"], 16) >= 0
+    assert bssconf.mobility_domain("roam", "other pass") != c["mobility_domain"]
+    plain = conf(radio, ssid="roam", security={"mode": "wpa2-psk", "passphrase": "correct horse"})
+    assert plain["wpa_key_mgmt"] == "WPA-PSK" and "mobility_domain" not in plain
+
+
+@pytest.mark.parametrize("security", [{"mode": "wpa3-sae", "passphrase": "12345678", "fast_transition": True},
+                                      {"mode": "open", "fast_transition": True},
+                                      {"mode": "wpa2-psk", "passphrase": "12345678", "fast_transition": "yes"}])
+def test_fast_transition_only_as_a_wpa2_psk_boolean(radio, security):
+    with pytest.raises(ValidationError):
+        conf(radio, security=security)
+
+
 def test_wpa2_hex_psk(radio):
     c = conf(radio, security={"mode": "wpa2-psk", "passphrase": "AB" * 32})
     assert c["wpa_psk"] == "ab" * 32 and "wpa_passphrase" not in c

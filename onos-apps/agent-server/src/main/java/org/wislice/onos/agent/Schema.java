@@ -134,10 +134,17 @@ public final class Schema {
 
     /** A VapSpec's security carries the passphrase (required unless open); a VapState's never does. */
     public static void security(JsonNode s, String path, boolean withPassphrase) throws ProtocolException {
-        Fields.object(s, path, withPassphrase ? Set.of("mode", "passphrase") : Set.of("mode"), Set.of("mode"));
+        Fields.object(s, path, withPassphrase ? Set.of("mode", "passphrase", "fast_transition") : Set.of("mode"),
+                      Set.of("mode"));
         Fields.oneOf(s, "mode", path, SECURITY_MODES);
         if (!withPassphrase) {
             return;
+        }
+        if (s.has("fast_transition")) {
+            Fields.bool(s, "fast_transition", path);
+            if (s.get("fast_transition").asBoolean() && !"wpa2-psk".equals(s.get("mode").asText())) {
+                throw ProtocolException.badRequest(path + ": fast_transition (FT-PSK) needs mode wpa2-psk");
+            }
         }
         boolean open = "open".equals(s.get("mode").asText());
         if (open && s.has("passphrase")) {

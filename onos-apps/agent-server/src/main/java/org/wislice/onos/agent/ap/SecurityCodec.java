@@ -7,7 +7,7 @@ import org.wislice.onos.agent.Json;
 import org.wislice.onos.agent.ProtocolException;
 import org.wislice.onos.agent.Schema;
 
-/** security: {mode, passphrase?}; checked as a VapSpec's (VapStateCodec checks a VapState's: mode only). */
+/** security: {mode, passphrase?, fast_transition?}; checked as a VapSpec's (VapStateCodec checks a VapState's: mode only). */
 public final class SecurityCodec extends AgentCodec<Security> {
 
     SecurityCodec() {
@@ -21,13 +21,17 @@ public final class SecurityCodec extends AgentCodec<Security> {
 
     @Override
     public Security read(JsonNode j) {
-        return new Security(text(j, "mode"), j.has("passphrase") ? text(j, "passphrase") : null);
+        return new Security(text(j, "mode"), j.has("passphrase") ? text(j, "passphrase") : null,
+                            j.path("fast_transition").asBoolean(false));
     }
 
     @Override
     public ObjectNode encode(Security s) {
         ObjectNode j = Json.object().put("mode", s.mode);
         putIfSet(j, "passphrase", s.passphrase);
+        if (s.fastTransition) {
+            j.put("fast_transition", true);
+        }
         return j;
     }
 }

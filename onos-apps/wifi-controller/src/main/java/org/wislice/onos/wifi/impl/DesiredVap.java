@@ -25,7 +25,7 @@ public final class DesiredVap extends AgentValue {
         if (security.passphrase() == null) {
             return new DesiredVap(spec, null);
         }
-        return new DesiredVap(spec.withSecurity(new Security(security.mode(), null)),
+        return new DesiredVap(spec.withSecurity(security.withPassphrase(null)),
                               cipher.seal(security.passphrase()));
     }
 
@@ -34,7 +34,7 @@ public final class DesiredVap extends AgentValue {
         if (passphrase == null) {
             return spec;
         }
-        return spec.withSecurity(new Security(spec.security().mode(), cipher.open(passphrase)));
+        return spec.withSecurity(spec.security().withPassphrase(cipher.open(passphrase)));
     }
 
     public String vapId() {

@@ -31,11 +31,18 @@ public class PassphraseCipherTest {
     public TemporaryFolder tmp = new TemporaryFolder();
 
     private static VapSpec spec(String mode, String passphrase) throws Exception {
+        return spec(mode, passphrase, false);
+    }
+
+    private static VapSpec spec(String mode, String passphrase, boolean fastTransition) throws Exception {
         ObjectNode j = Json.object().put("vap_id", "t1-cafe").put("radio", "phy0").put("ssid", "Cafe")
                 .put("tenant_id", 1).put("slice_id", "s-1");
         ObjectNode security = j.putObject("security").put("mode", mode);
         if (passphrase != null) {
             security.put("passphrase", passphrase);
+        }
+        if (fastTransition) {
+            security.put("fast_transition", true);
         }
         j.putObject("rate_limit").put("down_kbps", 5000).put("up_kbps", 2000);
         return ApCodecs.VAP_SPEC.decode(j, "vap");
@@ -64,12 +71,14 @@ public class PassphraseCipherTest {
     public void roundTripThroughTheStoredForm() throws Exception {
         PassphraseCipher cipher = PassphraseCipher.random();
         for (VapSpec spec : new VapSpec[] {spec("wpa2-psk", PASSPHRASE), spec("wpa3-sae", "Tr0ub4dor&3 ~!@#"),
-                                           spec("open", null)}) {
+                                           spec("open", null), spec("wpa2-psk", PASSPHRASE, true)}) {
             String record = stored(DesiredVap.seal(spec, cipher));
             DesiredVapCodec.INSTANCE.check(Json.parseLine(record), "desired");
             DesiredVap back = DesiredVapCodec.INSTANCE.read(Json.parseLine(record));
             assertEquals(spec, back.open(cipher));
             assertNull("the stored spec has no passphrase", back.spec().security().passphrase());
+            assertEquals("fast transition kept", spec.security().fastTransition(),
+                         back.open(cipher).security().fastTransition());
         }
         DesiredVap changed = DesiredVapCodec.INSTANCE.read(Json.parseLine(
                 stored(DesiredVap.seal(spec("wpa2-psk", PASSPHRASE), cipher))))
