@@ -149,8 +149,11 @@ class Station:
         net = [f'ssid="{_safe(ssid, "ssid")}"', "scan_ssid=1"]
         if mode == "open":
             net.append("key_mgmt=NONE")
-        elif mode == "wpa2-psk":
-            net += ["key_mgmt=WPA-PSK", f'psk="{_safe(passphrase or "", "passphrase")}"']
+        elif mode in ("wpa2-psk", "wpa2-ft-psk"):
+            # wpa2-ft-psk: 802.11r FT-PSK where the BSS offers it (a roam within its mobility domain skips the
+            # 4-way handshake), WPA-PSK elsewhere.
+            key_mgmt = "FT-PSK WPA-PSK" if mode == "wpa2-ft-psk" else "WPA-PSK"
+            net += [f"key_mgmt={key_mgmt}", f'psk="{_safe(passphrase or "", "passphrase")}"']
         elif mode == "wpa3-sae":
             net += ["key_mgmt=SAE", f'sae_password="{_safe(passphrase or "", "passphrase")}"', "ieee80211w=2"]
         else:

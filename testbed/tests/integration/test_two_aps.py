@@ -10,6 +10,7 @@ Marked ``twoap``: the testbed tier (make test-integration) leaves it out until i
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -40,57 +41,66 @@ def wait_at(roam: Any, mac: str, agent: str) -> None:
         raise AssertionError(f"{exc}: {where(roam, mac)}, station {roam.sta.state()}") from exc
 
 
-def test_station_roams_between_two_aps_and_is_steered_back() -> None:
+@pytest.fixture(scope="module")
+def two_aps() -> Iterator[tuple[Any, StepLog]]:
     requires_root()
     missing = demo.missing_parts(repo_root())
     if missing:
         pytest.skip(f"not built: {missing}")
-    from wislice_testbed.scenarios.roaming import Roaming, summary
     from wislice_testbed.topology.testbed import up
 
     log = StepLog("two-aps")
     with up(log, stations=1, aps=2) as tb:
-        assert tb.ap2 is not None
-        agents = {a["agent_id"]: a for a in tb.onos.get("/onos/wifi/agents")["agents"]}
-        assert agents["ap-1"]["connected"] and agents["ap-2"]["connected"], agents
-        topo = tb.wired_topology()
-        assert topo["attachments"]["ap-2"] == "pof:00000004" and len(topo["links"]) == 3, topo
-        started = time.monotonic()
-        roam = Roaming(tb)
-        try:
-            roam.open()
-            ap1, ap2 = roam.vaps
-            mac = roam.sta.mac()
-            joined = roam.vap_of(roam.serving())
-            wait_at(roam, mac, joined.agent_id)  # joined one AP; the other never saw it
-            if joined is ap2:  # start from ap-1 (this move is not measured)
-                roam.roam(ap1)
-                roam.release_old(mac, ap1)
-                wait_at(roam, mac, ap1.agent_id)
-            handovers = []
-            for target in (ap2, ap1):
-                handovers.append(roam.roam(target))
-                kicked = roam.release_old(mac, target)
-                log.say(f"roamed to {target.agent_id}: {handovers[-1]}; stale association removed at {kicked}")
-                wait_at(roam, mac, target.agent_id)
-            # Controller-initiated: the wifi-controller asks ap-1 for a BTM request to ap-2's BSS.
-            steer: list[Any] = []
+        yield tb, log
 
-            def start_steer() -> None:
-                steer[:] = tb.onos.request("POST", f"/onos/wifi/clients/{mac}/steer", {"target_bssid": ap2.bssid})
 
-            handovers.append(roam.roam(ap2, start=start_steer))
-            code, body = steer
-            assert code == 200 and body["accepted"] is True, (code, body)
-            assert (body["agent_id"], body["target_agent_id"]) == ("ap-1", "ap-2"), body
-            kicked = roam.release_old(mac, ap2)
-            log.say(f"steered to ap-2: {handovers[-1]}; stale association removed at {kicked}")
-            wait_at(roam, mac, ap2.agent_id)
-            result = summary(handovers)
-            log.say(f"handovers: {result}; test body {time.monotonic() - started:.1f} s")
-            for h in handovers:
-                # A lower bound too: the stream really ran across each move (echoes at 10 ms on the new AP).
-                assert h.echoes_after >= 30, h
-                assert 5.0 <= h.interruption_ms <= MAX_GAP_MS, (h, result)
-        finally:
-            roam.close()
+def test_station_roams_between_two_aps_and_is_steered_back(two_aps) -> None:
+    from wislice_testbed.scenarios.roaming import Roaming, summary
+
+    tb, log = two_aps
+    assert tb.ap2 is not None
+    agents = {a["agent_id"]: a for a in tb.onos.get("/onos/wifi/agents")["agents"]}
+    assert agents["ap-1"]["connected"] and agents["ap-2"]["connected"], agents
+    topo = tb.wired_topology()
+    assert topo["attachments"]["ap-2"] == "pof:00000004" and len(topo["links"]) == 3, topo
+    started = time.monotonic()
+    roam = Roaming(tb)
+    try:
+        roam.open()
+        ap1, ap2 = roam.vaps
+        mac = roam.sta.mac()
+        joined = roam.vap_of(roam.serving())
+        wait_at(roam, mac, joined.agent_id)  # joined one AP; the other never saw it
+        if joined is ap2:  # start from ap-1 (this move is not measured)
+            roam.roam(ap1)
+            roam.release_old(mac, ap1)
+            wait_at(roam, mac, ap1.agent_id)
+        handovers = []
+        for target in (ap2, ap1):
+            handovers.append(roam.roam(target))
+            kicked = roam.release_old(mac, target)
+            log.say(f"roamed to {target.agent_id}: {handovers[-1]}; stale association removed at {kicked}")
+            wait_at(roam, mac, target.agent_id)
+        # Controller-initiated: the wifi-controller asks ap-1 for a BTM request to ap-2's BSS.
+        steer: list[Any] = []
+
+        def start_steer() -> None:
+            steer[:] = tb.onos.request("POST", f"/onos/wifi/clients/{mac}/steer", {"target_bssid": ap2.bssid})
+
+        handovers.append(roam.roam(ap2, start=start_steer))
+        code, body = steer
+        assert code == 200 and body["accepted"] is True, (code, body)
+        assert (body["agent_id"], body["target_agent_id"]) == ("ap-1", "ap-2"), body
+        kicked = roam.release_old(mac, ap2)
+        log.say(f"steered to ap-2: {handovers[-1]}; stale association removed at {kicked}")
+        wait_at(roam, mac, ap2.agent_id)
+        result = summary(handovers)
+        log.say(f"handovers: {result}; test body {time.monotonic() - started:.1f} s")
+        for h in handovers:
+            # A lower bound too: the stream really ran across each move (echoes at 10 ms on the new AP).
+            assert h.echoes_after >= 30, h
+            assert 5.0 <= h.interruption_ms <= MAX_GAP_MS, (h, result)
+            assert h.key_mgmt == "FT-PSK", h  # both BSSes offer 802.11r: every move is a fast transition
+    finally:
+        roam.close()
+
