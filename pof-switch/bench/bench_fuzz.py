@@ -19,7 +19,7 @@ COMPONENT = HERE.parent
 sys.path.insert(0, str(COMPONENT.parent / "bench"))
 from benchlib import print_table, write_result  # noqa: E402
 
-TARGETS = ("fuzz_decode", "fuzz_pipeline")
+TARGETS = ("fuzz_decode", "fuzz_pipeline", "fuzz_ctladdr")
 BUILD = COMPONENT / "build-fuzz"
 ARTIFACT_KINDS = ("crash", "leak", "timeout", "oom")
 

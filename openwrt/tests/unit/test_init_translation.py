@@ -103,6 +103,30 @@ def test_full_translation_is_loaded_by_the_agent(shell, tmp_path):
     assert ["procd_set_param", "stdout", "1"] in inst and ["procd_set_param", "stderr", "1"] in inst
 
 
+def test_controller_list_is_loaded_by_the_agent(shell, tmp_path):
+    """A cluster's nodes: `list controller` in order, loaded by the agent as its controllers, over controller_host."""
+    run, run_dir = start_agent(shell, tmp_path, agent_sections(
+        tmp_path, controller=["192.0.2.10:6690", "onos-b:16690", "[2001:db8::3]:6690"]))
+    assert run.rc == 0, run.errors()
+    cfg = agent_config.load(str(run_dir / "agent.ini"))
+    assert cfg.controllers == [("192.0.2.10", 6690), ("onos-b", 16690), ("2001:db8::3", 6690)]
+
+
+@pytest.mark.parametrize("item", ["192.0.2.10", ":6690", "-x:1", "a b:1", "a:1,b:2", "$(touch PWNED):1",
+                                  "a`touch PWNED`:1", "a\nb:1"], ids=repr)
+def test_bad_controller_list_items_are_refused(shell, tmp_path, item):
+    run, run_dir = start_agent(shell, tmp_path, agent_sections(tmp_path, controller=["192.0.2.10:6690", item]))
+    assert_refused(run, run_dir, tmp_path)
+    assert "controller" in run.errors(), run.errors()
+
+
+def test_more_than_eight_controllers_are_refused(shell, tmp_path):
+    run, run_dir = start_agent(shell, tmp_path, agent_sections(
+        tmp_path, controller=[f"10.0.0.{i}:6690" for i in range(9)]))
+    assert_refused(run, run_dir, tmp_path)
+    assert "at most 8 controllers" in run.errors(), run.errors()
+
+
 def test_capacity_and_uplink_defaults_are_the_agents(shell, tmp_path):
     """Unset in UCI, the rendered values are the agent's own defaults (so the INI says what the agent would do)."""
     run, run_dir = start_agent(shell, tmp_path, agent_sections(tmp_path))
@@ -340,6 +364,28 @@ def test_switch_command_line(shell, tmp_path):
     # IPv6 controller: pofswitch splits at the last colon, no brackets
     run = start_switch(shell, tmp_path, switch_sections(controller_host="2001:db8::1", disable_offloads="0"))
     assert run.command()[2] == "2001:db8::1:6643"
+
+
+def test_switch_controller_list(shell, tmp_path):
+    """A cluster's nodes: `list controller` items in order, comma-joined for --controller, over controller_host."""
+    run = start_switch(shell, tmp_path, switch_sections(
+        controller=["192.0.2.20:6643", "onos-b:16643", "[2001:db8::3]:6643"], disable_offloads="0"))
+    assert run.rc == 0, run.errors()
+    assert run.command()[1:3] == ["--controller", "192.0.2.20:6643,onos-b:16643,[2001:db8::3]:6643"]
+
+
+@pytest.mark.parametrize("item", ["192.0.2.20", "192.0.2.20:0", "192.0.2.20:65536", ":6643", "-x:1", "a b:1",
+                                  "a:1,b:2", "$(touch PWNED):1", "a`touch PWNED`:1"], ids=repr)
+def test_bad_switch_controller_list_items_are_refused(shell, tmp_path, item):
+    run = start_switch(shell, tmp_path, switch_sections(controller=["192.0.2.20:6643", item], disable_offloads="0"))
+    assert run.instances() == [] and "bad controller" in run.errors(), run.errors()
+    assert not list(tmp_path.rglob("PWNED"))
+
+
+def test_more_than_eight_switch_controllers_are_refused(shell, tmp_path):
+    run = start_switch(shell, tmp_path, switch_sections(controller=[f"10.0.0.{i}:6643" for i in range(9)],
+                                                        disable_offloads="0"))
+    assert run.instances() == [] and "at most 8 controllers" in run.errors(), run.errors()
 
 
 @pytest.mark.parametrize("field", ["controller_host", "mgmt_socket", "port"])

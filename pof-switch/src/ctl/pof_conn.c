@@ -24,16 +24,28 @@
  * and the management socket) from its other work; what is left is read on the next call. */
 #define READS_PER_SERVICE 1
 
+/* The next attempt goes to the next controller of the list at once; after a whole round of failures (every
+ * controller tried since the last session), after the backoff, which doubles each round up to BACKOFF_MAX_NS. A
+ * single controller is a round of one: backoff after each failure, as before lists. */
 static void conn_close(struct pof_conn *c, uint64_t now, const char *why)
 {
+    const struct pof_ctl_addr *a = &c->addrs[c->cur];
     if (c->fd >= 0) {
-        fprintf(stderr, "pofswitch: controller connection closed: %s\n", why);
+        fprintf(stderr, "pofswitch: controller connection to %s:%u closed: %s\n", a->host, a->port, why);
         close(c->fd);
+    } else {
+        fprintf(stderr, "pofswitch: controller %s:%u: %s\n", a->host, a->port, why);
     }
     c->fd = -1;
     c->state = ST_IDLE;
     c->in_len = 0;
     c->out_len = 0;
+    c->cur = (c->cur + 1) % c->n_addrs;
+    if (++c->failed_in_round < c->n_addrs) {
+        c->retry_at = now;
+        return;
+    }
+    c->failed_in_round = 0;
     c->retry_at = now + c->backoff;
     c->backoff = c->backoff * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS : c->backoff * 2;
 }
@@ -52,8 +64,11 @@ static void conn_linger(struct pof_conn *c, uint64_t now, const char *why)
     c->in_len = 0;
 }
 
-struct pof_conn *pof_conn_create(const struct pof_sw_cb *sw, const char *host, uint16_t port, uint64_t timeout_ns)
+struct pof_conn *pof_conn_create(const struct pof_sw_cb *sw, const struct pof_ctl_addr *addrs, int n_addrs,
+                                 uint64_t timeout_ns)
 {
+    if (n_addrs < 1 || n_addrs > POF_MAX_CONTROLLERS)
+        return NULL;
     struct pof_conn *c = calloc(1, sizeof(*c));
     if (!c)
         return NULL;
@@ -63,13 +78,18 @@ struct pof_conn *pof_conn_create(const struct pof_sw_cb *sw, const char *host, u
         return NULL;
     }
     c->sw = sw;
-    snprintf(c->host, sizeof(c->host), "%s", host);
-    c->port = port;
+    memcpy(c->addrs, addrs, (size_t)n_addrs * sizeof(*addrs));
+    c->n_addrs = n_addrs;
     c->fd = -1;
     c->backoff = BACKOFF_MIN_NS;
     c->timeout_ns = timeout_ns ? timeout_ns : POF_CONN_TIMEOUT_NS;
     c->miss_send_len = 128; /* the reference's default, until a SET_CONFIG */
     return c;
+}
+
+int pof_conn_controller(const struct pof_conn *c)
+{
+    return c->cur;
 }
 
 void pof_conn_destroy(struct pof_conn *c)
@@ -176,9 +196,11 @@ static bool handshake_step(struct pof_conn *c, const struct pof_msg *m)
         conn_on_get_config(c, m);
         c->state = ST_READY;
         c->backoff = BACKOFF_MIN_NS;
+        c->failed_in_round = 0;
         conn_send_resource_report(c, m->hdr.xid);
         conn_send_all_ports(c, m->hdr.xid);
-        fprintf(stderr, "pofswitch: controller handshake complete\n");
+        fprintf(stderr, "pofswitch: controller handshake complete with %s:%u\n", c->addrs[c->cur].host,
+                c->addrs[c->cur].port);
         return true;
     default:
         return false;
@@ -310,8 +332,8 @@ static void start_connect(struct pof_conn *c, uint64_t now)
 {
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *ai = NULL;
     char port[8];
-    snprintf(port, sizeof(port), "%u", c->port);
-    if (getaddrinfo(c->host, port, &hints, &ai) != 0 || !ai) {
+    snprintf(port, sizeof(port), "%u", c->addrs[c->cur].port);
+    if (getaddrinfo(c->addrs[c->cur].host, port, &hints, &ai) != 0 || !ai) {
         conn_close(c, now, "controller address does not resolve");
         return;
     }

@@ -27,8 +27,10 @@ enum conn_state {
 
 struct pof_conn {
     const struct pof_sw_cb *sw;
-    char host[256];
-    uint16_t port;
+    struct pof_ctl_addr addrs[POF_MAX_CONTROLLERS];
+    int n_addrs;
+    int cur;                /* the controller dialled now (index into addrs) */
+    int failed_in_round;    /* controllers that failed since the last session or backoff: all of them = back off */
     uint64_t timeout_ns;    /* liveness: see pof_conn_create */
     uint64_t connected_at;  /* when the TCP connection was established (the handshake's deadline counts from it) */
     uint64_t last_rx;       /* when the last whole message arrived */

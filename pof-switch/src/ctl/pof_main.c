@@ -21,10 +21,12 @@ static void on_signal(int sig)
 static void usage(const char *prog)
 {
     fprintf(stderr,
-            "usage: %s [--controller HOST:PORT|none] [--mgmt PATH] [--port NAME[=ARGS]]... [--dev-id N]\n"
+            "usage: %s [--controller HOST:PORT[,HOST:PORT...]|none] [--mgmt PATH] [--port NAME[=ARGS]]...\n"
+            "          [--dev-id N]\n"
             "          [--busy-poll] [--max-sleep-us N] [--enable-ports] [--latency-port NAME]...\n"
             "          [--reset-on-connect] [--controller-timeout S]\n"
-            "  --controller   POF controller to dial (default 127.0.0.1:6643)\n"
+            "  --controller   POF controller to dial (default 127.0.0.1:6643), or a comma-separated list:\n"
+            "                 the next one is dialled when a connection fails or ends (a cluster's nodes)\n"
             "  --port         a port; ARGS are DPDK devargs (pofswitch) or the netdev (pofswitch-afp), plus an\n"
             "                 optional item rate=KBPS: the port sends at that rate, green first (e.g. eth1,rate=20000)\n"
             "  --busy-poll    never sleep when idle (reference for adaptive polling)\n"
@@ -58,29 +60,25 @@ int pof_main(int argc, char **argv, const struct pof_io_ops *io)
         {"controller-timeout", required_argument, NULL, 't'},
         {NULL, 0, NULL, 0},
     };
-    struct sw_config cfg = {.controller_host = "127.0.0.1", .controller_port = 6643, .dev_id = 1};
-    char host[256] = "127.0.0.1";
+    struct sw_config cfg = {.controllers = {{.host = "127.0.0.1", .port = 6643}}, .n_controllers = 1, .dev_id = 1};
     const char *ports[POF_MAX_PORTS], *latency[POF_MAX_PORTS];
     int nports = 0, nlat = 0, opt;
-    uint32_t v;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (opt) {
         case 'c': {
             if (strcmp(optarg, "none") == 0) {
-                cfg.controller_host = NULL;
+                cfg.n_controllers = 0;
                 break;
             }
-            const char *colon = strrchr(optarg, ':');
-            if (!colon || colon == optarg || (size_t)(colon - optarg) >= sizeof(host) ||
-                parse_u32(colon + 1, 65535, &v) < 0 || v == 0) {
-                fprintf(stderr, "pofswitch: --controller wants HOST:PORT, got %s\n", optarg);
+            const char *why = NULL;
+            int n = pof_ctl_addrs_parse(optarg, cfg.controllers, POF_MAX_CONTROLLERS, &why);
+            if (n < 0) {
+                fprintf(stderr, "pofswitch: --controller wants HOST:PORT[,HOST:PORT...] (at most %d): %s in %s\n",
+                        POF_MAX_CONTROLLERS, why, optarg);
                 return 2;
             }
-            memcpy(host, optarg, (size_t)(colon - optarg));
-            host[colon - optarg] = '\0';
-            cfg.controller_host = host;
-            cfg.controller_port = (uint16_t)v;
+            cfg.n_controllers = n;
             break;
         }
         case 'm': cfg.mgmt_path = optarg; break;

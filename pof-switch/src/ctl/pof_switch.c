@@ -33,8 +33,8 @@ int pof_sw_init(struct pof_sw *sw, const struct sw_config *cfg, const struct pof
     if (!sw->dp)
         return -1;
     pof_sw_cb_init(sw);
-    if (cfg->controller_host) {
-        sw->conn = pof_conn_create(&sw->cb, cfg->controller_host, cfg->controller_port,
+    if (cfg->n_controllers > 0) {
+        sw->conn = pof_conn_create(&sw->cb, cfg->controllers, cfg->n_controllers,
                                    (uint64_t)cfg->controller_timeout_s * 1000000000ull);
         if (!sw->conn)
             return -1;

@@ -10,6 +10,7 @@
 #include "pof_clock.h"
 #include "pof_dp.h"
 #include "pof_io.h"
+#include "pof_ctladdr.h"
 #include "pof_sw_cb.h"
 
 #define SW_BURST POF_IO_BURST_MAX
@@ -54,8 +55,8 @@ struct sw_meter_queue { uint32_t head, n, bytes; struct sw_queued slot[SW_QUEUE_
 enum sw_on_connect { SW_ON_CONNECT_KEEP = 0, SW_ON_CONNECT_RESET, SW_ON_CONNECT_POLICIES };
 
 struct sw_config {
-    const char *controller_host;
-    uint16_t controller_port;
+    struct pof_ctl_addr controllers[POF_MAX_CONTROLLERS]; /* dialled in order; none (0) = no controller */
+    int n_controllers;
     const char *mgmt_path;       /* unix socket for port add/remove; NULL = none */
     uint32_t dev_id;
     bool busy_poll;              /* never sleep (the reference point for adaptive polling) */

@@ -159,9 +159,10 @@ static void test_handshake_must_complete_in_time(void)
 
 int main(void)
 {
-    struct sw_config cfg = {.controller_host = "127.0.0.1", .controller_port = ctl_listen(), .dev_id = 3,
+    struct sw_config cfg = {.controllers = {{.host = "127.0.0.1", .port = ctl_listen()}},
+                            .n_controllers = 1, .dev_id = 3,
                             .all_ports_enabled = true};
-    CHECK(cfg.controller_port != 0);
+    CHECK(cfg.controllers[0].port != 0);
     CHECK(pof_sw_init(&sw, &cfg, &dummy_io_ops) == 0);
     char err[128];
     CHECK(pof_sw_port_add(&sw, "a", "", err, sizeof(err)) == 1);

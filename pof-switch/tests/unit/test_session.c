@@ -198,8 +198,9 @@ static void test_bad_framing_error_arrives_before_the_close(void)
 
 int main(void)
 {
-    struct sw_config cfg = {.controller_host = "127.0.0.1", .controller_port = ctl_listen(), .dev_id = 7};
-    CHECK(cfg.controller_port != 0);
+    struct sw_config cfg = {.controllers = {{.host = "127.0.0.1", .port = ctl_listen()}},
+                            .n_controllers = 1, .dev_id = 7};
+    CHECK(cfg.controllers[0].port != 0);
     CHECK(pof_sw_init(&sw, &cfg, &dummy_io_ops) == 0);
     char err[128];
     CHECK(pof_sw_port_add(&sw, "a", "", err, sizeof(err)) == 1);
