@@ -214,3 +214,15 @@ def test_controller_down_is_502_and_nothing_recorded(world):
     assert world.call("GET", "/api/v1/tenants/1/slices", world.tenant_a).get_json()["slices"] == []
     overview = world.call("GET", "/api/v1/overview", world.operator).get_json()
     assert overview["controllers_ok"] is False
+
+
+def test_a_two_ap_slice_is_admitted_per_ap():
+    body = slice_body()
+    body["vaps"].append(dict(body["vaps"][0], agent_id="ap-2", ssid="second"))
+    # Each AP's radio carries the slice's 6000 kbps on its own budget: 4000 used on each still leaves room.
+    both = {("ap-1", "phy0"): 4000, ("ap-2", "phy0"): 4000}
+    assert admit(snapshot(radio_reserved_kbps=both), body).mec_node
+    # One AP without room: refused, naming that AP only.
+    assert reasons(snapshot(radio_reserved_kbps={("ap-2", "phy0"): 5000}), body) == [
+        "AP ap-2 radio phy0: capacity 10000 kbps (orchestrator ap_budget_kbps, the agent reports none), 5000 kbps "
+        "guaranteed, 6000 wanted"]

@@ -10,9 +10,9 @@ from wislice_orchestrator.models import Operation, Slice
 
 EMPTY = {"vaps": [], "vnfs": [], "paths": []}
 
-# A slice with two vAPs (two APs) and a two-vNF chain runs six steps: two vAPs, two vNFs, two paths.
-STEPS = [("create_vap", 1), ("create_vap", 2), ("create_vnf", 1), ("create_vnf", 2), ("create_path", 1),
-         ("create_path", 2)]
+# A slice with two vAPs (two APs) and a two-vNF chain runs five steps: two vAPs, two vNFs, and its one path (the
+# second AP's route a branch of it).
+STEPS = [("create_vap", 1), ("create_vap", 2), ("create_vnf", 1), ("create_vnf", 2), ("create_path", 1)]
 
 
 def two_ap_body() -> dict:
@@ -33,8 +33,9 @@ def test_all_steps_succeed(world):
     assert op["status"] == "succeeded"
     assert [s["kind"] for s in op["steps"]] == [k for k, _ in STEPS]
     res = world.fake.resources()
-    assert len(res["vaps"]) == 2 and len(res["vnfs"]) == 2 and len(res["paths"]) == 2
+    assert len(res["vaps"]) == 2 and len(res["vnfs"]) == 2 and len(res["paths"]) == 1
     path = next(iter(world.fake.paths.values()))
+    assert path["main_branch_id"] == "t1s1v1" and [b["branch_id"] for b in path["branches"]] == ["t1s1v2"]
     # AP switch -> core -> MEC switch -> vNF 1 -> vNF 2 (no egress configured).
     assert [h["device_id"] for h in path["hops"]] == ["pof:ap-1", "pof:core", "pof:mec-1", "pof:mec-1"]
     # Forward (AP -> MEC) is up; each direction carries its guarantee and cap; the vAP its air-hop rates.
@@ -233,7 +234,8 @@ def test_add_and_remove_vap_and_vnf(world):
     r = world.call("POST", base + "/vaps", world.tenant_a, json={"agent_id": "ap-2", "ssid": "more"})
     assert r.status_code == 202 and world.call("GET", r.headers["Location"], world.tenant_a).get_json()["status"] \
         == "succeeded"
-    assert len(world.fake.resources()["paths"]) == 2
+    assert len(world.fake.resources()["paths"]) == 1  # the new vAP is a branch of the slice's one path
+    assert [b["branch_id"] for b in next(iter(world.fake.paths.values()))["branches"]] == [f"t1s{sid}v2"]
     r = world.call("POST", base + "/vnfs", world.tenant_a, json={"image": "kernel-fwd"})
     assert world.call("GET", r.headers["Location"], world.tenant_a).get_json()["status"] == "succeeded"
     path = next(iter(world.fake.paths.values()))
@@ -241,11 +243,11 @@ def test_add_and_remove_vap_and_vnf(world):
     vnfs = world.call("GET", base + "/vnfs", world.tenant_a).get_json()["vnfs"]
     assert [v["chain_position"] for v in vnfs] == [0, 1]
     # A failing re-path undoes the new vNF and restores the old chain.
-    world.fake.fail_on("create_path", 2)
+    world.fake.fail_on("create_path", 1)
     r = world.call("POST", base + "/vnfs", world.tenant_a, json={"image": "monitor"})
     assert world.call("GET", r.headers["Location"], world.tenant_a).get_json()["status"] == "failed"
     assert len(world.fake.resources()["vnfs"]) == 2
-    assert all(len(p["hops"]) == 4 for p in world.fake.paths.values()) and len(world.fake.paths) == 2
+    assert all(len(p["hops"]) == 4 for p in world.fake.paths.values()) and len(world.fake.paths) == 1
     r = world.call("DELETE", base + f"/vnfs/{vnfs[1]['vnf_id']}", world.tenant_a)
     assert world.call("GET", r.headers["Location"], world.tenant_a).get_json()["status"] == "succeeded"
     assert all(len(p["hops"]) == 3 for p in world.fake.paths.values())
@@ -253,3 +255,4 @@ def test_add_and_remove_vap_and_vnf(world):
     r = world.call("DELETE", base + f"/vaps/{vap['vap_id']}", world.tenant_a)
     assert world.call("GET", r.headers["Location"], world.tenant_a).get_json()["status"] == "succeeded"
     assert len(world.fake.resources()["vaps"]) == 1 and len(world.fake.paths) == 1
+    assert "branches" not in next(iter(world.fake.paths.values()))  # the removed vAP's branch went with it

@@ -22,8 +22,9 @@ from .models import Lock, Operation, Slice, SliceVap, SliceVnf, Tenant, event
 from .outcomes import describe, on_failure, on_success
 from .policy_state import initial_state
 from .saga import ACTIVE_STATES, SagaRunner
+from .slice_path import join_reasons
 from .slice_qos import path_rates, rate_limit, reserved_bandwidth
-from .steps import Step, load_topology, new_step, path_id, vap_class, vap_route
+from .steps import Step, load_topology, new_step, path_id, path_vaps, slice_path_id, vap_class, vap_route
 from .topology import reserve
 
 LIVE = ("creating", "active", "deleting")
@@ -196,6 +197,8 @@ class SliceService:
                 event(db, "admission", f"tenant {tenant.id} slice {body['name']!r} rejected: {exc}", tenant.id, "warn")
                 db.commit()
                 raise Rejected("slice does not fit", exc.reasons) from exc
+            self._check_joins(db, tenant.id, body["name"], plan.mec_node,
+                              [(v["agent_id"], r) for v, r in zip(body["vaps"], plan.vap_links, strict=True)])
             slice_ = Slice(tenant_id=tenant.id, name=body["name"], latency_class=body["latency_class"],
                            latency_budget_us=body.get("latency_budget_us"), probe=body.get("probe"),
                            bandwidth=Bandwidth.from_dict(body["bandwidth"]), status="creating",
@@ -220,8 +223,9 @@ class SliceService:
             steps = [new_step("create_vap", vap_id=v.vap_id, agent_id=v.agent_id) for v in slice_.vaps]
             steps += [new_step("create_vnf", row=v.id, vnf_id=v.vnf_id) for v in slice_.vnfs]
             if plan.mec_node:
-                steps += [new_step("create_path", slice=slice_.id, vap_id=v.vap_id, path_id=path_id(slice_, v))
-                          for v in slice_.vaps]
+                main = path_vaps(slice_)[0]
+                steps.append(new_step("create_path", slice=slice_.id, vap_id=main.vap_id,
+                                      path_id=path_id(slice_, main)))
             event(db, "slice", f"tenant {tenant.id} slice {slice_.id} {slice_.name!r} admitted "
                                f"(MEC node {plan.mec_node or '-'}); building", tenant.id)
             return slice_.id, steps
@@ -248,6 +252,12 @@ class SliceService:
                 plan = admit(self.snapshot(db), probe)
             except AdmissionError as exc:
                 raise Rejected("vAP does not fit", exc.reasons) from exc
+            if slice_.mec_node:
+                topo = self.snapshot(db).topology
+                main = path_vaps(slice_)[0]
+                self._check_joins(db, slice_.tenant_id, slice_.name, slice_.mec_node,
+                                  [(main.agent_id, vap_route(topo, slice_, main) or []),
+                                   (body["agent_id"], plan.vap_links[0])])
             slice_.path_links = sorted(set(slice_.path_links or []) | set(plan.link_keys()))
             k = 1 + max((int(v.vap_id.rsplit("v", 1)[1]) for v in slice_.vaps), default=0)
             vap_id = f"{slice_.controller_id}v{k}"
@@ -261,8 +271,9 @@ class SliceService:
             db.flush()
             steps = [new_step("create_vap", vap_id=vap.vap_id, agent_id=vap.agent_id)]
             if slice_.mec_node:
-                steps.append(new_step("create_path", slice=slice_.id, vap_id=vap.vap_id,
-                                      path_id=path_id(slice_, vap)))
+                # The slice's one path gets the new vAP as a branch: replaced (there is no branch PATCH).
+                steps.append(new_step("replace_path", slice=slice_.id, vap_id=vap.vap_id,
+                                      path_id=slice_path_id(slice_), exclude_vap=vap.vap_id))
             return slice_.id, steps
 
         return self._admit_and_queue(db, slice_.tenant_id, "add_vap", f"add_vap:{slice_.id}", body, idempotency_key,
@@ -306,6 +317,9 @@ class SliceService:
                     plan = admit(self.snapshot(db, exclude_slice=slice_.id), probe)
                 except AdmissionError as exc:
                     raise Rejected("vNF does not fit", exc.reasons) from exc
+                order = sorted(range(len(slice_.vaps)), key=lambda i: path_vaps(slice_).index(slice_.vaps[i]))
+                self._check_joins(db, slice_.tenant_id, slice_.name, plan.mec_node,
+                                  [(slice_.vaps[i].agent_id, plan.vap_links[i]) for i in order])
                 slice_.mec_node = plan.mec_node
                 slice_.path_links = plan.link_keys()
                 for i, v in enumerate(slice_.vaps):
@@ -320,8 +334,9 @@ class SliceService:
             db.add(vnf)
             db.flush()
             steps = [new_step("create_vnf", row=vnf.id, vnf_id=vnf.vnf_id)]
-            steps += [new_step("replace_path", slice=slice_.id, vap_id=v.vap_id, path_id=path_id(slice_, v),
-                               exclude_row=vnf.id) for v in slice_.vaps]
+            main = path_vaps(slice_)[0]
+            steps.append(new_step("replace_path", slice=slice_.id, vap_id=main.vap_id, path_id=path_id(slice_, main),
+                                  exclude_row=vnf.id))
             return slice_.id, steps
 
         key = f"add_vnf:{slice_.id}" + ("" if position is None else f":{position}")
@@ -376,9 +391,8 @@ class SliceService:
                 # A new class re-installs the path's meters with or without the switches' latency flag.
                 classes = ({"old": {"latency_class": slice_.latency_class}, "new": {"latency_class": new_class}}
                            if new_class else {"old": {}, "new": {}})
-                steps += [new_step("update_path", path_id=path_id(slice_, v),
-                                   old=path_rates(old) | classes["old"], new=path_rates(bandwidth) | classes["new"])
-                          for v in slice_.vaps]
+                steps.append(new_step("update_path", path_id=slice_path_id(slice_),
+                                      old=path_rates(old) | classes["old"], new=path_rates(bandwidth) | classes["new"]))
             slice_.pending_change = {"bandwidth": bandwidth.to_dict(), "latency_class": latency_class or
                                      slice_.latency_class, "latency_budget_us": latency_budget_us}
             op = Operation(kind="update_slice", tenant_id=slice_.tenant_id, slice_id=slice_.id, steps=steps)
@@ -416,7 +430,7 @@ class SliceService:
             if slice_.status == "deleted":
                 raise Conflict("slice is already deleted")
             self._busy(db, slice_.id)
-            steps = [new_step("delete_path", path_id=path_id(slice_, v)) for v in slice_.vaps if slice_.mec_node]
+            steps = [new_step("delete_path", path_id=slice_path_id(slice_))] if slice_.mec_node and slice_.vaps else []
             steps += [new_step("delete_vnf", vnf_id=v.vnf_id) for v in reversed(slice_.vnfs)]
             steps += [new_step("delete_vap", vap_id=v.vap_id, agent_id=v.agent_id) for v in slice_.vaps]
             slice_.status = "deleting"
@@ -432,7 +446,14 @@ class SliceService:
             if slice_.status != "active":
                 raise Conflict(f"slice is {slice_.status}")
             self._busy(db, slice_.id)
-            steps = [new_step("delete_path", path_id=path_id(slice_, vap))] if slice_.mec_node else []
+            steps = []
+            rest = slice_path_id(slice_, skip_vap=vap.vap_id)
+            if slice_.mec_node and rest is None:
+                steps.append(new_step("delete_path", path_id=slice_path_id(slice_)))
+            elif slice_.mec_node:
+                # The slice's one path loses the vAP's branch (or, for the main vAP, is re-rooted at the next one).
+                steps.append(new_step("replace_path", slice=slice_.id, vap_id=vap.vap_id, path_id=rest,
+                                      old_path_id=slice_path_id(slice_), without_vap=vap.vap_id))
             steps.append(new_step("delete_vap", vap_id=vap.vap_id, agent_id=vap.agent_id))
             vap.state = "removing"
             op = Operation(kind="remove_vap", tenant_id=slice_.tenant_id, slice_id=slice_.id, steps=steps)
@@ -451,9 +472,9 @@ class SliceService:
             rest = [v for v in slice_.vnfs if v.id != vnf.id]
             if rest:
                 steps = [new_step("replace_path", slice=slice_.id, vap_id=v.vap_id, path_id=path_id(slice_, v),
-                                  exclude_row=None, without_row=vnf.id) for v in slice_.vaps]
+                                  exclude_row=None, without_row=vnf.id) for v in path_vaps(slice_)[:1]]
             else:
-                steps = [new_step("delete_path", path_id=path_id(slice_, v)) for v in slice_.vaps]
+                steps = [new_step("delete_path", path_id=path_id(slice_, v)) for v in path_vaps(slice_)[:1]]
             steps.append(new_step("delete_vnf", vnf_id=vnf.vnf_id, row=vnf.id))
             op = Operation(kind="remove_vnf", tenant_id=slice_.tenant_id, slice_id=slice_.id, steps=steps)
             self.runner.claim(op)
@@ -461,6 +482,17 @@ class SliceService:
             db.commit()
         self.runner.submit(op.id)
         return op
+
+    @staticmethod
+    def _check_joins(db: Session, tenant_id: int, name: str, mec_node: str | None,
+                     routes: list[tuple[str, Any]]) -> None:
+        """Refuse (409) a slice whose vAPs' routes cannot make one path: each must join the main vAP's route."""
+        reasons = join_reasons(load_topology(db), mec_node, routes)
+        if reasons:
+            event(db, "admission", f"tenant {tenant_id} slice {name!r} rejected: {'; '.join(reasons)}", tenant_id,
+                  "warn")
+            db.commit()
+            raise Rejected("slice does not fit", reasons)
 
     def _observe(self, op: Operation, seconds: float) -> None:
         if self.metrics is not None:

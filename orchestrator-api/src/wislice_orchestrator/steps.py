@@ -17,6 +17,7 @@ from .at_rest import open_passphrase
 from .controllers import ControllerError, Controllers
 from .models import Setting, Slice, SliceVap, SliceVnf, event
 from .schemas.base import PRIORITY_CLASSES
+from .slice_path import cut_branch, vap_order
 from .slice_qos import path_rates, rate_limit
 from .topology import Route, Topology, hops_for
 
@@ -65,6 +66,17 @@ def path_id(slice_: Slice, vap: SliceVap) -> str:
     return f"{slice_.controller_id}-{vap.vap_id}"
 
 
+def path_vaps(slice_: Slice, skip_vap: str | None = None) -> list[SliceVap]:
+    """The vAPs the slice's one path carries, the main path's first (creation order), without `skip_vap`."""
+    return sorted((v for v in slice_.vaps if v.vap_id != skip_vap), key=lambda v: vap_order(v.vap_id))
+
+
+def slice_path_id(slice_: Slice, skip_vap: str | None = None) -> str | None:
+    """The slice's path id: named after its main vAP, so a one-vAP slice keeps the id it always had."""
+    vaps = path_vaps(slice_, skip_vap)
+    return path_id(slice_, vaps[0]) if vaps else None
+
+
 def vap_route(topo: Topology, slice_: Slice, vap: SliceVap) -> Route | None:
     """The wired route of a vAP's path, AP switch -> MEC switch: the one placement reserved for it (SliceVap
     .path_links), or for vAPs recorded before those were kept, re-derived over the slice's reserved links.
@@ -84,15 +96,25 @@ def vap_route(topo: Topology, slice_: Slice, vap: SliceVap) -> Route | None:
     return sub.shortest_path(src, dst, 64)
 
 
-def path_body(db: Session, slice_: Slice, vap: SliceVap, exclude_vnf_row: int | None = None) -> dict[str, Any]:
-    """The SlicePath of one vAP: its AP switch -> planned links -> MEC switch -> the slice's vNF chain -> egress."""
-    topo = load_topology(db)
+def _vap_hops(topo: Topology, slice_: Slice, vap: SliceVap, chain: list[tuple[int, int]]) -> list[dict[str, Any]]:
+    """One vAP's whole forward route: its AP switch -> planned links -> MEC switch -> vNF chain -> egress."""
     links = vap_route(topo, slice_, vap)
     src, dst = topo.attachments.get(vap.agent_id), topo.attachments.get(slice_.mec_node or "")
     if links is None or src is None or dst is None:
         raise ControllerError(409, "no_path", f"reserved links no longer connect {src} to {dst}")
     if vap.pof_port is None:
         raise ControllerError(409, "no_port", f"vAP {vap.vap_id} has no pof-switch port")
+    return hops_for(links, src, vap.pof_port, dst, chain, topo.egress.get(dst))
+
+
+def path_body(db: Session, slice_: Slice, exclude_vnf_row: int | None = None,
+              skip_vap: str | None = None) -> dict[str, Any]:
+    """The slice's one SlicePath: its main vAP's route as `hops` (main_branch_id = that vAP), every other vAP's
+    route a branch (branch_id = its vap_id) cut where it joins the main path (slice_path.py)."""
+    topo = load_topology(db)
+    vaps = path_vaps(slice_, skip_vap)
+    if not vaps:
+        raise ControllerError(409, "no_path", f"slice {slice_.id} has no vAP to carry a path")
     chain = []
     for vnf in sorted(slice_.vnfs, key=lambda v: v.chain_position):
         if vnf.id == exclude_vnf_row:
@@ -101,11 +123,21 @@ def path_body(db: Session, slice_: Slice, vap: SliceVap, exclude_vnf_row: int | 
         if not ports:
             raise ControllerError(409, "no_port", f"vNF {vnf.vnf_id} has no pof-switch port")
         chain.append((ports[0], ports[-1]))
-    hops = hops_for(links, src, vap.pof_port, dst, chain, topo.egress.get(dst))
-    body: dict[str, Any] = {"slice_id": path_id(slice_, vap), "tenant_id": slice_.tenant_id,
+    main = vaps[0]
+    hops = _vap_hops(topo, slice_, main, chain)
+    body: dict[str, Any] = {"slice_id": path_id(slice_, main), "tenant_id": slice_.tenant_id,
                             **path_rates(slice_.bandwidth), "latency_class": slice_.latency_class, "hops": hops}
     if slice_.tag is not None:
         body["tag"] = slice_.tag
+    body["main_branch_id"] = main.vap_id
+    branches = []
+    for vap in vaps[1:]:
+        cut = cut_branch(hops, _vap_hops(topo, slice_, vap, chain))
+        if isinstance(cut, str):
+            raise ControllerError(409, "no_join", f"vAP {vap.vap_id}: {cut}")
+        branches.append({"branch_id": vap.vap_id, "hops": cut})
+    if branches:
+        body["branches"] = branches
     return body
 
 
@@ -168,8 +200,8 @@ def do_create_vnf(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[st
 def do_create_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[str, Any]:
     slice_ = db.get(Slice, ref["slice"])
     assert slice_ is not None
-    vap = _vap(db, ref)
-    reply = ctl.create_path(path_body(db, slice_, vap, exclude_vnf_row=ref.get("without_row")))
+    reply = ctl.create_path(path_body(db, slice_, exclude_vnf_row=ref.get("without_row"),
+                                      skip_vap=ref.get("without_vap")))
     if slice_.tag is None and reply.get("tag") is not None:
         slice_.tag = int(reply["tag"])  # the controller assigns the slice tag once; later paths reuse it
     result: dict[str, Any] = {"tag": reply.get("tag"), "hops": len(reply.get("hops", []))}
@@ -183,9 +215,10 @@ def do_create_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[s
 
 
 def do_replace_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[str, Any]:
-    """Re-install a vAP's path after its slice's vNF chain changed."""
+    """Re-install the slice's path after its vNF chain or its vAPs changed (there is no branch PATCH): delete the
+    old path (`old_path_id` when the main vAP changes with it), add the new one."""
     try:
-        ctl.delete_path(ref["path_id"])
+        ctl.delete_path(ref.get("old_path_id") or ref["path_id"])
     except ControllerError as exc:
         if not exc.not_found:
             raise
@@ -247,12 +280,12 @@ def undo_create_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> None
 
 
 def undo_replace_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> None:
-    """Put back the path as it was before the vNF chain changed (without the vNF being added)."""
+    """Put back the path as it was before the change (without the vNF or vAP being added, with the one being
+    removed)."""
     _ignore_missing(lambda: ctl.delete_path(ref["path_id"]))
     slice_ = db.get(Slice, ref["slice"])
-    vap = db.scalar(select(SliceVap).where(SliceVap.vap_id == ref["vap_id"]))
-    if slice_ is not None and vap is not None and any(v.id != ref.get("exclude_row") for v in slice_.vnfs):
-        ctl.create_path(path_body(db, slice_, vap, exclude_vnf_row=ref.get("exclude_row")))
+    if slice_ is not None and any(v.id != ref.get("exclude_row") for v in slice_.vnfs):
+        ctl.create_path(path_body(db, slice_, exclude_vnf_row=ref.get("exclude_row"), skip_vap=ref.get("exclude_vap")))
 
 
 def undo_update_vap(ctl: Controllers, db: Session, ref: dict[str, Any]) -> None:
