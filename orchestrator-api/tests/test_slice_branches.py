@@ -73,3 +73,24 @@ def test_a_route_that_cannot_join_the_main_path_is_refused_at_admission(world):
                       "main path on pof:core leaving by port 5, the main path leaves there by port 3 (one slice "
                       "path carries all its APs)"]
     assert world.fake.resources() == {"vaps": [], "vnfs": [], "paths": []}
+
+
+def test_a_vap_added_later_becomes_a_branch_and_a_failure_puts_the_old_path_back(world):
+    body = two_ap_body()
+    del body["vaps"][1]
+    sid = create(world, body)["slice_id"]
+    base, main = f"/api/v1/tenants/1/slices/{sid}", f"t1s{sid}-t1s{sid}v1"
+    world.fake.fail_on("create_path", 1)  # the replacement's POST fails: the path without the branch comes back
+    r = world.call("POST", base + "/vaps", world.tenant_a, json={"agent_id": "ap-2", "ssid": "more"})
+    assert world.call("GET", r.headers["Location"], world.tenant_a).get_json()["status"] == "failed"
+    assert list(world.fake.paths) == [main] and "branches" not in world.fake.paths[main]
+    assert sorted(world.fake.vaps) == [f"t1s{sid}v1"]
+    r = world.call("POST", base + "/vaps", world.tenant_a, json={"agent_id": "ap-2", "ssid": "more"})
+    assert world.call("GET", r.headers["Location"], world.tenant_a).get_json()["status"] == "succeeded"
+    path = world.fake.paths[main]
+    new = [v for v in world.fake.vaps if v != f"t1s{sid}v1"]
+    assert [b["branch_id"] for b in path["branches"]] == new
+    # Removing that branch's vAP keeps the path's id and drops the branch.
+    r = world.call("DELETE", base + f"/vaps/{new[0]}", world.tenant_a)
+    assert world.call("GET", r.headers["Location"], world.tenant_a).get_json()["status"] == "succeeded"
+    assert list(world.fake.paths) == [main] and "branches" not in world.fake.paths[main]

@@ -252,7 +252,7 @@ class SliceService:
                 plan = admit(self.snapshot(db), probe)
             except AdmissionError as exc:
                 raise Rejected("vAP does not fit", exc.reasons) from exc
-            if slice_.mec_node:
+            if slice_.mec_node and slice_.vaps:
                 topo = self.snapshot(db).topology
                 main = path_vaps(slice_)[0]
                 self._check_joins(db, slice_.tenant_id, slice_.name, slice_.mec_node,
@@ -334,9 +334,8 @@ class SliceService:
             db.add(vnf)
             db.flush()
             steps = [new_step("create_vnf", row=vnf.id, vnf_id=vnf.vnf_id)]
-            main = path_vaps(slice_)[0]
-            steps.append(new_step("replace_path", slice=slice_.id, vap_id=main.vap_id, path_id=path_id(slice_, main),
-                                  exclude_row=vnf.id))
+            steps += [new_step("replace_path", slice=slice_.id, vap_id=v.vap_id, path_id=path_id(slice_, v),
+                               exclude_row=vnf.id) for v in path_vaps(slice_)[:1]]
             return slice_.id, steps
 
         key = f"add_vnf:{slice_.id}" + ("" if position is None else f":{position}")
@@ -387,7 +386,7 @@ class SliceService:
                 steps += [new_step("update_vap_class", vap_id=v.vap_id, agent_id=v.agent_id,
                                    old=vap_class(slice_, slice_.latency_class), new=vap_class(slice_, new_class))
                           for v in slice_.vaps]
-            if slice_.mec_node and (bandwidth != old or new_class):
+            if slice_.mec_node and slice_.vaps and (bandwidth != old or new_class):
                 # A new class re-installs the path's meters with or without the switches' latency flag.
                 classes = ({"old": {"latency_class": slice_.latency_class}, "new": {"latency_class": new_class}}
                            if new_class else {"old": {}, "new": {}})

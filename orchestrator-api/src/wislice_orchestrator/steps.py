@@ -284,7 +284,8 @@ def undo_replace_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> Non
     removed)."""
     _ignore_missing(lambda: ctl.delete_path(ref["path_id"]))
     slice_ = db.get(Slice, ref["slice"])
-    if slice_ is not None and any(v.id != ref.get("exclude_row") for v in slice_.vnfs):
+    if slice_ is not None and any(v.id != ref.get("exclude_row") for v in slice_.vnfs) and \
+            path_vaps(slice_, ref.get("exclude_vap")):
         ctl.create_path(path_body(db, slice_, exclude_vnf_row=ref.get("exclude_row"), skip_vap=ref.get("exclude_vap")))
 
 
