@@ -6,7 +6,7 @@ from __future__ import annotations
 from fake_controllers import FakeControllers
 from test_saga import create, two_ap_body
 
-from wislice_orchestrator.models import Setting
+from wislice_orchestrator.models import Setting, Tenant
 
 
 def record_posts(world) -> list[dict]:
@@ -94,3 +94,19 @@ def test_a_vap_added_later_becomes_a_branch_and_a_failure_puts_the_old_path_back
     r = world.call("DELETE", base + f"/vaps/{new[0]}", world.tenant_a)
     assert world.call("GET", r.headers["Location"], world.tenant_a).get_json()["status"] == "succeeded"
     assert list(world.fake.paths) == [main] and "branches" not in world.fake.paths[main]
+
+
+def test_more_vaps_than_a_path_has_branches_are_refused_at_admission(world):
+    body = two_ap_body()
+    body["vaps"] = [dict(body["vaps"][1], ssid=f"video-{k}", agent_id=f"ap-{1 + k % 2}") for k in range(10)]
+    for agent in world.fake.agents.values():
+        for radio in agent["radios"]:
+            radio.update(max_vaps=8, capacity_kbps=1_000_000, capacity_source="measured")
+    with world.service.session_factory() as db:
+        db.get(Tenant, 1).quota_vaps = 16
+        db.commit()
+    resp = world.call("POST", "/api/v1/tenants/1/slices", world.tenant_a, json=body)
+    assert resp.status_code == 409
+    assert resp.get_json()["errors"] == ["a slice with vNFs has at most 9 vAPs (its path takes 8 branches, "
+                                         "spec/onos-rest), 10 asked"]
+    assert world.fake.resources() == {"vaps": [], "vnfs": [], "paths": []}

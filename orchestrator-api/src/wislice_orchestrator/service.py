@@ -254,10 +254,9 @@ class SliceService:
                 raise Rejected("vAP does not fit", exc.reasons) from exc
             if slice_.mec_node and slice_.vaps:
                 topo = self.snapshot(db).topology
-                main = path_vaps(slice_)[0]
                 self._check_joins(db, slice_.tenant_id, slice_.name, slice_.mec_node,
-                                  [(main.agent_id, vap_route(topo, slice_, main) or []),
-                                   (body["agent_id"], plan.vap_links[0])])
+                                  [(v.agent_id, vap_route(topo, slice_, v) or []) for v in path_vaps(slice_)]
+                                  + [(body["agent_id"], plan.vap_links[0])])
             slice_.path_links = sorted(set(slice_.path_links or []) | set(plan.link_keys()))
             k = 1 + max((int(v.vap_id.rsplit("v", 1)[1]) for v in slice_.vaps), default=0)
             vap_id = f"{slice_.controller_id}v{k}"

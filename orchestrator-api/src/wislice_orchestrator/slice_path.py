@@ -10,6 +10,7 @@ from typing import Any
 from .topology import Route, Topology, hops_for
 
 Hop = dict[str, Any]
+MAX_BRANCHES = 8  # the network controller's limit per SlicePath
 
 
 def vap_order(vap_id: str) -> int:
@@ -45,6 +46,9 @@ def join_reasons(topo: Topology, mec_node: str | None, routes: list[tuple[str, R
     def wired(agent_id: str, route: Route) -> list[Hop]:
         return hops_for(route, topo.attachments[agent_id], 0, mec_device, [(-1, -1)], None)
 
+    if len(routes) > MAX_BRANCHES + 1:
+        return [f"a slice with vNFs has at most {MAX_BRANCHES + 1} vAPs (its path takes {MAX_BRANCHES} branches, "
+                f"spec/onos-rest), {len(routes)} asked"]
     main = wired(*routes[0])
     reasons = []
     for agent_id, route in routes[1:]:
