@@ -110,3 +110,26 @@ def test_more_vaps_than_a_path_has_branches_are_refused_at_admission(world):
     assert resp.get_json()["errors"] == ["a slice with vNFs has at most 9 vAPs (its path takes 8 branches, "
                                          "spec/onos-rest), 10 asked"]
     assert world.fake.resources() == {"vaps": [], "vnfs": [], "paths": []}
+
+
+def test_wpa2_vaps_of_a_slice_on_several_aps_offer_fast_transition(world):
+    """802.11r FT-PSK where a station can move (vAPs on more than one AP) and the security mode allows it."""
+    specs: list[dict] = []
+    create_vap = world.fake.create_vap
+
+    def spy(agent_id, spec):
+        specs.append(spec)
+        return create_vap(agent_id, spec)
+
+    world.fake.create_vap = spy
+    body = two_ap_body()
+    body["vaps"][1]["security"] = {"mode": "wpa2-psk", "passphrase": "secret-pass-2"}
+    body["vaps"].append({"agent_id": "ap-2", "radio": "phy0", "ssid": "video-3", "security": {"mode": "open"}})
+    assert create(world, body)["status"] == "succeeded"
+    assert [s["security"].get("fast_transition") for s in specs] == [True, True, None]
+    specs.clear()
+    one_ap = two_ap_body()
+    one_ap["name"], one_ap["vaps"] = "solo", one_ap["vaps"][:1]
+    one_ap["vaps"][0]["ssid"] = "solo-wifi"
+    assert create(world, one_ap)["status"] == "succeeded"
+    assert len(specs) == 1 and "fast_transition" not in specs[0]["security"]
