@@ -1,4 +1,5 @@
 #include "vnf_args.h"
+#include "vnf_chain.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -59,6 +60,8 @@ static const struct num_opt NUM_OPTS[] = {
     {"--low-pct", 0, 99},
     {"--spin-rounds", 0, 10000000},
     {"--queue-interval-ms", 1, 60000},
+    {"--chain-pos", 0, VNF_CHAIN_MAX - 1},
+    {"--chain-len", 1, VNF_CHAIN_MAX},
 };
 
 static void set_num(struct vnf_args *a, size_t which, uint64_t v)
@@ -72,7 +75,9 @@ static void set_num(struct vnf_args *a, size_t which, uint64_t v)
     case 5: a->high_pct = (uint32_t)v; break;
     case 6: a->low_pct = (uint32_t)v; break;
     case 7: a->spin_rounds = (uint32_t)v; break;
-    default: a->queue_interval_ms = (uint32_t)v; break;
+    case 8: a->queue_interval_ms = (uint32_t)v; break;
+    case 9: a->chain_pos = (uint32_t)v; break;
+    default: a->chain_len = (uint32_t)v; break;
     }
 }
 
@@ -114,10 +119,10 @@ int vnf_args_parse(struct vnf_args *a, int argc, char *const argv[], char *err, 
             continue;
         }
         char **path = NULL;
-        char *paths[4] = {a->stats_file, a->queue_file, a->throttle_file, a->shared_core_file};
-        static const char *const path_opts[4] = {"--stats-file", "--queue-file", "--throttle-file",
-                                                 "--shared-core-file"};
-        for (int k = 0; k < 4; k++)
+        char *paths[5] = {a->stats_file, a->queue_file, a->throttle_file, a->shared_core_file, a->chain_file};
+        static const char *const path_opts[5] = {"--stats-file", "--queue-file", "--throttle-file",
+                                                 "--shared-core-file", "--chain-file"};
+        for (int k = 0; k < 5; k++)
             if (!strcmp(opt, path_opts[k]))
                 path = &paths[k];
         if (path) {
@@ -150,6 +155,10 @@ int vnf_args_parse(struct vnf_args *a, int argc, char *const argv[], char *err, 
     }
     if (a->low_pct >= a->high_pct) {
         snprintf(err, errlen, "--low-pct must be below --high-pct");
+        return -1;
+    }
+    if (a->chain_file[0] && (a->chain_len < 2 || a->chain_pos >= a->chain_len)) {
+        snprintf(err, errlen, "--chain-file needs --chain-len of 2 or more and --chain-pos below it");
         return -1;
     }
     if (a->mode == VNF_MODE_FWD && a->cost_cycles) {

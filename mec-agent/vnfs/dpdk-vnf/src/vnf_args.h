@@ -30,6 +30,10 @@ struct vnf_args {
     /* exists while the vNF's core is shared with another vNF: latency mode then sleeps on rx interrupts when idle
      * instead of busy polling (two pollers on one core take turns by scheduler slices); "" = none */
     char shared_core_file[VNF_PATH_MAX];
+    /* chain backpressure (vnf_chain.h): the chain's shared file, this vNF's position in it and the chain's
+     * length; "" = none. Position 0 is the head, which drops at entry while a downstream ring is over. */
+    char chain_file[VNF_PATH_MAX];
+    uint32_t chain_pos, chain_len;
 };
 
 void vnf_args_defaults(struct vnf_args *a);

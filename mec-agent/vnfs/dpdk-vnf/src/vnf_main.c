@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,6 +28,7 @@
 
 #include "vnf_args.h"
 #include "vnf_backoff.h"
+#include "vnf_chain.h"
 #include "vnf_cost.h"
 #include "vnf_stats.h"
 
@@ -59,6 +62,7 @@ struct vnf {
     uint32_t queue_max; /* the most in the rx ring since the queue file was last written */
     uint64_t queue_written; /* what it said */
     uint64_t start_tsc;
+    struct vnf_chain_line *chain; /* the mapped chain file (--chain-file), or NULL */
 };
 
 /* Writes `len` bytes to path atomically (a temporary file renamed over it), so a reader never sees half. */
@@ -76,6 +80,41 @@ static void write_file(const char *path, const char *data, size_t len)
         unlink(tmp);
 }
 
+/* Our line of the chain file: whether our rx ring is over its high watermark (hysteresis), for the head. */
+static void publish_chain(struct vnf *v)
+{
+    if (v->chain)
+        vnf_chain_publish(v->chain, v->args.chain_pos, v->st.wm.over, v->st.occupancy, v->st.wm.episodes);
+}
+
+/* Maps the chain file the agent made (VNF_CHAIN_LINE bytes per vNF of the chain, README.md "Chain file"). */
+static int map_chain(struct vnf *v)
+{
+    if (!v->args.chain_file[0])
+        return 0;
+    size_t len = (size_t)v->args.chain_len * VNF_CHAIN_LINE;
+    int fd = open(v->args.chain_file, O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        fprintf(stderr, "dpdk-vnf: chain file %s: %s\n", v->args.chain_file, strerror(errno));
+        return -1;
+    }
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || (size_t)sb.st_size < len) {
+        fprintf(stderr, "dpdk-vnf: chain file %s: shorter than %zu bytes\n", v->args.chain_file, len);
+        close(fd);
+        return -1;
+    }
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        fprintf(stderr, "dpdk-vnf: chain file %s: mmap: %s\n", v->args.chain_file, strerror(errno));
+        return -1;
+    }
+    v->chain = p;
+    publish_chain(v); /* a restarted vNF must not leave its old "over" behind */
+    return 0;
+}
+
 static void sample_occupancy(struct vnf *v)
 {
     if (!v->queue_count)
@@ -89,6 +128,7 @@ static void sample_occupancy(struct vnf *v)
     if (v->st.occupancy > v->queue_max)
         v->queue_max = v->st.occupancy;
     vnf_watermark_update(&v->st.wm, v->st.occupancy);
+    publish_chain(v);
 }
 
 /* Without rx_queue_count: the packets a run of full bursts drained is what had queued up (the backlog at its
@@ -107,6 +147,7 @@ static void drain_occupancy(struct vnf *v, uint16_t n)
     if (v->st.occupancy > v->queue_max)
         v->queue_max = v->st.occupancy;
     vnf_watermark_update(&v->st.wm, v->st.occupancy);
+    publish_chain(v);
     v->drain_run = n == v->args.burst ? v->args.ring_size : 0;
 }
 
@@ -147,6 +188,15 @@ static void handle(struct vnf *v, struct rte_mbuf **pkts, uint16_t n)
     v->st.rx_bytes += bytes;
     if (v->st.throttled) { /* the agent throttles our chain at its head: drop before doing any work */
         v->st.throttle_dropped += n;
+        rte_pktmbuf_free_bulk(pkts, n);
+        return;
+    }
+    /* Chain head and a downstream ring is over its high watermark: what we would forward now dies there after
+     * the chain's work on it; drop it at entry instead (NFVnice's backpressure, looked at on every burst). */
+    v->st.backpressure = v->chain && v->args.chain_pos == 0 &&
+                         vnf_chain_downstream_over(v->chain, v->args.chain_len, 0);
+    if (v->st.backpressure) {
+        v->st.backpressure_dropped += n;
         rte_pktmbuf_free_bulk(pkts, n);
         return;
     }
@@ -329,7 +379,7 @@ int main(int argc, char **argv)
         rte_eal_cleanup();
         return 1;
     }
-    if (setup_port(&v, pool) < 0) {
+    if (map_chain(&v) < 0 || setup_port(&v, pool) < 0) {
         rte_eal_cleanup();
         return 1;
     }
@@ -347,8 +397,9 @@ int main(int argc, char **argv)
            (unsigned long long)v.info.cost_ns, v.info.burst, v.info.ring_size, v.info.wake, v.info.occupancy_source);
     fflush(stdout);
     run(&v);
-    printf("dpdk-vnf: rx %llu tx %llu tx_dropped %llu sleeps %llu\n", (unsigned long long)v.st.rx_packets,
-           (unsigned long long)v.st.tx_packets, (unsigned long long)v.st.tx_dropped,
+    printf("dpdk-vnf: rx %llu tx %llu tx_dropped %llu backpressure_dropped %llu sleeps %llu\n",
+           (unsigned long long)v.st.rx_packets, (unsigned long long)v.st.tx_packets,
+           (unsigned long long)v.st.tx_dropped, (unsigned long long)v.st.backpressure_dropped,
            (unsigned long long)v.st.idle_sleeps);
     rte_eth_dev_stop(v.port);
     rte_eth_dev_close(v.port);

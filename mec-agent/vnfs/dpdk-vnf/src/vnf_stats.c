@@ -123,18 +123,21 @@ int vnf_stats_json(const struct vnf_stats *s, const struct vnf_info *i, uint64_t
         (ull)uptime_ms, i->mode, (ull)i->cost_cycles, (ull)i->cost_ns, (ull)i->clock_overhead_cycles,
         (ull)i->tsc_hz, i->burst, i->ring_size, i->wake, i->max_sleep_us);
     put(&o, "\"rx_packets\":%llu,\"rx_bytes\":%llu,\"tx_packets\":%llu,\"tx_bytes\":%llu,\"tx_dropped\":%llu,"
-            "\"throttle_dropped\":%llu,\"polls\":%llu,\"empty_polls\":%llu,\"mean_burst\":%.2f,\"burst_hist\":[",
+            "\"throttle_dropped\":%llu,\"backpressure_dropped\":%llu,\"polls\":%llu,\"empty_polls\":%llu,"
+            "\"mean_burst\":%.2f,\"burst_hist\":[",
         (ull)s->rx_packets, (ull)s->rx_bytes, (ull)s->tx_packets, (ull)s->tx_bytes, (ull)s->tx_dropped,
-        (ull)s->throttle_dropped, (ull)s->polls, (ull)s->empty_polls, vnf_stats_mean_burst(s));
+        (ull)s->throttle_dropped, (ull)s->backpressure_dropped, (ull)s->polls, (ull)s->empty_polls,
+        vnf_stats_mean_burst(s));
     for (unsigned b = 0; b < VNF_BURST_BUCKETS; b++)
         put(&o, "%s%llu", b ? "," : "", (ull)s->burst_hist[b]);
     put(&o, "],\"idle_sleeps\":%llu,\"slept_us\":%llu,\"intr_wakeups\":%llu,\"cost_cycles_spent\":%llu,"
             "\"occupancy\":%u,\"occupancy_max\":%u,\"occupancy_source\":\"%s\",\"queue_bytes\":%llu,"
             "\"watermark_high\":%u,\"watermark_low\":%u,\"over_watermark\":%s,\"watermark_episodes\":%llu,"
-            "\"throttled\":%s,\"proc_p99_ns\":%llu,\"proc_packets\":%llu}\n",
+            "\"throttled\":%s,\"backpressure\":%s,\"proc_p99_ns\":%llu,\"proc_packets\":%llu}\n",
         (ull)s->idle_sleeps, (ull)s->slept_us, (ull)s->intr_wakeups, (ull)s->cost_cycles_spent, s->occupancy,
         s->occupancy_max, i->occupancy_source, (ull)vnf_stats_queue_bytes(s, s->occupancy_max), s->wm.high, s->wm.low,
         s->wm.over ? "true" : "false", (ull)s->wm.episodes, s->throttled ? "true" : "false",
+        s->backpressure ? "true" : "false",
         (ull)vnf_latency_p99(&s->proc), (ull)s->proc.count);
     return o.full ? -1 : (int)(o.p - buf);
 }

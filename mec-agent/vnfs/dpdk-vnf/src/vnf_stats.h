@@ -27,6 +27,7 @@ struct vnf_stats {
     uint64_t rx_packets, rx_bytes, tx_packets, tx_bytes;
     uint64_t tx_dropped;        /* the switch's ring was full after the retries */
     uint64_t throttle_dropped;  /* dropped at the head while the agent throttled the chain */
+    uint64_t backpressure_dropped; /* dropped at the head while a downstream ring was over (chain file) */
     uint64_t polls, empty_polls;
     uint64_t burst_hist[VNF_BURST_BUCKETS];
     uint64_t idle_sleeps, slept_us, intr_wakeups;
@@ -34,6 +35,7 @@ struct vnf_stats {
     uint32_t occupancy, occupancy_max; /* rx ring: last sample, most since the previous report */
     struct vnf_watermark wm;
     bool throttled;
+    bool backpressure; /* chain head: a downstream vNF's ring is over its high watermark now */
     struct vnf_latency proc; /* ns each packet spent in the vNF (rx burst taken -> handed to tx), this interval */
 };
 

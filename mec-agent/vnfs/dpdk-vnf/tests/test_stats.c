@@ -61,6 +61,8 @@ int main(void)
     s.tx_dropped = 1;
     s.idle_sleeps = 12;
     s.throttled = true;
+    s.backpressure = true;
+    s.backpressure_dropped = 77;
     struct vnf_info info = {.mode = "cost", .wake = "backoff", .occupancy_source = "drain", .cost_cycles = 3000,
                             .cost_ns = 1000, .clock_overhead_cycles = 20, .tsc_hz = 3000000000ull, .burst = 32,
                             .ring_size = 1024, .max_sleep_us = 1000};
@@ -72,7 +74,8 @@ int main(void)
                           "\"burst_hist\":[0,0,0,1,0,1,0,0,0]", "\"idle_sleeps\":12,", "\"queue_bytes\":150000,",
                           "\"watermark_high\":819,", "\"over_watermark\":true,", "\"watermark_episodes\":2,",
                           "\"throttled\":true,", "\"proc_p99_ns\":1023,", "\"proc_packets\":1000}",
-                          "\"wake\":\"backoff\"", "\"occupancy_source\":\"drain\""};
+                          "\"wake\":\"backoff\"", "\"occupancy_source\":\"drain\"",
+                          "\"backpressure_dropped\":77,", "\"backpressure\":true,"};
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
         if (!strstr(buf, want[i]))
             fprintf(stderr, "missing %s in %s", want[i], buf);
