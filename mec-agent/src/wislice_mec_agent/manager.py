@@ -17,6 +17,7 @@ from typing import Any
 
 from wislice_agent_proto.errors import AgentError
 
+from . import chainfile
 from .catalog import Catalog, CatalogImage
 from .config import AgentConfig
 from .ids import address_of, check_vnf_id, container_name, host_ifname
@@ -200,6 +201,9 @@ class VnfManager:
             cdir.mkdir(parents=True, exist_ok=True)
             undo.push("config dir", lambda: shutil.rmtree(cdir, ignore_errors=True))
             (cdir / "params.env").write_text(params_env(params))
+        if cls.name == "dpdk":  # data-plane backpressure: the chain's file, linked before the vNF starts reading
+            chainfile.attach(Path(self.config.state_dir), spec.chain, spec.chain_position, cdir)
+            undo.push("chain file", lambda: self._detach_chain(rec))
         if cls.placed:
             self.mark_shared_cores()  # before it starts: a latency vNF begins in the right polling mode
         ports = cls.wire_before_start(self, rec, cdir, undo)
@@ -250,8 +254,19 @@ class VnfManager:
             undo.push("switch port", lambda name=name: self.switch.remove(name))
         self.planner.release(rec.vnf_id)  # its core is free once the container is going (nothing to fail)
         errors = undo.run()
+        if rec.vnf_class == "dpdk":
+            self._detach_chain(rec)
         self.mark_shared_cores()  # a latency vNF it shared a core with may have it to itself again
         return errors
+
+    def _detach_chain(self, rec: VnfRecord) -> None:
+        """Clears the gone vNF's line of its chain file; the file goes with the chain's last DPDK vNF."""
+        others = sum(1 for r in self.store.all() if r.vnf_id != rec.vnf_id and r.vnf_class == "dpdk"
+                     and r.spec.chain == rec.spec.chain)
+        try:
+            chainfile.detach(Path(self.config.state_dir), rec.spec.chain, rec.spec.chain_position, others)
+        except OSError as exc:
+            log.warning("vNF %d: chain file: %s", rec.vnf_id, exc)
 
     def mark_shared_cores(self) -> None:
         """Each latency vNF's SHARED_CORE_FILE exists exactly while its core is not its own (placement.py)."""

@@ -19,6 +19,9 @@
   backlog of its interfaces' root qdiscs. A vNF that knows better writes /run/vnf/queue (bytes), which wins.
 - The drop at the head is done by the agent: a drop-everything filter on clsact egress of the head's host-side
   veth (wiring.TcHeadDrop), counted per chain; /run/vnf/throttle exists meanwhile for vNFs (DPDK) that read it.
+  A chain of DPDK vNFs linked to a chain file (chainfile.py) does it in the data plane instead: its head drops at
+  entry on every rx burst while a downstream ring is over its watermark (NFVnice; the 0.1 s throttle outlasted a
+  ring's millisecond of work and cut throughput); the agent only reports the head's own counters.
 The pure logic (``compute_shares``, ``Backpressure``, ``CostEstimator``, ``parse_proc_net_rx``, ``ThrottlePlan``)
 is separate from the loop that measures and applies it.
 """
@@ -34,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from .cgroups import CgroupFs, host
+from .chainfile import data_plane, read_head_stats
 from .placement import wants_latency
 from .vnf_classes import vnf_class
 
@@ -210,6 +214,7 @@ class SchedulerLoop:
         self.plan = ThrottlePlan()
         self.queues: dict[Any, dict[int, int]] = {}  # chain -> downstream vnf_id -> bytes, at the last step
         self.heads: dict[Any, int] = {}  # chain -> vnf_id of its head, at the last step (chains of 2 or more)
+        self.data_plane: dict[Any, str] = {}  # chain -> its head's config dir, for chains whose head drops itself
         self.drops_done: dict[Any, int] = {}  # chain -> packets dropped at its head in finished episodes
         self.drops_now: dict[Any, int] = {}  # chain -> packets dropped in the current episode
         self.episodes: dict[Any, int] = {}
@@ -335,6 +340,7 @@ class SchedulerLoop:
             if chain not in chains:
                 self.backpressure.forget(chain)
         self.queues = {c: q for c, q in self.queues.items() if c in chains}
+        self.data_plane = {c: d for c, d in self.data_plane.items() if c in chains}
         self.heads = {}
         for chain, members in chains.items():
             members.sort(key=lambda r: (r.spec.chain_position, r.vnf_id))
@@ -345,6 +351,11 @@ class SchedulerLoop:
             queues = {r.vnf_id: self.queue_of(r, pids[r.vnf_id]) for r in members[1:]}
             self.queues[chain] = queues
             self.heads[chain] = members[0].vnf_id
+            if data_plane(members):  # the head itself drops on every burst (chainfile.py): no 0.1 s throttle
+                self.backpressure.forget(chain)
+                self.data_plane[chain] = members[0].config_dir
+                continue
+            self.data_plane.pop(chain, None)
             if self.backpressure.update(chain, list(queues.values())):
                 h = members[0]
                 wanted[chain] = Head(h.vnf_id, h.host_ifname, h.config_dir)
@@ -430,6 +441,11 @@ class SchedulerLoop:
                 out[c] = {"throttled": head is not None, "head": head.vnf_id if head else self.heads.get(c),
                           "queues": dict(self.queues.get(c, {})), "episodes": self.episodes.get(c, 0),
                           "drops": self.drops_done.get(c, 0) + self.drops_now.get(c, 0)}
+                if c in self.data_plane:  # the head's own counters (dpdk-vnf stats.json), not the agent's
+                    st = read_head_stats(Path(self.data_plane[c]))
+                    out[c]["throttled"] = bool(st.get("backpressure", False))
+                    out[c]["drops"] = int(st.get("backpressure_dropped", 0))
+                    out[c]["data_plane"] = True
             return out
 
 

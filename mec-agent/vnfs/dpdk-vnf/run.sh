@@ -13,9 +13,12 @@ burst=${P_burst:-}
 [ -z "$burst" ] && [ -z "$latency" ] && burst=32
 ring=1024
 server=0; [ "${P_vhost_server:-false}" = "true" ] && server=1
+# Chain backpressure in the data plane (README.md "Chain file"): the agent links the chain's file and our position.
+chain=""; [ -e /run/vnf/chain ] && [ -e /run/vnf/chain-pos ] &&
+  chain="--chain-file /run/vnf/chain --chain-pos $(cat /run/vnf/chain-pos) --chain-len 16"
 cpu=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*\([0-9]*\).*/\1/p' /proc/self/status)
 exec dpdk-vnf --lcores "0@${cpu:-0}" --in-memory --single-file-segments --no-pci --file-prefix vnf --no-telemetry \
   --vdev "net_virtio_user0,path=/run/vnf/vhost.sock,queues=1,queue_size=$ring,server=$server" -- \
   --mode "$mode" --cost-cycles "$cost" ${burst:+--burst "$burst"} $latency --ring-size "$ring" \
   --stats-file /run/vnf/stats.json --queue-file /run/vnf/queue --throttle-file /run/vnf/throttle \
-  --shared-core-file /run/vnf/shared-core
+  --shared-core-file /run/vnf/shared-core $chain

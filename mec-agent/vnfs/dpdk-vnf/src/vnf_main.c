@@ -35,6 +35,7 @@
 #define TX_RETRIES 8          /* the switch drains our tx ring from its own core: give it a moment */
 #define OCCUPANCY_EVERY 16    /* polls between two rx_queue_count samples */
 #define INTR_WAIT_MAX_MS 100  /* an interrupt wait also ends for the periodic work */
+#define BACKPRESSURE_PAUSE_US 20 /* a backpressured head yields its (shared) core this long between bursts */
 
 static volatile sig_atomic_t quit;
 
@@ -294,6 +295,13 @@ static void run(struct vnf *v)
         drain_occupancy(v, n);
         if (n)
             handle(v, pkts, n);
+        if (v->st.backpressure) {
+            /* Taking and dropping at line rate would spend the core the downstream vNFs need to drain: yield it
+             * for a moment; meanwhile the switch drops at our ring, still before any vNF worked on those. */
+            struct timespec ts = {.tv_sec = 0, .tv_nsec = BACKPRESSURE_PAUSE_US * 1000};
+            nanosleep(&ts, NULL);
+            continue;
+        }
         uint32_t us = vnf_backoff_after_poll(&bo, n);
         if (us) {
             /* idle: the queue file needs rewriting only while it says non-zero or we are throttled */
