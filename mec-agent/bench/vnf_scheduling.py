@@ -74,9 +74,10 @@ def dpdk_counters(m: Any, states: list[dict]) -> list[dict]:
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"vNF {s['vnf_id']} wrote no stats.json") from None
                 time.sleep(0.1)
-        out.append({"t": st["uptime_ms"] / 1000, "rx": st["rx_packets"] - st["throttle_dropped"],
+        head_drops = st["throttle_dropped"] + st.get("backpressure_dropped", 0)  # both: dropped before any work
+        out.append({"t": st["uptime_ms"] / 1000, "rx": st["rx_packets"] - head_drops,
                     "tx": st["tx_packets"], "tx_dropped": st["tx_dropped"],
-                    "throttle_dropped": st["throttle_dropped"], "raw": st})
+                    "throttle_dropped": head_drops, "raw": st})
     return out
 
 
@@ -153,6 +154,9 @@ def measure(m: Any, states: list[dict], counters: Any, out_rate: Any, mode: str,
 
 def dpdk_run(m: Any, node: Any, hp: Any, ids: Ids, mode: str, seconds: float) -> dict[str, Any]:
     ports = [("src", f"net_null0,size={FRAME}"), ("sink", "net_null1,no-rx=1")]
+    # scheduled: the chain's backpressure is in the data plane (the agent's chain file, the head drops at entry on
+    # every burst while a downstream ring is over its watermark); default and weights: none, as before
+    m.config.dataplane_backpressure = mode == "scheduled"
     with (SteeredPofSwitch(node, str(hp.mount), Path(m.config.state_dir), ports, tag="sch") as sw,
           chain_vnfs(m, sw, dpdk_specs(ids)) as states):
         path = [sw.port_ids["src"], *(s["ports"][0]["pof_port"] for s in states), sw.port_ids["sink"]]
@@ -239,12 +243,13 @@ def main() -> int:
         "net_null; mpps = the sink port's tx. kernel: three kernel-fwd containers (no cost knob: equal costs) on "
         "af_packet ports, iperf3 UDP 64-byte frames unlimited rate, mpps = the dst port's tx. "
         f"scheduled = the agent's SchedulerLoop every {INTERVAL[0]:g} s: CPU weights from arrival rate x CPU ns a "
-        "packet (compute_shares, written as cpu.weight / cpu.shares) and backpressure (the chain's downstream "
-        f"queues over {HIGH} bytes throttle the head until all are under {LOW}: dpdk-vnf reports its ring in "
-        "/run/vnf/queue (the most it held since its last write) and looks for /run/vnf/throttle, both every 10 ms; "
-        "a throttled head leaves its ring alone, so the switch drops at its full ring; a kernel vNF's queue is its "
-        "sockets + qdisc backlog, the head drops on its host veth); weights = the same loop with backpressure "
-        "off (CPU weights only); default = no scheduler (equal CFS weights). wasted = what vNF i processed that "
+        "packet (compute_shares, written as cpu.weight / cpu.shares) and backpressure: dpdk in the data plane "
+        "(the agent's chain file: each dpdk-vnf publishes whether its rx ring is over 80 % until under 20 %, the "
+        "head reads the flags on every rx burst and while one is set drops what it takes at entry, counted in "
+        "backpressure_dropped, pausing 20 us between bursts); kernel by the loop (the chain's downstream queues "
+        f"over {HIGH} bytes throttle the head on its host veth until all are under {LOW}); "
+        "weights = the same loop with backpressure off (CPU weights only); default = no scheduler (equal CFS "
+        "weights). wasted = what vNF i processed that "
         "vNF i+1 never received, from the vNFs' own counters, "
         "weighted by the cost spent on it so far; wasted_pct = of all cost units spent. Anchor NFVnice "
         "(Kulkarni et al., ToN 2020): up to 2x chain throughput, wasted work 3 Mpps -> 0.01 Mpps. "

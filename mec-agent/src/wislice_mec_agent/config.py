@@ -54,6 +54,9 @@ class AgentConfig:
     # buffer still passes it before the kernel drops for it.
     backpressure_high_bytes: int = 128 * 1024
     backpressure_low_bytes: int = 32 * 1024
+    # DPDK chains: each dpdk-vnf gets the chain file (chainfile.py) and the head drops at entry while a downstream
+    # ring is over its watermark, within a burst, instead of the scheduler's throttle; false = the throttle
+    dataplane_backpressure: bool = True
     metrics_listen: str = ""  # host:port ([v6]:port) of GET /metrics (Prometheus text format); empty = off
     metrics_token_file: str = ""  # a bearer token scrapes must present; empty = none
 

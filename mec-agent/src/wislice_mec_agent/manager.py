@@ -201,7 +201,8 @@ class VnfManager:
             cdir.mkdir(parents=True, exist_ok=True)
             undo.push("config dir", lambda: shutil.rmtree(cdir, ignore_errors=True))
             (cdir / "params.env").write_text(params_env(params))
-        if cls.name == "dpdk":  # data-plane backpressure: the chain's file, linked before the vNF starts reading
+        if cls.name == "dpdk" and self.config.dataplane_backpressure:
+            # data-plane backpressure: the chain's file, linked before the vNF starts (run.sh reads it once)
             chainfile.attach(Path(self.config.state_dir), spec.chain, spec.chain_position, cdir)
             undo.push("chain file", lambda: self._detach_chain(rec))
         if cls.placed:

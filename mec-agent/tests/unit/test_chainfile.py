@@ -60,3 +60,17 @@ def test_dpdk_chain_gets_the_file_and_the_scheduler_leaves_its_backpressure_to_t
     assert path.exists() and not any(chainfile.over_flags(path))
     node.manager.delete(head["vnf_id"])
     assert not path.exists()
+
+
+def test_without_dataplane_backpressure_a_dpdk_chain_is_throttled_by_the_loop(tmp_path: Path) -> None:
+    node = Node(tmp_path)
+    node.config.dataplane_backpressure = False
+    head = node.manager.create(spec(instance=1, image="dpdk-vnf", chain_id=5, chain_position=0))
+    down = node.manager.create(spec(instance=2, image="dpdk-vnf", chain_id=5, chain_position=1))
+    hdir, ddir = node.config.vnf_dir / str(head["vnf_id"]), node.config.vnf_dir / str(down["vnf_id"])
+    assert not (hdir / "chain").exists() and not (ddir / "chain-pos").exists()
+    (ddir / "queue").write_text("100000\n")
+    loop = SchedulerLoop(node.manager, 1.0, high=1000, low=100, apply=lambda pid, v: True, socket_queue=lambda pid: 0)
+    loop.step()
+    assert (hdir / "throttle").exists()
+    loop.stop()
