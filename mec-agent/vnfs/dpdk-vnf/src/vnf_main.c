@@ -64,6 +64,7 @@ struct vnf {
     uint64_t queue_written; /* what it said */
     uint64_t start_tsc;
     struct vnf_chain_line *chain; /* the mapped chain file (--chain-file), or NULL */
+    struct vnf_chain_next next;   /* our estimate of the next vNF's ring */
 };
 
 /* Writes `len` bytes to path atomically (a temporary file renamed over it), so a reader never sees half. */
@@ -84,8 +85,11 @@ static void write_file(const char *path, const char *data, size_t len)
 /* Our line of the chain file: whether our rx ring is over its high watermark (hysteresis), for the head. */
 static void publish_chain(struct vnf *v)
 {
-    if (v->chain)
-        vnf_chain_publish(v->chain, v->args.chain_pos, v->st.wm.over, v->st.occupancy, v->st.wm.episodes);
+    if (!v->chain)
+        return;
+    bool next_full = v->args.chain_pos + 1 < v->args.chain_len &&
+                     vnf_chain_next_full(&v->next, &v->chain[v->args.chain_pos + 1], v->st.tx_packets);
+    vnf_chain_publish(v->chain, v->args.chain_pos, v->st.wm.over || next_full, v->st.occupancy, v->st.wm.episodes);
 }
 
 /* Maps the chain file the agent made (VNF_CHAIN_LINE bytes per vNF of the chain, README.md "Chain file"). */
@@ -187,6 +191,8 @@ static void handle(struct vnf *v, struct rte_mbuf **pkts, uint16_t n)
         bytes += pkts[i]->pkt_len;
     v->st.rx_packets += n;
     v->st.rx_bytes += bytes;
+    if (v->chain)
+        vnf_chain_publish_rx(v->chain, v->args.chain_pos, v->st.rx_packets);
     if (v->st.throttled) { /* the agent throttles our chain at its head: drop before doing any work */
         v->st.throttle_dropped += n;
         rte_pktmbuf_free_bulk(pkts, n);
@@ -194,8 +200,10 @@ static void handle(struct vnf *v, struct rte_mbuf **pkts, uint16_t n)
     }
     /* Chain head and a downstream ring is over its high watermark: what we would forward now dies there after
      * the chain's work on it; drop it at entry instead (NFVnice's backpressure, looked at on every burst). */
+    if (v->chain)
+        publish_chain(v); /* our estimate of the next ring, every burst: it fills while the next vNF waits */
     v->st.backpressure = v->chain && v->args.chain_pos == 0 &&
-                         vnf_chain_downstream_over(v->chain, v->args.chain_len, 0);
+                         (v->next.full || vnf_chain_downstream_over(v->chain, v->args.chain_len, 0));
     if (v->st.backpressure) {
         v->st.backpressure_dropped += n;
         rte_pktmbuf_free_bulk(pkts, n);
@@ -399,6 +407,8 @@ int main(int argc, char **argv)
         .clock_overhead_cycles = vnf_cost_clock_overhead(tsc_clock, NULL, 1000), .tsc_hz = hz,
         .burst = v.args.burst, .ring_size = v.args.ring_size, .max_sleep_us = v.args.max_sleep_us};
     vnf_watermark_init(&v.st.wm, v.args.ring_size, v.args.high_pct, v.args.low_pct);
+    v.next.high = v.st.wm.high; /* the next vNF's ring: the same size and watermarks (run.sh gives all 1024) */
+    v.next.low = v.st.wm.low;
     v.start_tsc = rte_rdtsc();
     printf("dpdk-vnf: port %u, mode %s%s, cost %llu cycles (%llu ns), burst %u, ring %u, wake %s, occupancy %s\n",
            v.port, v.info.mode, v.args.latency ? " (latency)" : "", (unsigned long long)v.info.cost_cycles,

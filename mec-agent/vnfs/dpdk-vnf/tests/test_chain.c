@@ -44,6 +44,8 @@ int main(void)
     memset(lines, 0, sizeof(lines));
     vnf_chain_publish(lines, 1, true, 0x01020304, 7);
     CHECK(raw[64] == 1 && raw[68] == 4 && raw[71] == 1 && raw[72] == 7);
+    vnf_chain_publish_rx(lines, 1, 9);
+    CHECK(raw[80] == 9);
 
     /* arguments: a chain file needs a length of 2+ and a position inside it */
     struct vnf_args a;
@@ -61,6 +63,26 @@ int main(void)
     char *too_long[] = {"vnf", "--chain-len", "17"};
     vnf_args_defaults(&a);
     CHECK(vnf_args_parse(&a, 3, too_long, err, sizeof(err)) == -1);
+    /* the next ring, estimated: it last said 100 and took nothing since we sent 800 more -> full (over 819);
+     * it runs (its rx moves) and says 150: 150 < 204 clears; it says 300 and we send 600: over again */
+    struct vnf_chain_next nx = {.high = 819, .low = 204};
+    memset(lines, 0, sizeof(lines));
+    vnf_chain_publish(lines, 1, false, 100, 0);
+    vnf_chain_publish_rx(lines, 1, 5000);
+    CHECK(!vnf_chain_next_full(&nx, &lines[1], 10000)); /* first look: counts from here */
+    CHECK(!vnf_chain_next_full(&nx, &lines[1], 10719));  /* 100 + 719 = 819: not over */
+    CHECK(vnf_chain_next_full(&nx, &lines[1], 10720));   /* 820 */
+    vnf_chain_publish(lines, 1, false, 250, 0);
+    vnf_chain_publish_rx(lines, 1, 5100);
+    CHECK(vnf_chain_next_full(&nx, &lines[1], 10720));   /* it ran: 250 left, still >= low: hysteresis holds */
+    vnf_chain_publish(lines, 1, false, 150, 0);
+    vnf_chain_publish_rx(lines, 1, 5200);
+    CHECK(!vnf_chain_next_full(&nx, &lines[1], 10720));  /* 150 < 204 */
+    CHECK(vnf_chain_next_full(&nx, &lines[1], 11400));   /* 150 + 680 = 830 */
+    /* a line nobody fills (we are the last vNF, or the next is gone: the agent zeroed it) is never full */
+    memset(lines, 0, sizeof(lines));
+    CHECK(!vnf_chain_next_full(&nx, &lines[1], 1000000));
+    CHECK(!vnf_chain_next_full(&nx, &lines[1], 2000000));
     puts("test_chain: ok");
     return 0;
 }
