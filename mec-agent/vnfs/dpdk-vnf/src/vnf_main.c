@@ -242,6 +242,12 @@ static uint16_t idle_sleep(struct vnf *v, uint32_t us, uint64_t next_periodic, s
 {
     uint16_t n = 0;
     uint64_t t0 = rte_rdtsc();
+    /* Asleep we publish nothing: a flag left set (our estimate of the next ring) would hold the head until we woke,
+     * and we wake only for packets it then does not send. Our ring is empty; the estimate resumes with traffic. */
+    if (v->chain && v->next.full) {
+        v->next.full = false;
+        vnf_chain_publish(v->chain, v->args.chain_pos, v->st.wm.over, v->st.occupancy, v->st.wm.episodes);
+    }
     if (v->intr && rte_eth_dev_rx_intr_enable(v->port, 0) == 0) {
         n = rte_eth_rx_burst(v->port, 0, pkts, v->args.burst);
         if (n == 0) {
