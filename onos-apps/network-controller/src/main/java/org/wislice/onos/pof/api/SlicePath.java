@@ -35,7 +35,7 @@ public final class SlicePath {
     public static final String FORWARD = "forward";
     public static final String REVERSE = "reverse";
     private static final Set<String> INPUT_KEYS = Set.of("slice_id", "tenant_id", "tag", "rate_kbps", "down", "up",
-            "bidirectional", "hops", "require_enforcement", "latency_class", "branches");
+            "bidirectional", "hops", "require_enforcement", "latency_class", "branches", "main_branch_id");
     private static final Set<String> OUTPUT_KEYS = Set.of("meters", "unenforced_devices", "clients");
 
     /** One switch on the path: packets enter on in_port and leave on out_port (forward direction). */
@@ -109,6 +109,11 @@ public final class SlicePath {
     public final List<SliceBranch> branches;
     /** The clients whose downlink goes down a branch (output only, set by the controller). */
     public final List<SliceClient> clients;
+    /**
+     * What the client names the main path (the vAP whose route it is, as a branch_id names a branch's), so that an
+     * association at that vAP's AP places the client on "main"; null when not given.
+     */
+    public final String mainBranchId;
 
     public SlicePath(String sliceId, int tenantId, int tag, SliceRates down, SliceRates up, boolean bidirectional,
                      List<Hop> hops, List<MeterRef> meters) {
@@ -134,6 +139,14 @@ public final class SlicePath {
                      List<Hop> hops, List<MeterRef> meters, boolean requireEnforcement,
                      List<String> unenforcedDevices, LatencyClass latencyClass, List<String> queuelessDevices,
                      List<SliceBranch> branches, List<SliceClient> clients) {
+        this(sliceId, tenantId, tag, down, up, bidirectional, hops, meters, requireEnforcement, unenforcedDevices,
+                latencyClass, queuelessDevices, branches, clients, null);
+    }
+
+    public SlicePath(String sliceId, int tenantId, int tag, SliceRates down, SliceRates up, boolean bidirectional,
+                     List<Hop> hops, List<MeterRef> meters, boolean requireEnforcement,
+                     List<String> unenforcedDevices, LatencyClass latencyClass, List<String> queuelessDevices,
+                     List<SliceBranch> branches, List<SliceClient> clients, String mainBranchId) {
         if (!bidirectional && down.metered()) {
             throw SliceException.badRequest("a one-way path (bidirectional false) has no down direction to rate");
         }
@@ -155,6 +168,7 @@ public final class SlicePath {
         this.queuelessDevices = latencyClass.prioritized() ? List.copyOf(queuelessDevices) : List.of();
         this.branches = List.copyOf(branches);
         this.clients = List.copyOf(clients);
+        this.mainBranchId = mainBranchId;
     }
 
     /** The legacy form: rateKbps caps every direction the path has (0 = unmetered), no guarantee. */
@@ -166,39 +180,39 @@ public final class SlicePath {
 
     public SlicePath withTag(int newTag) {
         return new SlicePath(sliceId, tenantId, newTag, down, up, bidirectional, hops, meters, requireEnforcement,
-                unenforcedDevices, latencyClass, queuelessDevices, branches, clients);
+                unenforcedDevices, latencyClass, queuelessDevices, branches, clients, mainBranchId);
     }
 
     public SlicePath withMeters(List<MeterRef> newMeters) {
         return new SlicePath(sliceId, tenantId, tag, down, up, bidirectional, hops, newMeters, requireEnforcement,
-                unenforcedDevices, latencyClass, queuelessDevices, branches, clients);
+                unenforcedDevices, latencyClass, queuelessDevices, branches, clients, mainBranchId);
     }
 
     public SlicePath withRates(SliceRates newDown, SliceRates newUp) {
         return new SlicePath(sliceId, tenantId, tag, newDown, newUp, bidirectional, hops, meters, requireEnforcement,
-                unenforcedDevices, latencyClass, queuelessDevices, branches, clients);
+                unenforcedDevices, latencyClass, queuelessDevices, branches, clients, mainBranchId);
     }
 
     public SlicePath withRequireEnforcement(boolean require) {
         return new SlicePath(sliceId, tenantId, tag, down, up, bidirectional, hops, meters, require,
-                unenforcedDevices, latencyClass, queuelessDevices, branches, clients);
+                unenforcedDevices, latencyClass, queuelessDevices, branches, clients, mainBranchId);
     }
 
     public SlicePath withUnenforcedDevices(List<String> devices) {
         return new SlicePath(sliceId, tenantId, tag, down, up, bidirectional, hops, meters, requireEnforcement,
-                devices, latencyClass, queuelessDevices, branches, clients);
+                devices, latencyClass, queuelessDevices, branches, clients, mainBranchId);
     }
 
     /** Another class (with the rates it is checked against), and the switches without latency meters. */
     public SlicePath withLatency(LatencyClass cls, SliceRates newDown, SliceRates newUp, List<String> queueless) {
         return new SlicePath(sliceId, tenantId, tag, newDown, newUp, bidirectional, hops, meters, requireEnforcement,
-                unenforcedDevices, cls, queueless, branches, clients);
+                unenforcedDevices, cls, queueless, branches, clients, mainBranchId);
     }
 
     /** The same path with these client placements. */
     public SlicePath withClients(List<SliceClient> newClients) {
         return new SlicePath(sliceId, tenantId, tag, down, up, bidirectional, hops, meters, requireEnforcement,
-                unenforcedDevices, latencyClass, queuelessDevices, branches, newClients);
+                unenforcedDevices, latencyClass, queuelessDevices, branches, newClients, mainBranchId);
     }
 
     /** The branch of that id (not the main path); empty when there is none. */
@@ -253,6 +267,9 @@ public final class SlicePath {
         ArrayNode unenforced = n.putArray("unenforced_devices");
         unenforcedDevices.forEach(unenforced::add);
         n.put("latency_class", latencyClass.jsonName());
+        if (mainBranchId != null) {
+            n.put("main_branch_id", mainBranchId);
+        }
         // A path without branches keeps the form it had before branches existed.
         if (!branches.isEmpty()) {
             ArrayNode bs = n.putArray("branches");
@@ -341,7 +358,22 @@ public final class SlicePath {
         List<SliceClient> clients = new ArrayList<>();
         n.path("clients").forEach(c -> clients.add(SliceClient.fromJson(c)));
         return new SlicePath(id.asText(), tenant, tag, down, up, bidirectional, hops, meters, requireEnforcement,
-                unenforced, LatencyClass.fromJson(n.get("latency_class")), queueless, branches, clients);
+                unenforced, LatencyClass.fromJson(n.get("latency_class")), queueless, branches, clients,
+                mainBranchId(n.get("main_branch_id"), branches));
+    }
+
+    /** main_branch_id: optional, an id like a branch's, not "main" and not one of the branches'. */
+    private static String mainBranchId(JsonNode v, List<SliceBranch> branches) {
+        if (v == null || v.isNull()) {
+            return null;
+        }
+        if (!v.isTextual() || !validId(v.asText()) || SliceBranch.MAIN.equals(v.asText())) {
+            throw SliceException.badRequest("main_branch_id must be 1-64 characters of [A-Za-z0-9_.-], not 'main'");
+        }
+        if (branches.stream().anyMatch(b -> b.branchId.equals(v.asText()))) {
+            throw SliceException.badRequest("main_branch_id '" + v.asText() + "' is also a branch's id");
+        }
+        return v.asText();
     }
 
     /**

@@ -72,6 +72,27 @@ public class SliceBranchTest {
     }
 
     @Test
+    public void mainBranchIdNamesTheMainPathAndSurvivesStorage() throws Exception {
+        SlicePath p = SlicePath.fromJson(JSON.readTree("{\"slice_id\":\"s\",\"tenant_id\":1," + MAIN
+                + ",\"main_branch_id\":\"ap1\",\"branches\":[" + ap2("ap2") + "]}"));
+        assertEquals("ap1", p.mainBranchId);
+        SlicePath back = SlicePath.fromJson(p.withClients(List.of()).withTag(5).toJson(JSON));
+        assertEquals("ap1", back.mainBranchId);
+        // Without it, the answer has no such key (what a path had before).
+        assertFalse(parse(ap2("ap2")).toJson(JSON).has("main_branch_id"));
+        for (String bad : new String[] {"\"main\"", "\"ap2\"", "\"-x\"", "7", "\"a b\""}) {
+            try {
+                SlicePath.fromJson(JSON.readTree("{\"slice_id\":\"s\",\"tenant_id\":1," + MAIN
+                        + ",\"main_branch_id\":" + bad + ",\"branches\":[" + ap2("ap2") + "]}"));
+                fail("main_branch_id " + bad + " must be refused");
+            } catch (SliceException e) {
+                assertEquals(400, e.status());
+                assertTrue(e.getMessage(), e.getMessage().contains("main_branch_id"));
+            }
+        }
+    }
+
+    @Test
     public void aPathWithoutBranchesKeepsItsForm() throws Exception {
         SlicePath p = SlicePath.fromJson(JSON.readTree("{\"slice_id\":\"s\",\"tenant_id\":1," + MAIN + "}"));
         assertTrue(p.branches.isEmpty());
