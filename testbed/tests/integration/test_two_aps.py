@@ -1,8 +1,10 @@
 """The two-AP testbed (issue 16): one AP VM runs ap-1 and ap-2, each its own hwsim radio, hostapd, ap-agent and
 AP pofswitch on its own uplink to the core switch. A station with a 10 ms UDP echo stream roams ap-1 -> ap-2 ->
-ap-1 (wpa_cli roam, plain WPA2-PSK reassociation), then the wifi-controller steers it to ap-2 (802.11v BTM, POST
+ap-1 (wpa_cli roam, an 802.11r FT-PSK transition), then the wifi-controller steers it to ap-2 (802.11v BTM, POST
 /onos/wifi/clients/{mac}/steer). After each move hostapd and the wifi-controller show the station at the new AP
 and not at the old one, and the largest echo gap is bounded (scenarios/roaming.py says what the stream crosses).
+
+A second test does it inside an orchestrator slice on both APs, the stream crossing the slice's POF path and vNF.
 
 Marked ``twoap``: the testbed tier (make test-integration) leaves it out until it is proven stable; run it with
 ``make -C testbed test-two-aps``."""
@@ -104,3 +106,37 @@ def test_station_roams_between_two_aps_and_is_steered_back(two_aps) -> None:
     finally:
         roam.close()
 
+
+def test_slice_path_follows_a_roaming_station(two_aps) -> None:
+    """A slice with its SSID on both APs, made by the orchestrator (one POF path, the other AP's route a branch
+    joining it on the core switch, both vAPs with 802.11r): the station's 10 ms echo stream to the server crosses
+    the slice's flows and vNF; on each FT roam the client's downlink is placed on the new AP's branch (the scenario
+    stands in for the controller component that will do it on association) and the stream comes back through the
+    new AP."""
+    from wislice_testbed.scenarios.roaming import summary
+    from wislice_testbed.scenarios.slice_roaming import SliceRoaming
+
+    tb, log = two_aps
+    roam = SliceRoaming(tb, log)
+    try:
+        roam.open()
+        ap1, ap2 = roam.vaps
+        mac = roam.sta.mac().lower()
+        joined = roam.vap_of(roam.serving())
+        wait_at(roam, mac, joined.agent_id)
+        assert roam.placement(mac) == joined.vap_id, roam.path()
+        handovers = []
+        for target in (ap2 if joined is ap1 else ap1, joined):
+            handovers.append(roam.roam_in_slice(mac, target))
+            roam.release_old(mac, target)
+            wait_at(roam, mac, target.agent_id)
+            assert roam.placement(mac) == target.vap_id, roam.path()
+            log.say(f"roamed to {target.agent_id} in the slice: {handovers[-1]}")
+        result = summary(handovers)
+        log.say(f"slice handovers: {result}")
+        for h in handovers:
+            assert h.echoes_after >= 30, h
+            assert 5.0 <= h.interruption_ms <= MAX_GAP_MS, (h, result)
+            assert h.key_mgmt == "FT-PSK", h  # the orchestrator gave the slice's vAPs 802.11r
+    finally:
+        roam.close()

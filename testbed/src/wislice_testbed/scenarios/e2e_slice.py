@@ -135,10 +135,12 @@ def wire_server_side(tb: Any, s: SliceRun) -> None:
     tb.server.exec(["ip", "route", "replace", f"10.6{s.tenant_id}.1.0/24", "via", s.vnf_out_addr])
 
 
-def associate(tb: Any, log: StepLog, s: SliceRun, station: Any = None, address: str = "") -> float:
-    """Station (default: the slice's own) joins the slice's SSID with an address in its wireless subnet."""
+def associate(tb: Any, log: StepLog, s: SliceRun, station: Any = None, address: str = "",
+              mode: str = "wpa2-psk") -> float:
+    """Station (default: the slice's own) joins the slice's SSID with an address in its wireless subnet (mode
+    wpa2-ft-psk: asking 802.11r FT-PSK first, for a slice on several APs)."""
     sta = station or s.station
-    sta.connect(s.ssid, mode="wpa2-psk", passphrase=PASSPHRASE, address=f"{address or s.sta_addr}/24")
+    sta.connect(s.ssid, mode=mode, passphrase=PASSPHRASE, address=f"{address or s.sta_addr}/24")
     took = sta.wait_associated(timeout=60)
     sta.exec(f"ip route replace 10.6{s.tenant_id}.2.0/24 via {s.gw_addr}")
     mac = sta.mac().lower()

@@ -1,0 +1,107 @@
+"""A station roams between the two-AP testbed's APs inside one slice, and the slice's POF path follows it (issue 16).
+
+The slice is created through the orchestrator with a vAP of the same SSID on ap-1 and on ap-2 and a kernel-fwd vNF
+routing to the server namespace; the network controller holds one path for it, ap-1's or ap-2's route as the main
+path and the other as a branch joining it on the core switch. The 10 ms echo stream of roaming.py runs from the
+station to an echo server in the server namespace, so each echo crosses the air, the serving AP's switch, the core,
+the MEC switch and the vNF both ways. On each association the client's downlink must move to the new AP's branch
+(one client-table entry on the core switch): no controller component does that on CLIENT_ASSOCIATED yet, so the
+scenario does it in its place through the network controller's REST (PUT /onos/pof/slices/{id}/clients/{mac}) as
+soon as the station is on the new BSS, and removes the old AP's stale association (Roaming.release_old)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from ..topology.common import StepLog, wait_for
+from . import e2e_slice as e2e
+from .roaming import ARRIVALS, PROBE, PROBE_SRC, Roaming, RoamVap
+
+
+class SliceRoaming(Roaming):
+    """Roaming over a slice's two vAPs instead of two stand-alone vAPs and a hub in the VM."""
+
+    def __init__(self, tb: Any, log: StepLog) -> None:
+        super().__init__(tb)
+        self.log = log
+        self.slice: e2e.SliceRun | None = None
+        self.echo: Any = None
+
+    def open(self) -> SliceRoaming:
+        tb, ap2 = self.tb, self.tb.ap2
+        assert ap2 is not None, "the slice roaming scenario needs up(..., aps=2)"
+        s = e2e.SliceRun(1, "roam", 2_000, self.sta)
+        e2e.operator_setup(tb, self.log, [s])
+        body = e2e.slice_body(s, tb.ap.agent_id)
+        body["vaps"].append(dict(body["vaps"][0], agent_id=ap2.agent_id, radio="phy1"))
+        sl = e2e.create_slice(tb, self.log, s, body)
+        self.slice = s
+        ctrl = {tb.ap.agent_id: tb.ap.hostapd.ctrl_dir, ap2.agent_id: ap2.hostapd.ctrl_dir}
+        live = {v["vap_id"]: v for v in tb.onos.get("/onos/wifi/vaps")["vaps"]}
+        for vap in sl["vaps"]:
+            v = live[vap["vap_id"]]
+            self.vaps.append(RoamVap(v["agent_id"], v["vap_id"], v["ifname"], v["bssid"].lower(),
+                                     ctrl[v["agent_id"]]))
+        self.vaps.sort(key=lambda v: v.agent_id)  # ap-1 first
+        e2e.wire_server_side(tb, s)
+        self.echo = tb.processes.start(tb.server.argv([sys.executable, "-c", PROBE_SRC, "echo"]),
+                                       log_name="roam-echo")
+        e2e.associate(tb, self.log, s, mode="wpa2-ft-psk")  # the slice's vAPs offer FT-PSK (on two APs)
+        self.place(self.sta.mac().lower(), self.vap_of(self.serving()))  # where it joined
+        self.vm.run(f"cat > {PROBE} <<'WISLICE_EOF'\n{PROBE_SRC}WISLICE_EOF")
+        self.pids.append(self.sta_spawn(f"python3 {PROBE} send {s.server_addr} {ARRIVALS} 0.01"))
+        wait_for("echoes flowing through the slice", lambda: len(self.arrivals()) > 20, timeout=30, period=0.5)
+        return self
+
+    def path(self) -> dict[str, Any]:
+        """The slice's one path on the network controller (the one naming both vAPs)."""
+        ours = {v.vap_id for v in self.vaps}
+        paths = [p for p in self.tb.onos.get("/onos/pof/slices")["slices"]
+                 if {p.get("main_branch_id"), *(b["branch_id"] for b in p.get("branches", []))} >= ours]
+        assert len(paths) == 1, f"one path with both vAPs {sorted(ours)}: {paths}"
+        return paths[0]
+
+    def placement(self, mac: str) -> str:
+        """The vAP whose AP the network controller sends the client's downlink to."""
+        path = self.path()
+        code, body = self.tb.onos.request("GET", f"/onos/pof/slices/{path['slice_id']}/clients")
+        assert code == 200, (code, body)
+        placed = [c["branch"] for c in body.get("clients", []) if c["mac"].lower() == mac]
+        branch = placed[0] if placed else "main"
+        return path["main_branch_id"] if branch == "main" else branch
+
+    def place(self, mac: str, target: RoamVap) -> float:
+        """Puts the client's downlink on target's branch (main for the main vAP); the switch's confirmation in ms."""
+        path = self.path()
+        branch = "main" if target.vap_id == path["main_branch_id"] else target.vap_id
+        code, body = self.tb.onos.request("PUT", f"/onos/pof/slices/{path['slice_id']}/clients/{mac}",
+                                          {"branch": branch})
+        assert code == 200, (code, body)
+        return float(body["switched_ms"])
+
+    def roam_in_slice(self, mac: str, target: RoamVap) -> Any:
+        """wpa_cli roam to target, then the downlink placed there once the station is on it (the measured gap
+        includes the placement)."""
+        self._scan_for(target.bssid)
+        cli = f"wpa_cli -p {self.sta.ctrl_dir} -i {self.sta.ifname}"
+
+        def start() -> None:
+            assert "OK" in self.sta.exec(f"{cli} roam {target.bssid}").out
+            wait_for(f"station on {target.bssid}", lambda: self.sta.state().get("wpa_state") == "COMPLETED"
+                     and self.serving() == target.bssid, timeout=20, period=0.02)
+            self.place(mac, target)
+
+        return self.roam(target, start=start)
+
+    def close(self) -> None:
+        for pid in self.pids:
+            self.vm.run(f"kill {pid}", check=False)
+        self.pids = []
+        self.vm.run(f"rm -f {ARRIVALS} {PROBE}", check=False)
+        if self.echo is not None:
+            self.tb.processes.stop(self.echo)
+        if self.slice is not None and self.slice.slice_id:
+            gone = e2e.delete_slice(self.tb, self.log, self.slice)
+            assert all(gone.values()), gone
+        self.vaps = []
