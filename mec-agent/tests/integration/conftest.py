@@ -5,6 +5,7 @@ test fails if the agent itself left anything (containers, veths, switch ports, r
 from __future__ import annotations
 
 import secrets
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,19 @@ class RealNode:
         self.manager = self.new_manager()
         # The node's own address: the source of test traffic; vNFs reply to it on-link (their default route).
         ns.exec(["ip", "addr", "add", f"{NODE_ADDRESS}/32", "dev", "lo"])
+
+    @classmethod
+    def beside_dpdk_switch(cls, ns: Any, dockerd: Any, hugepages: Any, tmp_path: Path) -> RealNode:
+        """A node for tests through the real DPDK pofswitch: vNFs on the hugepages mount, kept off the switch's
+        lcore (bench/common.py SWITCH_CPU) as on a MEC node; skips the test when the switch is not built."""
+        from .switches import POFSWITCH, ROOT
+
+        if not POFSWITCH.exists():
+            pytest.skip(f"{POFSWITCH} is not built (make -C pof-switch build)")
+        sys.path.insert(0, str(ROOT / "mec-agent" / "bench"))
+        from common import SWITCH_CPU
+
+        return cls(ns, dockerd, tmp_path / "state", hugepages_dir=str(hugepages.mount), switch_cpus=str(SWITCH_CPU))
 
     def new_manager(self, pool: Any = None) -> VnfManager:
         return VnfManager(self.config, self.catalog, Store(self.config.db_path), self.runtime, self.wiring,

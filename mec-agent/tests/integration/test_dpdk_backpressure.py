@@ -17,7 +17,7 @@ import pytest
 from wislice_mec_agent.switch import NoSwitch
 
 from .conftest import RealNode
-from .switches import POFSWITCH, ROOT
+from .switches import ROOT
 from .test_dpdk_vnf import stats_of, wait_stats
 
 pytestmark = pytest.mark.integration
@@ -29,13 +29,10 @@ SLOW_CYCLES = 20000  # the downstream: ~7 us a packet, far below what the switch
 
 def test_head_drops_at_entry_while_the_slow_downstream_is_full(private_dockerd: Any, netns: Any, hugepages: Any,
                                                               tmp_path: Path) -> None:
-    if not POFSWITCH.exists():
-        pytest.skip(f"{POFSWITCH} is not built (make -C pof-switch build)")
-    from common import SWITCH_CPU, SteeredPofSwitch
+    from common import SteeredPofSwitch
 
     ns = netns("mecb")
-    node = RealNode(ns, private_dockerd, tmp_path / "state", hugepages_dir=str(hugepages.mount),
-                    switch_cpus=str(SWITCH_CPU))
+    node = RealNode.beside_dpdk_switch(ns, private_dockerd, hugepages, tmp_path)
     ports = [("src", "net_null0,size=64"), ("sink", "net_null1,no-rx=1")]
     try:
         # one switch per run: a fresh steering table for the new vNFs' ports

@@ -21,7 +21,7 @@ from wislice_mec_agent.stats import StatsCollector
 from wislice_mec_agent.switch import NoSwitch
 
 from .conftest import RealNode
-from .switches import POFSWITCH, ROOT
+from .switches import ROOT
 
 pytestmark = pytest.mark.integration
 sys.path.insert(0, str(ROOT / "mec-agent" / "bench"))
@@ -55,13 +55,11 @@ def wait_stats(node: RealNode, vnf_id: int, timeout: float = 15.0) -> dict:
 
 def test_chain_of_our_dpdk_vnf_forwards_then_sleeps(private_dockerd: Any, netns: Any, hugepages: Any,
                                                      tmp_path: Path) -> None:
-    if not POFSWITCH.exists():
-        pytest.skip(f"{POFSWITCH} is not built (make -C pof-switch build)")
-    from common import SWITCH_CPU, SteeredPofSwitch
+    from common import SteeredPofSwitch
 
     ns = netns("mecv")
-    node = RealNode(ns, private_dockerd, tmp_path / "state", hugepages_dir=str(hugepages.mount),
-                    switch_cpus=str(SWITCH_CPU))  # both vNFs on the other CPU, the switch's lcore alone
+    # both vNFs on the other CPU, the switch's lcore alone
+    node = RealNode.beside_dpdk_switch(ns, private_dockerd, hugepages, tmp_path)
     # forwarding and sleeping, measured without the head dropping for backpressure (test_dpdk_backpressure.py)
     node.config.dataplane_backpressure = False
     ports = [("src", "net_null0,size=1500"), ("sink", "net_null1,no-rx=1")]

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from .conftest import RealNode
-from .switches import POFSWITCH, ROOT
+from .switches import ROOT
 
 pytestmark = pytest.mark.integration
 sys.path.insert(0, str(ROOT / "mec-agent" / "bench"))
@@ -40,16 +40,12 @@ ATTEMPTS = 3
 
 def test_latency_probes_keep_their_p99_under_a_bulk_flood(private_dockerd: Any, netns: Any, hugepages: Any,
                                                            tmp_path: Path) -> None:
-    if not POFSWITCH.exists():
-        pytest.skip(f"{POFSWITCH} is not built (make -C pof-switch build)")
-    from common import SWITCH_CPU
     from slice_latency import DST_KBPS, Case, ProbePath, p
     from vnf_chain import Ids
 
     ns = netns("mecl")
-    # switch_cpus: the vNFs stay off the switch's lcore, as on a MEC node (placement gave one of them that core)
-    node = RealNode(ns, private_dockerd, tmp_path / "state", hugepages_dir=str(hugepages.mount),
-                    switch_cpus=str(SWITCH_CPU))
+    # the vNFs stay off the switch's lcore, as on a MEC node (placement gave one of them that core)
+    node = RealNode.beside_dpdk_switch(ns, private_dockerd, hugepages, tmp_path)
     node.config.capacity_cpu = 4.0  # four vNFs of one core each on this 2-core machine: they share it on purpose
     case = Case("latency", latency=True, loaded=True)
     verdicts: list[str] = []
