@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from .scenarios.roaming import Roaming
+from .scenarios.roaming import Roaming, RoamVap
 from .topology.common import StepLog, repo_root
 
 
@@ -39,17 +39,17 @@ def main() -> None:
                 roam.roam(ap1)
                 roam.release_old(mac, ap1)
 
-            def steer_to(bssid: str) -> Callable[[], None]:
+            def steer_to(target: RoamVap) -> Callable[[], None]:
                 def start() -> None:
-                    code, body = tb.onos.request("POST", f"/onos/wifi/clients/{mac}/steer", {"target_bssid": bssid})
+                    code, body = roam.steer(mac, target)
                     if code != 200 or not body.get("accepted"):
-                        raise RuntimeError(f"steer to {bssid}: HTTP {code} {body}")
+                        raise RuntimeError(f"steer to {target.bssid}: HTTP {code} {body}")
                 return start
 
             for i in range(args.roams):
                 for kind in ("roam", "steer"):
                     for source, target in ((ap1, ap2), (ap2, ap1)):
-                        h = roam.roam(target, start=steer_to(target.bssid) if kind == "steer" else None)
+                        h = roam.roam(target, start=steer_to(target) if kind == "steer" else None)
                         roam.release_old(mac, target)
                         gaps[f"{kind} {source.agent_id}->{target.agent_id}"].append(h.interruption_ms)
                         not_ft += h.key_mgmt != "FT-PSK"

@@ -87,7 +87,7 @@ def test_station_roams_between_two_aps_and_is_steered_back(two_aps) -> None:
         steer: list[Any] = []
 
         def start_steer() -> None:
-            steer[:] = tb.onos.request("POST", f"/onos/wifi/clients/{mac}/steer", {"target_bssid": ap2.bssid})
+            steer[:] = roam.steer(mac, ap2)
 
         handovers.append(roam.roam(ap2, start=start_steer))
         code, body = steer
@@ -127,7 +127,7 @@ def test_slice_path_follows_a_roaming_station(two_aps) -> None:
         assert roam.placement(mac) == joined.vap_id, roam.path()
         handovers = []
         for target in (ap2 if joined is ap1 else ap1, joined):
-            handovers.append(roam.roam_in_slice(mac, target))
+            handovers.append(roam.roam(target, on_arrival=lambda t=target: roam.place(mac, t)))
             roam.release_old(mac, target)
             wait_at(roam, mac, target.agent_id)
             assert roam.placement(mac) == target.vap_id, roam.path()

@@ -139,9 +139,11 @@ class Roaming:
     def vap_of(self, bssid: str) -> RoamVap:
         return next(v for v in self.vaps if v.bssid == bssid)
 
-    def roam(self, target: RoamVap, start: Callable[[], None] | None = None) -> Handover:
+    def roam(self, target: RoamVap, start: Callable[[], None] | None = None,
+             on_arrival: Callable[[], None] | None = None) -> Handover:
         """Moves the station to ``target`` and measures the move: ``wpa_cli roam`` (station-initiated), or
-        ``start`` (e.g. the wifi-controller's steer) when given."""
+        ``start`` (e.g. the wifi-controller's steer) when given; ``on_arrival`` runs once the station is on
+        ``target``, inside the measured window (e.g. the downlink placed on the new AP's branch)."""
         source = self.serving()
         assert source != target.bssid, f"already on {target.bssid}"
         if start is None:
@@ -153,13 +155,19 @@ class Roaming:
         else:
             start()
         wait_for(f"station on {target.bssid}", lambda: self.sta.state().get("wpa_state") == "COMPLETED"
-                 and self.serving() == target.bssid, timeout=20, period=0.1)
+                 and self.serving() == target.bssid, timeout=20, period=0.02 if on_arrival else 0.1)
+        if on_arrival is not None:
+            on_arrival()
         times = wait_for("echoes through the new AP", lambda: (t := self.arrivals()) and len(t) > before + 30 and t,
                          timeout=20, period=0.3)
         window = times[max(0, before - 1):]
         gap = max(b - a for a, b in pairwise(window))
         return Handover(source, target.bssid, round(gap * 1000, 1), len(times) - before,
                         self.sta.state().get("key_mgmt", ""))
+
+    def steer(self, mac: str, target: RoamVap) -> tuple[int, dict[str, Any]]:
+        """The wifi-controller's 802.11v steer of the station to target's BSS (POST .../clients/{mac}/steer)."""
+        return self.onos.request("POST", f"/onos/wifi/clients/{mac}/steer", {"target_bssid": target.bssid})
 
     def _scan_for(self, bssid: str) -> None:
         """wpa_supplicant roams only to a BSS in its scan results: a scan of channel 1 only (both APs are there,

@@ -80,20 +80,6 @@ class SliceRoaming(Roaming):
         assert code == 200, (code, body)
         return float(body["switched_ms"])
 
-    def roam_in_slice(self, mac: str, target: RoamVap) -> Any:
-        """wpa_cli roam to target, then the downlink placed there once the station is on it (the measured gap
-        includes the placement)."""
-        self._scan_for(target.bssid)
-        cli = f"wpa_cli -p {self.sta.ctrl_dir} -i {self.sta.ifname}"
-
-        def start() -> None:
-            assert "OK" in self.sta.exec(f"{cli} roam {target.bssid}").out
-            wait_for(f"station on {target.bssid}", lambda: self.sta.state().get("wpa_state") == "COMPLETED"
-                     and self.serving() == target.bssid, timeout=20, period=0.02)
-            self.place(mac, target)
-
-        return self.roam(target, start=start)
-
     def close(self) -> None:
         for pid in self.pids:
             self.vm.run(f"kill {pid}", check=False)
