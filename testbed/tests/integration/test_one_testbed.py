@@ -247,9 +247,10 @@ def test_latency_slice_measures_its_round_trips_against_its_budget(testbed) -> N
 
         def latency() -> dict[str, Any] | None:
             lat = tb.orch.call("GET", f"{path}/telemetry", s.token)[1].get("latency") or {}
-            return lat if any(v.get("samples") for v in lat.get("vaps", [])) else None
+            # Five samples at least: the first report after the probe started may hold one.
+            return lat if any(v.get("samples", 0) >= 5 for v in lat.get("vaps", [])) else None
 
-        lat = wait_for("the slice's measured latency", latency, timeout=60, period=1)
+        lat = wait_for("five samples of the slice's measured latency", latency, timeout=60, period=1)
         (vap,) = lat["vaps"]
         log.say(f"latency slice {s.slice_id}: round trip AP switch -> vNF p50 {vap['p50_us']} us, p99 "
                 f"{vap['p99_us']} us over {vap['samples']} samples, {vap['lost']} lost (budget {lat['budget_us']})")
@@ -264,7 +265,8 @@ def test_latency_slice_measures_its_round_trips_against_its_budget(testbed) -> N
         assert flood.port["be_drops"] > 0 and flood.queue_ms >= 1000, flood  # a probe in it: >= 1 s, or dropped
         assert sent >= 0.5 * (latency_flood.SETTLE_S + latency_flood.FLOOD_S) * 1000 / PROBE_INTERVAL_MS, flood
         assert flood.probes("lost") <= 0.05 * sent, flood
-        # The window (the last 1024 probes) holds the flood's ~340: its top tenth would be theirs had they queued.
+        # The window (the last 1024 probes) holds the flood's ~180, over a tenth of it: its top tenth would be
+        # theirs had they queued.
         assert int(flood.during["p90_us"]) <= 0.05 * flood.queue_ms * 1000, flood
         assert int(flood.during["p99_us"]) <= 0.25 * flood.queue_ms * 1000, flood
 

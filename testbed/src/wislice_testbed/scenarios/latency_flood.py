@@ -19,8 +19,8 @@ from wislice_agent_proto.switch_mgmt import SwitchMgmt
 CORE_AP_PORT = "ap"  # the core switch's port toward the AP (topology/testbed.py)
 PORT_KBPS = 500
 FLOOD_KBPS = 3000
-FLOOD_S = 14
-SETTLE_S = 3  # the queue fills before the probes are read the first time
+FLOOD_S = 7
+SETTLE_S = 2  # the queue fills (in ~0.2 s) before the probes are read the first time
 
 # Sends FLOOD_KBPS of 1200-byte UDP datagrams to argv[1]:9 for argv[3] seconds, paced every 10 ms.
 SENDER = """
