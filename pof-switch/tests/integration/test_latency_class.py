@@ -122,8 +122,11 @@ def test_latency_slice_overtakes_a_flood(processes: Any, controller: Controller,
     assert lat_p50 <= 10 and lat_p50 <= 0.2 * be_p50, report
     # The switch's own measurement: the pings of the last 1-2 s in the latency class, far below best effort's p99
     # (the flood's queue), which the pings without the flag then share.
-    assert idle["latency"]["packets"] >= 5 and idle["latency"]["p99_ns"] < 5_000_000, report
     lat, flood = lat_residence["latency"], lat_residence["other"]
+    # Idle: its median, and its p99 (with 10 pings, the largest: one wake-up of a switch descheduled on a loaded
+    # 2-core machine took 7.8 ms in CI) far below the flood's queue.
+    assert idle["latency"]["packets"] >= 5 and idle["latency"]["p50_ns"] < 1_000_000, report
+    assert idle["latency"]["p99_ns"] <= 0.2 * flood["p99_ns"], report
     assert lat["packets"] >= 5 and flood["packets"] >= 100, report
     assert flood["p99_ns"] >= 50_000_000 and lat["p99_ns"] <= 0.2 * flood["p99_ns"], report
     assert be_residence["latency"]["packets"] == 0 and be_residence["other"]["p99_ns"] >= 50_000_000, report
