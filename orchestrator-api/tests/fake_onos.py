@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from fake_controllers import FakeControllers
-from werkzeug.serving import WSGIRequestHandler, make_server
+from served_app import ServedApp
+from werkzeug.serving import WSGIRequestHandler
 from werkzeug.wrappers import Request, Response
 
 from wislice_orchestrator.controllers import ControllerError
@@ -107,12 +107,8 @@ class ServedOnos:
 
     def __init__(self, onos: FakeOnos | None = None) -> None:
         self.onos = onos or FakeOnos()
-        self.server = make_server("127.0.0.1", 0, self.onos.wsgi(), threaded=True,
-                                  request_handler=_Quiet)
-        self.url = f"http://127.0.0.1:{self.server.server_port}"
-        self.thread = threading.Thread(target=self.server.serve_forever, name="fake-onos", daemon=True)
-        self.thread.start()
+        self.served = ServedApp(self.onos.wsgi(), name="fake-onos", request_handler=_Quiet)
+        self.url = self.served.url
 
     def stop(self) -> None:
-        self.server.shutdown()
-        self.thread.join(timeout=10)
+        self.served.stop()

@@ -4,11 +4,10 @@ bench/results here: a fake-controller time is not a slice-setup time."""
 from __future__ import annotations
 
 import importlib.util
-import threading
 from pathlib import Path
 
 import pytest
-from werkzeug.serving import make_server
+from served_app import served
 
 SPEC = importlib.util.spec_from_file_location("slice_setup", Path(__file__).resolve().parents[1] / "bench" /
                                               "slice_setup.py")
@@ -18,12 +17,8 @@ SPEC.loader.exec_module(slice_setup)
 
 @pytest.fixture
 def api(world):
-    server = make_server("127.0.0.1", 0, world.app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield slice_setup.Api(f"http://127.0.0.1:{server.server_port}", world.operator), world
-    server.shutdown()
-    thread.join()
+    with served(world.app) as url:
+        yield slice_setup.Api(url, world.operator), world
 
 
 def test_run_collects_every_stage_and_cleans_up(api):

@@ -3,22 +3,17 @@
 from __future__ import annotations
 
 import json
-import threading
 
 import pytest
-from werkzeug.serving import make_server
+import served_app
 
 from wislice_orchestrator.cli import main, table
 
 
 @pytest.fixture
 def served(world):
-    server = make_server("127.0.0.1", 0, world.app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield world, f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join()
+    with served_app.served(world.app) as url:
+        yield world, url
 
 
 def run(capsys, url, token, *argv):

@@ -4,11 +4,10 @@ served on a loopback port over the fake controllers' simulated APs."""
 from __future__ import annotations
 
 import json
-import threading
 
 import pytest
+import served_app
 from firmware_helpers import upgrade_world
-from werkzeug.serving import make_server
 from wislice_agent_proto.usign import SigningKey
 
 from wislice_orchestrator.cli import main
@@ -18,14 +17,10 @@ from wislice_orchestrator.cli import main
 def served(tmp_path):
     key = SigningKey()
     w = upgrade_world(tmp_path, key, aps=3)
-    server = make_server("127.0.0.1", 0, w.app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
     try:
-        yield w, key, f"http://127.0.0.1:{server.server_port}"
+        with served_app.served(w.app) as url:
+            yield w, key, url
     finally:
-        server.shutdown()
-        thread.join()
         w.app.extensions["wislice_engine"].dispose()
 
 

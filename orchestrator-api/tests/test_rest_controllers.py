@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import base64
 import json
-import threading
 
 import pytest
-from werkzeug.serving import make_server
+from served_app import served
 from werkzeug.wrappers import Request, Response
 
 from wislice_orchestrator.controllers import ControllerError
@@ -58,12 +57,8 @@ def onos():
         return Response(json.dumps(reply) if reply is not None else b"", status=status,
                         mimetype="application/json")
 
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield RestControllers(f"http://127.0.0.1:{server.server_port}", "onos", "rocks", timeout_s=5), seen
-    server.shutdown()
-    thread.join()
+    with served(app) as url:
+        yield RestControllers(url, "onos", "rocks", timeout_s=5), seen
 
 
 def test_calls_follow_the_contract(onos):

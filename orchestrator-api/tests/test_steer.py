@@ -4,11 +4,10 @@ WiFi controller and the CLI's ``client steer``, against the fake controllers."""
 from __future__ import annotations
 
 import json
-import threading
 
 import pytest
 from orch_helpers import slice_body
-from werkzeug.serving import make_server
+from served_app import served
 
 from wislice_orchestrator.cli import main
 
@@ -58,11 +57,7 @@ def test_steer_by_bssid_and_bad_input(roaming):
 
 def test_cli_client_steer(roaming, capsys):
     w, client = roaming
-    server = make_server("127.0.0.1", 0, w.app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        url = f"http://127.0.0.1:{server.server_port}"
+    with served(w.app) as url:
         code = main(["--url", url, "--token", w.operator, "client", "steer", client["mac"], "--to-vap", "roam-b",
                      "--to-agent", "ap-2", "--disassoc-timer", "20"])
         out = capsys.readouterr().out
@@ -71,6 +66,3 @@ def test_cli_client_steer(roaming, capsys):
                      "--to-vap", client["vap_id"]])
         out = capsys.readouterr().out
         assert code == 0 and json.loads(out)["target_vap_id"] == client["vap_id"]
-    finally:
-        server.shutdown()
-        thread.join()
