@@ -175,7 +175,8 @@ public final class AgentController<C> {
     /**
      * Runs change while no other change of this agent's stored state runs. The refresh after a welcome (its read
      * of what the agent runs and the store update) and a removal through REST (its call and store update) each
-     * run whole under it: a report read before a removal would otherwise put back what the removal took away.
+     * run whole under it: a report read before a removal would otherwise put back what the removal took away. A
+     * creation stores the agent's answer under it: a report read before the creation would otherwise drop it.
      * Calls made inside wait for replies on network threads, never on the agent's ordered executor.
      */
     public void underStateLock(String agentId, Runnable change) {

@@ -330,7 +330,9 @@ public class NfvManager extends AbstractListenerManager<NfvEvent, NfvListener> i
         VnfState state = agents.callOrUndo(node, MecCalls.CREATE_VNF, spec, AgentRequestException.TIMEOUT::equals,
                                            () -> store.removeDesiredVnf(vnfId));
         Placed<VnfState> placed = new Placed<>(node, state);
-        store.putVnf(placed);
+        // Under the state lock: a refresh that read the agent's vNFs before this one existed must not drop it
+        // (it compares its report with the store while holding the lock).
+        agents.underStateLock(node, () -> store.putVnf(placed));
         ObjectNode out = Json.object();
         out.set("vnf", vnfJson(placed));
         return out.put("node", node);

@@ -289,7 +289,8 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
      */
     private <P> ObjectNode askForVap(String agentId, AgentCall<P, VapState> call, P params, Runnable undoRefused) {
         VapState state = agents.callOrUndo(agentId, call, params, AGENT_AWAY::contains, undoRefused);
-        store.putVap(agentId, state);
+        // Under the state lock: a refresh that read the agent's vAPs before this one existed must not drop it.
+        agents.underStateLock(agentId, () -> store.putVap(agentId, state));
         return WifiRecords.VAP.encode(new Placed<>(agentId, state));
     }
 
