@@ -129,7 +129,7 @@ def test_transcode_policy_deploys_and_removes_the_transcoder(testbed) -> None:
         return tb.orch.call("GET", f"/api/v1/tenants/1/slices/{s.slice_id}", s.token)[1]
 
     try:
-        time.sleep(8)  # one client: its rate within the reservation, several polls past hold_s
+        time.sleep(5)  # one client: its rate within the reservation, several polls past hold_s (2 s)
         assert view()["policy_state"][0]["state"] == "idle", view()
         second = tb.ap.stations[1]
         e2e.associate(tb, log, s, second, "10.61.1.11")
@@ -141,7 +141,7 @@ def test_transcode_policy_deploys_and_removes_the_transcoder(testbed) -> None:
         assert sl["policy_state"][0]["reaction_s"] > 0, sl
         ok, summary = e2e.ping(tb, s)
         assert ok, summary
-        clip = video.clip(3_000, 8)
+        clip = video.clip(3_000, 5)
         flow = video.VideoFlow("policy-video", tb.ap.stations[0], s.sta_addr, clip)
         series = run_flows(tb, [flow])[flow.name]
         assert not series.error, series.error
