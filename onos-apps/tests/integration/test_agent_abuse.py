@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ONOS_APPS, Onos, free_port
+from onos_helpers import ONOS_APPS, Onos, free_port
 from fake_agent import FakeAgent
 
 pytestmark = pytest.mark.integration

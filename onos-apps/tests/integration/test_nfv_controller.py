@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from conftest import Onos, free_port
+from onos_helpers import Onos, free_port
 from fake_agent import FakeAgent
 
 pytestmark = pytest.mark.integration

@@ -15,7 +15,7 @@ from types import ModuleType
 
 import pytest
 
-from conftest import ONOS_APPS, Onos
+from onos_helpers import ONOS_APPS, Onos
 
 pytestmark = pytest.mark.integration
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import flows_of, offloads_off, start_pofswitch
+from pof_helpers import flows_of, offloads_off, start_pofswitch
 from fake_reference_switch import FakeReferenceSwitch
 
 pytestmark = pytest.mark.integration

@@ -1,0 +1,39 @@
+"""Real pofswitch processes on veths dialling the session's ONOS, and what the suite reads back from ONOS."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from wislice_testbed.topology.common import repo_root
+from wislice_testbed.topology.onos import Onos
+
+POFSWITCH = Path(os.environ.get("POFSWITCH_AFP", repo_root() / "pof-switch" / "build" / "pofswitch-afp"))
+
+
+def offloads_off(ns: Any, ifname: str) -> None:
+    """AF_PACKET ports see frames as sent only without TSO/GSO/GRO and checksum offload."""
+    argv = ["ethtool", "-K", ifname, "tx", "off", "tso", "off", "gso", "off", "gro", "off"]
+    if ns is None:
+        subprocess.run(argv, check=True, capture_output=True)
+    else:
+        ns.exec(argv)
+
+
+def start_pofswitch(processes: Any, binary: Path, tmp_path: Path, dev_id: int, ports: list[str], onos: Onos) -> Any:
+    argv = [str(binary), "--controller", f"127.0.0.1:{onos.pof_port}", "--dev-id", str(dev_id),
+            "--mgmt", str(tmp_path / f"mgmt{dev_id}.sock")]
+    for i, ifname in enumerate(ports, 1):
+        argv += ["--port", f"s{i}={ifname}"]
+    return processes.start(argv, log_name=f"pofswitch{dev_id}")
+
+
+def flows_of(onos: Any, dev: str) -> list[dict]:
+    """ONOS answers 404 "Device is not found" for a device without flows."""
+    code, body = onos.request("GET", f"/onos/v1/flows/{dev}")
+    if code == 404:
+        return []
+    assert code == 200, body
+    return body["flows"]
