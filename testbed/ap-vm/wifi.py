@@ -142,6 +142,16 @@ class Station:
     def exec(self, cmd: str, timeout: float = 60.0, check: bool = True) -> Result:
         return self.vm.run(f"ip netns exec {self.ns} {cmd}", timeout=timeout, check=check)
 
+    def evict_neighbours_on_carrier_loss(self, evict: bool) -> None:
+        """Linux's arp_evict_nocarrier / ndisc_evict_nocarrier (default 1): whether the station's neighbour entries
+        are flushed when its carrier goes down. mac80211 drops the carrier on every roam, so with 1 the first
+        datagram after a move waits for an ARP exchange (and ~1 s more when that request is lost); the kernel's
+        documentation names 0 as the setting for a wireless client roaming between APs of one network."""
+        value = int(evict)
+        conf = f"/proc/sys/net/ipv4/conf/{self.ifname}/arp_evict_nocarrier"
+        conf6 = f"/proc/sys/net/ipv6/conf/{self.ifname}/ndisc_evict_nocarrier"
+        self.exec(f"sh -c 'echo {value} > {conf}; if [ -e {conf6} ]; then echo {value} > {conf6}; fi'")
+
     def connect(self, ssid: str, mode: str = "open", passphrase: str | None = None, address: str | None = None
                 ) -> None:
         """(Re)start wpa_supplicant for one network; returns at once (see wait_associated)."""

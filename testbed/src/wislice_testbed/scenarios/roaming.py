@@ -81,10 +81,13 @@ class Handover:
 class Roaming:
     """The two vAPs, the hub to "wired", the echo server and prober; ``close()`` removes them all."""
 
-    def __init__(self, tb: Any, fast_transition: bool = True) -> None:
+    def __init__(self, tb: Any, fast_transition: bool = True, keep_neighbours: bool = True) -> None:
         self.tb, self.vm, self.onos = tb, tb.ap.vm, tb.onos
         # 802.11r FT-PSK on both vAPs and the station (a roam skips the 4-way handshake); False: plain WPA2-PSK.
         self.fast_transition = fast_transition
+        # The station keeps its neighbour entries across a roam (arp_evict_nocarrier 0, a roaming client's
+        # setting); False: Linux's default, an ARP exchange after every move (testbed/README.md).
+        self.keep_neighbours = keep_neighbours
         self.sta = tb.ap.stations[0]
         self.vaps: list[RoamVap] = []
         self.pids: list[int] = []
@@ -103,6 +106,7 @@ class Roaming:
         self._hub()
         self.vm.run(f"cat > {PROBE} <<'WISLICE_EOF'\n{PROBE_SRC}WISLICE_EOF")
         self.pids.append(self.vm.spawn(f"ip netns exec wired python3 {PROBE} echo", log=ECHO_LOG))
+        self.sta.evict_neighbours_on_carrier_loss(not self.keep_neighbours)
         self.sta.connect(SSID, mode="wpa2-ft-psk" if self.fast_transition else "wpa2-psk", passphrase=PASSPHRASE,
                          address=f"{STA_ADDR}/24")
         self.sta.wait_associated(timeout=60)
@@ -213,6 +217,7 @@ class Roaming:
         for pid in self.pids:
             self.vm.run(f"kill {pid}", check=False)
         self.pids = []
+        self.sta.evict_neighbours_on_carrier_loss(True)  # the testbed's stations as they were
         self.vm.run(f"rm -f {ARRIVALS} {PROBE}; ip link del {VETH}; ip netns del wired", check=False)
         for vap in self.vaps:
             self.onos.request("DELETE", f"/onos/wifi/agents/{vap.agent_id}/vaps/{vap.vap_id}", timeout=60)

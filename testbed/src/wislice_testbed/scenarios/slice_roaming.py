@@ -47,6 +47,7 @@ class SliceRoaming(Roaming):
         e2e.wire_server_side(tb, s)
         self.echo = tb.processes.start(tb.server.argv([sys.executable, "-c", PROBE_SRC, "echo"]),
                                        log_name="roam-echo")
+        self.sta.evict_neighbours_on_carrier_loss(not self.keep_neighbours)
         e2e.associate(tb, self.log, s, mode="wpa2-ft-psk")  # the slice's vAPs offer FT-PSK (on two APs)
         self.place(self.sta.mac().lower(), self.vap_of(self.serving()))  # where it joined
         self.vm.run(f"cat > {PROBE} <<'WISLICE_EOF'\n{PROBE_SRC}WISLICE_EOF")
@@ -84,6 +85,7 @@ class SliceRoaming(Roaming):
         for pid in self.pids:
             self.vm.run(f"kill {pid}", check=False)
         self.pids = []
+        self.sta.evict_neighbours_on_carrier_loss(True)
         self.vm.run(f"rm -f {ARRIVALS} {PROBE}", check=False)
         if self.echo is not None:
             self.tb.processes.stop(self.echo)
