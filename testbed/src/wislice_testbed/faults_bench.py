@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         log = StepLog("faults")
         load = os.getloadavg()
-        with up(log, stations=2) as tb:
+        with up(log, stations=2, keep_logs=False) as tb:
             outcomes = run(tb, log, kinds)
     sys.path.insert(0, str(repo_root() / "bench"))
     import benchlib

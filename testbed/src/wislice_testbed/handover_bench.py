@@ -33,7 +33,7 @@ def main() -> None:
     not_ft = 0
     load_before = os.getloadavg()[0]
     started = time.monotonic()
-    with up(log, stations=1, aps=2) as tb:
+    with up(log, stations=1, aps=2, keep_logs=False) as tb:
         roam = Roaming(tb).open()
         try:
             ap1, ap2 = roam.vaps

@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     log = StepLog("isolation")
     load = os.getloadavg()
     sent = arrived = control_sent = control_seen = 0
-    with up(log, stations=2) as tb:
+    with up(log, stations=2, keep_logs=False) as tb:
         runs = [e2e.SliceRun(1, "alpha", 2000, tb.ap.stations[0]), e2e.SliceRun(2, "beta", 1000, tb.ap.stations[1])]
         e2e.operator_setup(tb, log, runs)
         for s in runs:

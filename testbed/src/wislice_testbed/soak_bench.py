@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         log = StepLog("soak")
         load = os.getloadavg()
         os.environ["WISLICE_HISTORY_MAX_ROWS"] = str(SOAK_HISTORY_ROWS)  # the testbed's orchestrator inherits it
-        with up(log, stations=1) as tb:
+        with up(log, stations=1, keep_logs=False) as tb:
             samples = soak.run(tb, log, args.cycles)
     s = soak.summary(samples)
     soak.plot(samples, results / f"{RESULT_NAME}.png")

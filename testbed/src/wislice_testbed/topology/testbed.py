@@ -10,6 +10,7 @@ manager; everything is removed on exit, also when bring-up fails halfway.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -75,15 +76,16 @@ class Testbed:
 
 @contextmanager
 def up(log: StepLog, stations: int = 2, radio_capacity_kbps: int = 0, mec_switch: str = "afp",
-       aps: int = 1) -> Iterator[Testbed]:
+       aps: int = 1, keep_logs: bool = True) -> Iterator[Testbed]:
     """``mec_switch``: the MEC node's switch, "afp" (pofswitch-afp) or "dpdk" (the DPDK pofswitch, see mecnode).
     ``aps``: 1, or 2 for a second AP (ap-2, switch dev 4) in the same AP VM on its own uplink, a second tap wired
-    to the core switch's port 3 (see secondap.py)."""
+    to the core switch's port 3 (see secondap.py). ``keep_logs`` False: the processes' log directory is removed
+    when the block ends without an exception (a benchmark's; the demo shows its logs, a failure keeps them)."""
     if aps not in (1, 2):
         raise ValueError(f"aps must be 1 or 2, got {aps}")
+    log_dir = Path(tempfile.mkdtemp(prefix="wislice-demo-logs-"))
     with ExitStack() as stack:
         firmware_key = SigningKey("the testbed operator's firmware key")
-        log_dir = Path(tempfile.mkdtemp(prefix="wislice-demo-logs-"))
         # Whose it is: another pytest session finishing meanwhile leaves a live testbed's logs alone (pytest_plugin).
         (log_dir / "owner.pid").write_text(f"{os.getpid()}\n")
         processes = ProcessManager(log_dir)
@@ -112,3 +114,5 @@ def up(log: StepLog, stations: int = 2, radio_capacity_kbps: int = 0, mec_switch
         tb = Testbed(onos, ap, mec, orch, server, processes, log_dir, core_switch, firmware_key)
         log.say("core switch connected: " + str(onos.switch_connected(device_id(CORE_DEV_ID))))
         yield tb
+    if not keep_logs:
+        shutil.rmtree(log_dir, ignore_errors=True)
