@@ -44,6 +44,14 @@ def wait_at(roam: Any, mac: str, agent: str) -> None:
         raise AssertionError(f"{exc}: {where(roam, mac)}, station {roam.sta.state()}") from exc
 
 
+def placed_on(roam: Any, mac: str, vap: Any) -> None:
+    """The network controller sends the client's downlink to vap's AP (its branch, or the main path)."""
+    try:
+        wait_for(f"{mac} placed on {vap.vap_id}", lambda: roam.placement(mac) == vap.vap_id, timeout=20, period=0.2)
+    except TimeoutError as exc:
+        raise AssertionError(f"{exc}: {roam.path()}") from exc
+
+
 @pytest.fixture(scope="module")
 def two_aps() -> Iterator[tuple[Any, StepLog]]:
     requires_root()
@@ -111,9 +119,9 @@ def test_station_roams_between_two_aps_and_is_steered_back(two_aps) -> None:
 def test_slice_path_follows_a_roaming_station(two_aps) -> None:
     """A slice with its SSID on both APs, made by the orchestrator (one POF path, the other AP's route a branch
     joining it on the core switch, both vAPs with 802.11r): the station's 10 ms echo stream to the server crosses
-    the slice's flows and vNF; on each FT roam the client's downlink is placed on the new AP's branch (the scenario
-    stands in for the controller component that will do it on association) and the stream comes back through the
-    new AP."""
+    the slice's flows and vNF; on each FT roam the controllers (the mobility app, on the association event) place
+    the client's downlink on the new AP's branch and remove the old AP's association, and the stream comes back
+    through the new AP."""
     from wislice_testbed.scenarios.roaming import summary
     from wislice_testbed.scenarios.slice_roaming import SliceRoaming
 
@@ -125,13 +133,12 @@ def test_slice_path_follows_a_roaming_station(two_aps) -> None:
         mac = roam.sta.mac().lower()
         joined = roam.vap_of(roam.serving())
         wait_at(roam, mac, joined.agent_id)
-        assert roam.placement(mac) == joined.vap_id, roam.path()
+        placed_on(roam, mac, joined)
         handovers = []
         for target in (ap2 if joined is ap1 else ap1, joined):
-            handovers.append(roam.roam(target, on_arrival=lambda t=target: roam.place(mac, t)))
-            roam.release_old(mac, target)
-            wait_at(roam, mac, target.agent_id)
-            assert roam.placement(mac) == target.vap_id, roam.path()
+            handovers.append(roam.roam(target))
+            placed_on(roam, mac, target)
+            wait_at(roam, mac, target.agent_id)  # the old AP's association removed by the controllers
             log.say(f"roamed to {target.agent_id} in the slice: {handovers[-1]}")
         result = summary(handovers)
         log.say(f"slice handovers: {result}")

@@ -143,11 +143,9 @@ class Roaming:
     def vap_of(self, bssid: str) -> RoamVap:
         return next(v for v in self.vaps if v.bssid == bssid)
 
-    def roam(self, target: RoamVap, start: Callable[[], None] | None = None,
-             on_arrival: Callable[[], None] | None = None) -> Handover:
+    def roam(self, target: RoamVap, start: Callable[[], None] | None = None) -> Handover:
         """Moves the station to ``target`` and measures the move: ``wpa_cli roam`` (station-initiated), or
-        ``start`` (e.g. the wifi-controller's steer) when given; ``on_arrival`` runs once the station is on
-        ``target``, inside the measured window (e.g. the downlink placed on the new AP's branch)."""
+        ``start`` (e.g. the wifi-controller's steer) when given."""
         source = self.serving()
         assert source != target.bssid, f"already on {target.bssid}"
         if start is None:
@@ -159,9 +157,7 @@ class Roaming:
         else:
             start()
         wait_for(f"station on {target.bssid}", lambda: self.sta.state().get("wpa_state") == "COMPLETED"
-                 and self.serving() == target.bssid, timeout=20, period=0.02 if on_arrival else 0.1)
-        if on_arrival is not None:
-            on_arrival()
+                 and self.serving() == target.bssid, timeout=20, period=0.1)
         times = wait_for("echoes through the new AP", lambda: (t := self.arrivals()) and len(t) > before + 30 and t,
                          timeout=20, period=0.3)
         window = times[max(0, before - 1):]

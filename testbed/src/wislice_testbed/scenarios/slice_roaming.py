@@ -4,10 +4,10 @@ The slice is created through the orchestrator with a vAP of the same SSID on ap-
 routing to the server namespace; the network controller holds one path for it, ap-1's or ap-2's route as the main
 path and the other as a branch joining it on the core switch. The 10 ms echo stream of roaming.py runs from the
 station to an echo server in the server namespace, so each echo crosses the air, the serving AP's switch, the core,
-the MEC switch and the vNF both ways. On each association the client's downlink must move to the new AP's branch
-(one client-table entry on the core switch): no controller component does that on CLIENT_ASSOCIATED yet, so the
-scenario does it in its place through the network controller's REST (PUT /onos/pof/slices/{id}/clients/{mac}) as
-soon as the station is on the new BSS, and removes the old AP's stale association (Roaming.release_old)."""
+the MEC switch and the vNF both ways. On each association the controllers move the client's downlink to the new
+AP's branch (one client-table entry on the core switch) and remove the old AP's stale association: the mobility
+app (onos-apps/mobility) does both on the wifi-controller's CLIENT_ASSOCIATED event; the scenario only reads where
+the network controller placed the client (GET /onos/pof/slices/{id}/clients)."""
 
 from __future__ import annotations
 
@@ -49,7 +49,6 @@ class SliceRoaming(Roaming):
                                        log_name="roam-echo")
         self.sta.evict_neighbours_on_carrier_loss(not self.keep_neighbours)
         e2e.associate(tb, self.log, s, mode="wpa2-ft-psk")  # the slice's vAPs offer FT-PSK (on two APs)
-        self.place(self.sta.mac().lower(), self.vap_of(self.serving()))  # where it joined
         self.vm.run(f"cat > {PROBE} <<'WISLICE_EOF'\n{PROBE_SRC}WISLICE_EOF")
         self.pids.append(self.sta_spawn(f"python3 {PROBE} send {s.server_addr} {ARRIVALS} 0.01"))
         wait_for("echoes flowing through the slice", lambda: len(self.arrivals()) > 20, timeout=30, period=0.5)
@@ -71,15 +70,6 @@ class SliceRoaming(Roaming):
         placed = [c["branch"] for c in body.get("clients", []) if c["mac"].lower() == mac]
         branch = placed[0] if placed else "main"
         return path["main_branch_id"] if branch == "main" else branch
-
-    def place(self, mac: str, target: RoamVap) -> float:
-        """Puts the client's downlink on target's branch (main for the main vAP); the switch's confirmation in ms."""
-        path = self.path()
-        branch = "main" if target.vap_id == path["main_branch_id"] else target.vap_id
-        code, body = self.tb.onos.request("PUT", f"/onos/pof/slices/{path['slice_id']}/clients/{mac}",
-                                          {"branch": branch})
-        assert code == 200, (code, body)
-        return float(body["switched_ms"])
 
     def close(self) -> None:
         for pid in self.pids:

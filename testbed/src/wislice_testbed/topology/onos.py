@@ -27,6 +27,8 @@ APPS = {
     "wifi": "onos-apps/wifi-controller/target/wislice-wifi-controller-0.1.0-SNAPSHOT.oar",
     "nfv": "onos-apps/nfv-controller/target/wislice-nfv-controller-0.1.0-SNAPSHOT.oar",
     "pof": "onos-apps/network-controller/target/wislice-network-controller-0.1.0-SNAPSHOT.oar",
+    # Requires wifi and pof: installed after them (a slice client's path follows it between APs).
+    "mobility": "onos-apps/mobility/target/wislice-mobility-0.1.0-SNAPSHOT.oar",
 }
 # Component configuration written before the apps activate: their listening ports and the agents' shared secret.
 COMPONENTS = {"wifi": "org.wislice.onos.wifi.impl.WifiManager", "nfv": "org.wislice.onos.nfv.impl.NfvManager",

@@ -1,0 +1,2 @@
+/** The mobility app's service: the handovers it followed. */
+package org.wislice.onos.mobility.api;
