@@ -135,7 +135,8 @@ def test_slice_path_follows_a_roaming_station(two_aps) -> None:
         wait_at(roam, mac, joined.agent_id)
         placed_on(roam, mac, joined)
         handovers = []
-        for target in (ap2 if joined is ap1 else ap1, joined):
+        targets = (ap2 if joined is ap1 else ap1, joined)
+        for target in targets:
             handovers.append(roam.roam(target))
             placed_on(roam, mac, target)
             wait_at(roam, mac, target.agent_id)  # the old AP's association removed by the controllers
@@ -146,5 +147,13 @@ def test_slice_path_follows_a_roaming_station(two_aps) -> None:
             assert h.echoes_after >= 30, h
             assert 5.0 <= h.interruption_ms <= MAX_GAP_MS, (h, result)
             assert h.key_mgmt == "FT-PSK", h  # the orchestrator gave the slice's vAPs 802.11r
+        # The mobility app's own record of the two moves: where it put the downlink, how long the path took.
+        followed = [h for h in tb.onos.get("/onos/mobility/handovers")["handovers"] if h["mac"].lower() == mac]
+        log.say(f"the mobility app's handovers: {followed}")
+        moves = followed[-2:]
+        assert [h["vap_id"] for h in moves] == [t.vap_id for t in targets], followed
+        for h in moves:
+            # Both on the controller's clock: the switch's confirmation is part of the path switch.
+            assert h["error"] is None and 0 <= h["switch_confirm_ms"] <= h["path_switch_ms"] < 5000, h
     finally:
         roam.close()

@@ -9,7 +9,8 @@ public interface ClientMobilityService {
 
     /**
      * The last handovers (oldest first, at most 256): {mac, slice_id, agent_id, vap_id, branch_id,
-     * path_switch_ms (the agent's association report to the switch's confirmation), switch_confirm_ms, kicked
+     * path_switch_ms (the association event's arrival at this node to the switch's confirmation),
+     * switch_confirm_ms (the network controller's placeClient alone), kicked
      * (agents whose stale association was removed), error (null when it worked), at_ms}.
      */
     List<ObjectNode> handovers();

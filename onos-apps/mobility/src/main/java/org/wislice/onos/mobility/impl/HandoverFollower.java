@@ -37,11 +37,11 @@ final class HandoverFollower {
     }
 
     /**
-     * Follows a CLIENT_ASSOCIATED record ({agent_id, vap_id, mac, ...}) reported at reportedMs; empty when the vAP
+     * Follows a CLIENT_ASSOCIATED record ({agent_id, vap_id, mac, ...}) received at receivedMs; empty when the vAP
      * is in no slice path, or when the agent is connected to another controller node (that node follows it: the
      * event reaches every node, the placement must be made once).
      */
-    Optional<Handover> follow(ObjectNode client, long reportedMs) {
+    Optional<Handover> follow(ObjectNode client, long receivedMs) {
         String agentId = text(client, "agent_id");
         String vapId = text(client, "vap_id");
         String mac = text(client, "mac");
@@ -64,7 +64,7 @@ final class HandoverFollower {
             long now = clockMs.getAsLong();
             List<String> kicked = kickStale(mac, agentId, vaps);
             return Optional.of(new Handover(mac, path.sliceId, agentId, vapId, branch,
-                                            Math.max(0, now - reportedMs), confirmMs, kicked, null, now));
+                                            Math.max(0, now - receivedMs), confirmMs, kicked, null, now));
         }
         return Optional.empty();
     }

@@ -71,13 +71,15 @@ public class MobilityManager implements ClientMobilityService {
             return;
         }
         ObjectNode client = event.subject().deepCopy();
-        long reportedMs = event.time();
-        executor.execute(() -> follow(client, reportedMs));
+        // The handover's clock starts when the event reaches this node: the event's own time is the agent's
+        // clock, which an AP does not keep in step with the controller's (1.3-1.4 s apart in the testbed's VM).
+        long receivedMs = System.currentTimeMillis();
+        executor.execute(() -> follow(client, receivedMs));
     }
 
-    void follow(ObjectNode client, long reportedMs) {
+    void follow(ObjectNode client, long receivedMs) {
         try {
-            follower.follow(client, reportedMs).ifPresent(this::record);
+            follower.follow(client, receivedMs).ifPresent(this::record);
         } catch (RuntimeException e) {
             log.warn("following the association of {} failed", client, e);
         }
