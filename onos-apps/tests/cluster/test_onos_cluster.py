@@ -187,10 +187,11 @@ def test_cluster_forms_fails_over_and_rejoins(cluster: Cluster) -> None:
     print("cluster numbers: " + json.dumps(numbers))
 
 
-def test_meter_store_is_node_local(cluster: Cluster) -> None:
-    """The compat bundle's meter store is a single-node stand-in: a meter added on a switch's master is not seen by
-    the other nodes, and a node that does not master the switch cannot add one (it has not the meter features the
-    provider pushed on the master). Fails once a cluster-safe store lands: then drop it, update docs/onos-cluster.md."""
+def test_meters_are_shared_by_every_node(cluster: Cluster) -> None:
+    """The compat bundle's ClusterMeterStore: a meter added on a switch's master is listed ADDED by every node, and
+    a node that does not master the switch adds one too (the device's meter-id range is shared): it gets another
+    id, reaches the switch through its master and is ADDED everywhere; deleting it on a third node removes it from
+    every node's list."""
     device = "pof:00001702"
     nodes = sorted(cluster.nodes)
     switch = dial([cluster.nodes[n]["pof"] for n in nodes], dev_id=0x1702)
@@ -201,20 +202,24 @@ def test_meter_store_is_node_local(cluster: Cluster) -> None:
                  "bands": [{"type": "DROP", "rate": 1000, "burstSize": 0}]}
         assert cluster.request(master, "POST", f"/onos/v1/meters/{device}", meter)[0] == 201
 
-        def meters(node: str) -> list[str]:
+        def meters(node: str) -> dict[str, str]:
             code, body = cluster.get(node, f"/onos/v1/meters/{device}")
             assert code == 200, body
-            return [m["state"] for m in body["meters"]]
+            return {m["id"]: m["state"] for m in body["meters"]}
 
-        wait_for(f"the meter ADDED on {master}", lambda: meters(master) == ["ADDED"], 20)
+        wait_for("the meter ADDED on every node", lambda: all(
+            list(meters(n).values()) == ["ADDED"] for n in nodes), 20)
         wait_for("the METER_MOD at the switch", lambda: switch.of_type("METER_MOD"), 10)
-        time.sleep(2)  # a distributed store would have replicated it by now
-        seen_elsewhere = {n: meters(n) for n in others}
-        added_elsewhere = cluster.request(others[0], "POST", f"/onos/v1/meters/{device}", meter)
-        if seen_elsewhere == {n: [] for n in others} and added_elsewhere[0] != 201:
-            pytest.xfail(f"meter store node-local: {others} list no meter, a POST on {others[0]} answers "
-                         f"{added_elsewhere}")
-        pytest.fail(f"the meter store shares meters now ({seen_elsewhere}, {added_elsewhere}): drop this test")
+        assert cluster.request(others[0], "POST", f"/onos/v1/meters/{device}", meter)[0] == 201
+        wait_for("both meters ADDED on every node", lambda: all(
+            sorted(meters(n).values()) == ["ADDED", "ADDED"] for n in nodes), 20)
+        ids = sorted(meters(master))
+        assert len(set(ids)) == 2, ids  # two ids: the allocator is shared
+        wait_for("the second METER_MOD at the switch", lambda: len(switch.of_type("METER_MOD")) >= 2, 10)
+        code, body = cluster.request(others[1], "DELETE", f"/onos/v1/meters/{device}/{ids[1]}")
+        assert code in (200, 204), (code, body)
+        wait_for("the deleted meter gone from every node", lambda: all(
+            sorted(meters(n)) == ids[:1] for n in nodes), 20)
     finally:
         switch.close()
 
