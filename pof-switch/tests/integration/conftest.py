@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
+from wislice_testbed.topology.pofswitch import offloads_off
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from pofctl import SCRIPTED_CONTROLLER_ARGS, Controller, mgmt_command  # noqa: E402
@@ -33,15 +33,6 @@ class Host:
     mac: bytes
 
 
-def offloads_off(ns: Any, ifname: str) -> None:
-    """AF_PACKET sees frames as sent: without this, TSO super-frames and partial checksums reach the switch."""
-    argv = ["ethtool", "-K", ifname, "tx", "off", "tso", "off", "gso", "off", "gro", "off"]
-    if ns is None:
-        subprocess.run(argv, check=True, capture_output=True)
-    else:
-        ns.exec(argv)
-
-
 def mac_of(ns: Any, ifname: str) -> bytes:
     out = ns.exec(["ip", "-j", "link", "show", "dev", ifname], capture_output=True, text=True).stdout
     return bytes.fromhex(json.loads(out)[0]["address"].replace(":", ""))
@@ -55,8 +46,8 @@ def hosts(netns: Any, veth: Any) -> list[Host]:
     for i in (1, 2, 3):
         ns = netns(f"h{i}")
         pair = veth(ns, None, addr_a=f"10.9.0.{i}/24")
-        offloads_off(ns, pair.a)
-        offloads_off(None, pair.b)
+        offloads_off(pair.a, ns.name)
+        offloads_off(pair.b)
         out.append(Host(ns, pair.a, pair.b, f"10.9.0.{i}", mac_of(ns, pair.a)))
     return out
 

@@ -3,18 +3,17 @@ ONOS runtime is onos-apps/conftest.py's; helpers are in pof_helpers.py."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
 import pytest
 from pof_helpers import POFSWITCH
+from wislice_testbed.pytest_plugin import requires_root
 
 
 @pytest.fixture(autouse=True)
 def needs_root() -> None:
-    if os.geteuid() != 0:
-        pytest.skip("needs root (namespaces, veths)")
+    requires_root("needs root (namespaces, veths)")
 
 
 @pytest.fixture

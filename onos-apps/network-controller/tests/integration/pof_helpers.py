@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -11,15 +10,6 @@ from wislice_testbed.topology.common import repo_root
 from wislice_testbed.topology.onos import Onos
 
 POFSWITCH = Path(os.environ.get("POFSWITCH_AFP", repo_root() / "pof-switch" / "build" / "pofswitch-afp"))
-
-
-def offloads_off(ns: Any, ifname: str) -> None:
-    """AF_PACKET ports see frames as sent only without TSO/GSO/GRO and checksum offload."""
-    argv = ["ethtool", "-K", ifname, "tx", "off", "tso", "off", "gso", "off", "gro", "off"]
-    if ns is None:
-        subprocess.run(argv, check=True, capture_output=True)
-    else:
-        ns.exec(argv)
 
 
 def start_pofswitch(processes: Any, binary: Path, tmp_path: Path, dev_id: int, ports: list[str], onos: Onos) -> Any:

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pof_helpers import flows_of, offloads_off, start_pofswitch
+from pof_helpers import flows_of, start_pofswitch
+from wislice_testbed.topology.pofswitch import offloads_off
 
 pytestmark = pytest.mark.integration
 
@@ -38,7 +39,7 @@ def branched(onos: Any, netns: Any, veth: Any, processes: Any, pofswitch_binary:
     link = veth(None, None, mtu=1600)  # the tag word's 4 bytes between switches
     for ns, ifname in ((h1, e1.a), (None, e1.b), (h2, e2.a), (None, e2.b), (h3, e3.a), (None, e3.b),
                        (None, link.a), (None, link.b)):
-        offloads_off(ns, ifname)
+        offloads_off(ifname, ns.name if ns else None)
     start_pofswitch(processes, pofswitch_binary, tmp_path, 11, [e1.b, link.a, e3.b], onos)
     start_pofswitch(processes, pofswitch_binary, tmp_path, 12, [link.b, e2.b], onos)
 

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pof_helpers import flows_of, offloads_off, start_pofswitch
+from pof_helpers import flows_of, start_pofswitch
+from wislice_testbed.topology.pofswitch import offloads_off
 from fake_reference_switch import FakeReferenceSwitch
 
 pytestmark = pytest.mark.integration
@@ -54,7 +55,7 @@ def two_switches(onos: Any, netns: Any, veth: Any, processes: Any, pofswitch_bin
     # The slice tag adds 4 bytes between switches: the inter-switch link carries 1504-byte IP packets.
     link = veth(None, None, mtu=1600)
     for ns, ifname in ((h1, e1.a), (None, e1.b), (h2, e2.a), (None, e2.b), (None, link.a), (None, link.b)):
-        offloads_off(ns, ifname)
+        offloads_off(ifname, ns.name if ns else None)
     start_pofswitch(processes, pofswitch_binary, tmp_path, 1, [e1.b, link.a], onos)
     start_pofswitch(processes, pofswitch_binary, tmp_path, 2, [link.b, e2.b], onos)
 
