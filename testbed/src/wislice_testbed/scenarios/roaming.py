@@ -110,9 +110,21 @@ class Roaming:
         self.sta.connect(SSID, mode="wpa2-ft-psk" if self.fast_transition else "wpa2-psk", passphrase=PASSPHRASE,
                          address=f"{STA_ADDR}/24")
         self.sta.wait_associated(timeout=60)
-        self.pids.append(self.sta_spawn(f"python3 {PROBE} send {TARGET} {ARRIVALS} 0.01"))
-        wait_for("echoes flowing", lambda: len(self.arrivals()) > 20, timeout=30, period=0.5)
+        self.stream_to(TARGET)
         return self
+
+    def stream_to(self, target: str) -> None:
+        """Starts the station's 10 ms prober toward target's echo server; returns once echoes come back."""
+        self.pids.append(self.sta_spawn(f"python3 {PROBE} send {target} {ARRIVALS} 0.01"))
+        wait_for(f"echoes flowing from {target}", lambda: len(self.arrivals()) > 20, timeout=30, period=0.5)
+
+    def stop_stream(self) -> None:
+        """Stops the station's side (prober, VM processes, their files) and gives it Linux's default eviction."""
+        for pid in self.pids:
+            self.vm.run(f"kill {pid}", check=False)
+        self.pids = []
+        self.sta.evict_neighbours_on_carrier_loss(True)  # the testbed's stations as they were
+        self.vm.run(f"rm -f {ARRIVALS} {PROBE}", check=False)
 
     def sta_spawn(self, cmd: str) -> int:
         return int(self.vm.spawn(f"ip netns exec {self.sta.ns} {cmd}", log="/tmp/roam-probe.log"))
@@ -210,11 +222,8 @@ class Roaming:
         return stale
 
     def close(self) -> None:
-        for pid in self.pids:
-            self.vm.run(f"kill {pid}", check=False)
-        self.pids = []
-        self.sta.evict_neighbours_on_carrier_loss(True)  # the testbed's stations as they were
-        self.vm.run(f"rm -f {ARRIVALS} {PROBE}; ip link del {VETH}; ip netns del wired", check=False)
+        self.stop_stream()
+        self.vm.run(f"ip link del {VETH}; ip netns del wired", check=False)
         for vap in self.vaps:
             self.onos.request("DELETE", f"/onos/wifi/agents/{vap.agent_id}/vaps/{vap.vap_id}", timeout=60)
         self.vaps = []

@@ -14,9 +14,9 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ..topology.common import StepLog, wait_for
+from ..topology.common import StepLog
 from . import e2e_slice as e2e
-from .roaming import ARRIVALS, PROBE, PROBE_SRC, Roaming, RoamVap
+from .roaming import PROBE, PROBE_SRC, Roaming, RoamVap
 
 
 class SliceRoaming(Roaming):
@@ -50,8 +50,7 @@ class SliceRoaming(Roaming):
         self.sta.evict_neighbours_on_carrier_loss(not self.keep_neighbours)
         e2e.associate(tb, self.log, s, mode="wpa2-ft-psk")  # the slice's vAPs offer FT-PSK (on two APs)
         self.vm.run(f"cat > {PROBE} <<'WISLICE_EOF'\n{PROBE_SRC}WISLICE_EOF")
-        self.pids.append(self.sta_spawn(f"python3 {PROBE} send {s.server_addr} {ARRIVALS} 0.01"))
-        wait_for("echoes flowing through the slice", lambda: len(self.arrivals()) > 20, timeout=30, period=0.5)
+        self.stream_to(s.server_addr)
         return self
 
     def path(self) -> dict[str, Any]:
@@ -72,11 +71,7 @@ class SliceRoaming(Roaming):
         return path["main_branch_id"] if branch == "main" else branch
 
     def close(self) -> None:
-        for pid in self.pids:
-            self.vm.run(f"kill {pid}", check=False)
-        self.pids = []
-        self.sta.evict_neighbours_on_carrier_loss(True)
-        self.vm.run(f"rm -f {ARRIVALS} {PROBE}", check=False)
+        self.stop_stream()
         if self.echo is not None:
             self.tb.processes.stop(self.echo)
         if self.slice is not None and self.slice.slice_id:
