@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (vnf_args_parse(&a, argc, argv, err, sizeof(err)) == 0) {
         if (a.burst < 1 || a.burst > VNF_MAX_BURST || (a.ring_size & (a.ring_size - 1)) || a.low_pct >= a.high_pct ||
             strlen(a.stats_file) >= VNF_PATH_MAX || (a.mode == VNF_MODE_FWD && a.cost_cycles) ||
-            (a.latency && (a.burst != 1 || !a.busy_poll)))
+            (a.latency && (a.burst != 1 || !a.busy_poll)) || a.ports < 1 || a.ports > VNF_MAX_PORTS)
             abort();
     } else if (strnlen(err, sizeof(err)) >= sizeof(err)) {
         abort();

@@ -18,6 +18,7 @@ void vnf_args_defaults(struct vnf_args *a)
     a->queue_interval_ms = 10;
     a->high_pct = 80;
     a->low_pct = 20;
+    a->ports = 1;
 }
 
 const char *vnf_mode_name(enum vnf_mode m)
@@ -62,6 +63,7 @@ static const struct num_opt NUM_OPTS[] = {
     {"--queue-interval-ms", 1, 60000},
     {"--chain-pos", 0, VNF_CHAIN_MAX - 1},
     {"--chain-len", 1, VNF_CHAIN_MAX},
+    {"--ports", 1, VNF_MAX_PORTS},
 };
 
 static void set_num(struct vnf_args *a, size_t which, uint64_t v)
@@ -77,7 +79,8 @@ static void set_num(struct vnf_args *a, size_t which, uint64_t v)
     case 7: a->spin_rounds = (uint32_t)v; break;
     case 8: a->queue_interval_ms = (uint32_t)v; break;
     case 9: a->chain_pos = (uint32_t)v; break;
-    default: a->chain_len = (uint32_t)v; break;
+    case 10: a->chain_len = (uint32_t)v; break;
+    default: a->ports = (uint32_t)v; break;
     }
 }
 

@@ -8,6 +8,7 @@
 
 #define VNF_MAX_BURST 256
 #define VNF_PATH_MAX 256
+#define VNF_MAX_PORTS 2 /* 1: macswap back out of the one port; 2: a bump in the wire between "in" and "out" */
 
 enum vnf_mode { VNF_MODE_FWD = 0, VNF_MODE_COST = 1 };
 
@@ -34,6 +35,7 @@ struct vnf_args {
      * length; "" = none. Position 0 is the head, which drops at entry while a downstream ring is over. */
     char chain_file[VNF_PATH_MAX];
     uint32_t chain_pos, chain_len;
+    uint32_t ports;              /* 1 or 2 (port 0 = 'in', port 1 = 'out': each one's packets leave by the other) */
 };
 
 void vnf_args_defaults(struct vnf_args *a);

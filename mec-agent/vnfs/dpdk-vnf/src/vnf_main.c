@@ -1,10 +1,12 @@
 /* dpdk-vnf: a DPDK vNF that shares cores politely. One virtio-user port (its vhost-user peer is the pof-switch);
  * what arrives goes back out of the same port with its Ethernet addresses swapped (testpmd's macswap), after
- * `cost_cycles` busy cycles a packet in mode cost. Idle, it sleeps: rx interrupts when the port gives them,
- * else the pof-switch's bounded exponential backoff. Every stats interval it writes its counters (stats file,
- * JSON) and the bytes waiting in its rx ring (queue file, the agent's /run/vnf/queue), and checks the agent's
- * throttle file (a throttled chain head drops what it receives). In latency mode (--latency: a latency-class
- * slice's vNF) it forwards each packet as it comes (burst 1) and never sleeps. README.md has the details. */
+ * `cost_cycles` busy cycles a packet in mode cost. With --ports 2 ('in' and 'out', both the switch's) it is a bump
+ * in the wire: what arrives on one port leaves by the other unchanged (the cost still spent). Idle (every ring
+ * empty), it sleeps: rx interrupts when the ports give them, else the pof-switch's bounded exponential backoff.
+ * Every stats interval it writes its counters (stats file, JSON); every queue interval the bytes waiting in its
+ * rx ring (queue file, the agent's /run/vnf/queue), and checks the agent's throttle file (a throttled chain head
+ * leaves its ring alone). In latency mode (--latency: a latency-class slice's vNF) it forwards each packet as it
+ * comes (burst 1) and never sleeps. README.md has the details. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -30,6 +32,7 @@
 #include "vnf_backoff.h"
 #include "vnf_chain.h"
 #include "vnf_cost.h"
+#include "vnf_port.h"
 #include "vnf_stats.h"
 
 #define TX_RETRIES 8          /* the switch drains our tx ring from its own core: give it a moment */
@@ -55,12 +58,12 @@ struct vnf {
     struct vnf_args args;
     struct vnf_info info;
     struct vnf_stats st;
-    uint16_t port;
-    bool intr;          /* rx interrupts armed through the per-thread epoll */
+    struct vnf_port port[VNF_MAX_PORTS];
+    uint32_t nports;    /* args.ports */
+    bool intr;          /* every port's rx interrupt armed through the per-thread epoll (else: backoff) */
     bool core_shared;   /* the shared-core file exists: latency mode sleeps on rx interrupts when idle */
-    bool queue_count;   /* rte_eth_rx_queue_count works on this port */
-    uint32_t drain_run; /* "drain" occupancy: packets taken since the last burst that was not full */
-    uint32_t queue_max; /* the most in the rx ring since the queue file was last written */
+    bool queue_count;   /* rte_eth_rx_queue_count works on some port */
+    uint32_t queue_max; /* the most in an rx ring since the queue file was last written */
     uint64_t queue_written; /* what it said */
     uint64_t start_tsc;
     struct vnf_chain_line *chain; /* the mapped chain file (--chain-file), or NULL */
@@ -88,7 +91,8 @@ static void publish_chain(struct vnf *v)
     if (!v->chain)
         return;
     bool next_full = v->args.chain_pos + 1 < v->args.chain_len &&
-                     vnf_chain_next_full(&v->next, &v->chain[v->args.chain_pos + 1], v->st.tx_packets);
+                     vnf_chain_next_full(&v->next, &v->chain[v->args.chain_pos + 1],
+                                         v->st.port[v->nports - 1].tx_packets); /* what went downstream */
     vnf_chain_publish(v->chain, v->args.chain_pos, v->st.wm.over || next_full, v->st.occupancy, v->st.wm.episodes);
 }
 
@@ -120,40 +124,48 @@ static int map_chain(struct vnf *v)
     return 0;
 }
 
+/* The rings' occupancy is the larger of the ports' (README.md "What it reports": a ring overflows on its own,
+ * whatever the other holds, and the watermarks are a fraction of one ring). */
+static void update_occupancy(struct vnf *v)
+{
+    uint32_t occ = 0;
+    for (uint32_t k = 0; k < v->nports; k++)
+        if (v->port[k].occupancy > occ)
+            occ = v->port[k].occupancy;
+    v->st.occupancy = occ;
+    if (occ > v->st.occupancy_max)
+        v->st.occupancy_max = occ;
+    if (occ > v->queue_max)
+        v->queue_max = occ;
+    vnf_watermark_update(&v->st.wm, occ);
+    publish_chain(v);
+}
+
 static void sample_occupancy(struct vnf *v)
 {
     if (!v->queue_count)
         return;
-    int c = rte_eth_rx_queue_count(v->port, 0);
-    if (c < 0)
-        return;
-    v->st.occupancy = (uint32_t)c;
-    if (v->st.occupancy > v->st.occupancy_max)
-        v->st.occupancy_max = v->st.occupancy;
-    if (v->st.occupancy > v->queue_max)
-        v->queue_max = v->st.occupancy;
-    vnf_watermark_update(&v->st.wm, v->st.occupancy);
-    publish_chain(v);
+    for (uint32_t k = 0; k < v->nports; k++) {
+        int c = v->port[k].queue_count ? rte_eth_rx_queue_count(v->port[k].id, 0) : -1;
+        if (c >= 0)
+            v->port[k].occupancy = (uint32_t)c;
+    }
+    update_occupancy(v);
 }
 
 /* Without rx_queue_count: the packets a run of full bursts drained is what had queued up (the backlog at its
  * start plus what arrived meanwhile), at most the ring; a vNF that never sees a burst that is not full reports a
  * full ring as soon as it has drained one (an overloaded vNF must not keep reporting an old, small queue). */
-static void drain_occupancy(struct vnf *v, uint16_t n)
+static void drain_occupancy(struct vnf *v, struct vnf_port *p, uint16_t n)
 {
-    if (v->queue_count)
+    if (p->queue_count)
         return;
-    v->drain_run += n;
-    if (n == v->args.burst && v->drain_run < v->args.ring_size)
+    p->drain_run += n;
+    if (n == v->args.burst && p->drain_run < v->args.ring_size)
         return;
-    v->st.occupancy = v->drain_run < v->args.ring_size ? v->drain_run : v->args.ring_size;
-    if (v->st.occupancy > v->st.occupancy_max)
-        v->st.occupancy_max = v->st.occupancy;
-    if (v->st.occupancy > v->queue_max)
-        v->queue_max = v->st.occupancy;
-    vnf_watermark_update(&v->st.wm, v->st.occupancy);
-    publish_chain(v);
-    v->drain_run = n == v->args.burst ? v->args.ring_size : 0;
+    p->occupancy = p->drain_run < v->args.ring_size ? p->drain_run : v->args.ring_size;
+    update_occupancy(v);
+    p->drain_run = n == v->args.burst ? v->args.ring_size : 0;
 }
 
 /* Backpressure's side, every queue_interval_ms (10): the queue file (the most the ring held since the last
@@ -174,7 +186,7 @@ static void queue_tick(struct vnf *v)
 static void periodic(struct vnf *v)
 {
     sample_occupancy(v);
-    char buf[2048];
+    char buf[3072];
     uint64_t up_ms = (rte_rdtsc() - v->start_tsc) * 1000 / v->info.tsc_hz;
     int n = vnf_stats_json(&v->st, &v->info, up_ms, buf, sizeof(buf));
     if (n > 0)
@@ -183,7 +195,8 @@ static void periodic(struct vnf *v)
     memset(&v->st.proc, 0, sizeof(v->st.proc)); /* each report: the processing time under the current load */
 }
 
-static void handle(struct vnf *v, struct rte_mbuf **pkts, uint16_t n)
+/* A burst that came in on port k: back out of it (one port) or out of the other one (two). */
+static void handle(struct vnf *v, uint32_t k, struct rte_mbuf **pkts, uint16_t n)
 {
     uint64_t t0 = rte_rdtsc();
     uint64_t bytes = 0;
@@ -191,8 +204,10 @@ static void handle(struct vnf *v, struct rte_mbuf **pkts, uint16_t n)
         bytes += pkts[i]->pkt_len;
     v->st.rx_packets += n;
     v->st.rx_bytes += bytes;
-    if (v->chain)
-        vnf_chain_publish_rx(v->chain, v->args.chain_pos, v->st.rx_packets);
+    v->st.port[k].rx_packets += n;
+    v->st.port[k].rx_bytes += bytes;
+    if (v->chain) /* what came from upstream: the one port's, or 'in''s */
+        vnf_chain_publish_rx(v->chain, v->args.chain_pos, v->st.port[0].rx_packets);
     if (v->st.throttled) { /* the agent throttles our chain at its head: drop before doing any work */
         v->st.throttle_dropped += n;
         rte_pktmbuf_free_bulk(pkts, n);
@@ -209,9 +224,10 @@ static void handle(struct vnf *v, struct rte_mbuf **pkts, uint16_t n)
         rte_pktmbuf_free_bulk(pkts, n);
         return;
     }
+    bool swap = v->nports == 1; /* two ports: a bump in the wire, the frames leave as they came */
     for (uint16_t i = 0; i < n; i++) {
         struct rte_mbuf *m = pkts[i];
-        if (m->data_len >= sizeof(struct rte_ether_hdr)) {
+        if (swap && m->data_len >= sizeof(struct rte_ether_hdr)) {
             struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
             struct rte_ether_addr a = eh->src_addr;
             eh->src_addr = eh->dst_addr;
@@ -220,27 +236,43 @@ static void handle(struct vnf *v, struct rte_mbuf **pkts, uint16_t n)
         if (v->args.cost_cycles)
             v->st.cost_cycles_spent += vnf_cost_spin(v->args.cost_cycles, tsc_clock, NULL);
     }
+    uint32_t out = v->nports == 2 ? 1 - k : k;
     uint16_t sent = 0;
     for (int tries = 0; sent < n && tries <= TX_RETRIES; tries++)
-        sent += rte_eth_tx_burst(v->port, 0, pkts + sent, n - sent);
+        sent += rte_eth_tx_burst(v->port[out].id, 0, pkts + sent, n - sent);
     if (sent < n) {
         for (uint16_t i = sent; i < n; i++) /* still ours: the PMD took only the first `sent` */
             bytes -= pkts[i]->pkt_len;
         v->st.tx_dropped += n - sent;
+        v->st.port[out].tx_dropped += n - sent;
         rte_pktmbuf_free_bulk(pkts + sent, n - sent);
     }
     v->st.tx_packets += sent;
     v->st.tx_bytes += bytes;
+    v->st.port[out].tx_packets += sent;
+    v->st.port[out].tx_bytes += bytes;
     /* every packet of the burst was in our hands from the rx burst until the tx: its processing time here */
     vnf_latency_add(&v->st.proc, vnf_cycles_to_ns(rte_rdtsc() - t0, v->info.tsc_hz), n);
 }
 
-/* Idle: block on the rx interrupt (the switch's vhost-user enqueue signals our call eventfd once we re-enable
- * notifications), or sleep `us` microseconds. Returns with notifications off again, and the packets a last look
- * after enabling them found (they came between the last empty poll and the enable, and raised no interrupt). */
-static uint16_t idle_sleep(struct vnf *v, uint32_t us, uint64_t next_periodic, struct rte_mbuf **pkts)
+/* One rx burst on port k, handled. Returns the packets it took. */
+static uint16_t poll_port(struct vnf *v, uint32_t k, struct rte_mbuf **pkts)
 {
-    uint16_t n = 0;
+    uint16_t n = rte_eth_rx_burst(v->port[k].id, 0, pkts, v->args.burst);
+    vnf_stats_burst(&v->st, n);
+    drain_occupancy(v, &v->port[k], n);
+    if (n)
+        handle(v, k, pkts, n);
+    return n;
+}
+
+/* Idle: block on the rx interrupts of every port (the switch's vhost-user enqueue signals a port's call eventfd
+ * once we re-enable its notifications), or sleep `us` microseconds. Returns with notifications off again, and the
+ * packets a last look at every port after enabling them took (they came between the last empty poll and the
+ * enable, and raised no interrupt). */
+static uint32_t idle_sleep(struct vnf *v, uint32_t us, uint64_t next_periodic, struct rte_mbuf **pkts)
+{
+    uint32_t n = 0, on = 0;
     uint64_t t0 = rte_rdtsc();
     /* Asleep we publish nothing: a flag left set (our estimate of the next ring) would hold the head until we woke,
      * and we wake only for packets it then does not send. Our ring is empty; the estimate resumes with traffic. */
@@ -248,22 +280,26 @@ static uint16_t idle_sleep(struct vnf *v, uint32_t us, uint64_t next_periodic, s
         v->next.full = false;
         vnf_chain_publish(v->chain, v->args.chain_pos, v->st.wm.over, v->st.occupancy, v->st.wm.episodes);
     }
-    if (v->intr && rte_eth_dev_rx_intr_enable(v->port, 0) == 0) {
-        n = rte_eth_rx_burst(v->port, 0, pkts, v->args.burst);
+    while (v->intr && on < v->nports && rte_eth_dev_rx_intr_enable(v->port[on].id, 0) == 0)
+        on++;
+    if (v->intr && on == v->nports) { /* sleep only when every ring is empty, and wake for any of them */
+        for (uint32_t k = 0; k < v->nports; k++)
+            n += poll_port(v, k, pkts);
         if (n == 0) {
             v->st.idle_sleeps++;
             uint64_t left_ms = next_periodic > t0 ? (next_periodic - t0) * 1000 / v->info.tsc_hz + 1 : 1;
-            struct rte_epoll_event ev;
-            if (rte_epoll_wait(RTE_EPOLL_PER_THREAD, &ev, 1,
+            struct rte_epoll_event ev[VNF_MAX_PORTS];
+            if (rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, VNF_MAX_PORTS,
                                (int)(left_ms < INTR_WAIT_MAX_MS ? left_ms : INTR_WAIT_MAX_MS)) > 0)
                 v->st.intr_wakeups++;
         }
-        rte_eth_dev_rx_intr_disable(v->port, 0);
     } else {
         v->st.idle_sleeps++;
         struct timespec ts = {.tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000};
         nanosleep(&ts, NULL);
     }
+    for (uint32_t k = 0; k < on; k++)
+        rte_eth_dev_rx_intr_disable(v->port[k].id, 0);
     v->st.slept_us += (rte_rdtsc() - t0) * 1000000 / v->info.tsc_hz;
     return n;
 }
@@ -304,11 +340,9 @@ static void run(struct vnf *v)
         }
         if (v->queue_count && ++polls % OCCUPANCY_EVERY == 0)
             sample_occupancy(v);
-        uint16_t n = rte_eth_rx_burst(v->port, 0, pkts, v->args.burst);
-        vnf_stats_burst(&v->st, n);
-        drain_occupancy(v, n);
-        if (n)
-            handle(v, pkts, n);
+        uint32_t n = 0; /* one burst from each port: both rings are served alike */
+        for (uint32_t k = 0; k < v->nports; k++)
+            n += poll_port(v, k, pkts);
         if (v->st.backpressure) {
             /* Taking and dropping at line rate would spend the core the downstream vNFs need to drain: yield it
              * for a moment; meanwhile the switch drops at our ring, still before any vNF worked on those. */
@@ -321,56 +355,12 @@ static void run(struct vnf *v)
             /* idle: the queue file needs rewriting only while it says non-zero or we are throttled */
             bool tick = v->queue_written || v->st.throttled;
             n = idle_sleep(v, us, tick && next_queue < next_periodic ? next_queue : next_periodic, pkts);
-            if (n) {
-                vnf_stats_burst(&v->st, n);
-                drain_occupancy(v, n);
-                handle(v, pkts, n);
+            if (n)
                 vnf_backoff_after_poll(&bo, n);
-            }
         }
     }
     queue_tick(v);
     periodic(v);
-}
-
-static int setup_port(struct vnf *v, struct rte_mempool *pool)
-{
-    if (rte_eth_dev_count_avail() < 1) {
-        fprintf(stderr, "dpdk-vnf: no port (give EAL --vdev net_virtio_user0,path=...)\n");
-        return -1;
-    }
-    RTE_ETH_FOREACH_DEV(v->port)
-        break;
-    struct rte_eth_conf conf;
-    memset(&conf, 0, sizeof(conf));
-    /* A busy poller takes no interrupts, unless the agent may tell it to share its core (then it sleeps on them) */
-    conf.intr_conf.rxq = !v->args.no_intr && (!v->args.busy_poll || v->args.shared_core_file[0]);
-    int rc = rte_eth_dev_configure(v->port, 1, 1, &conf);
-    if (rc != 0 && conf.intr_conf.rxq) { /* the PMD refuses rx interrupts: backoff it is */
-        conf.intr_conf.rxq = 0;
-        rc = rte_eth_dev_configure(v->port, 1, 1, &conf);
-    }
-    uint16_t nrx = v->args.ring_size, ntx = v->args.ring_size;
-    if (rc == 0)
-        rc = rte_eth_dev_adjust_nb_rx_tx_desc(v->port, &nrx, &ntx);
-    int socket = rte_eth_dev_socket_id(v->port);
-    if (rc == 0)
-        rc = rte_eth_rx_queue_setup(v->port, 0, nrx, socket < 0 ? 0 : (unsigned)socket, NULL, pool);
-    if (rc == 0)
-        rc = rte_eth_tx_queue_setup(v->port, 0, ntx, socket < 0 ? 0 : (unsigned)socket, NULL);
-    if (rc == 0)
-        rc = rte_eth_dev_start(v->port);
-    if (rc != 0) {
-        fprintf(stderr, "dpdk-vnf: port %u setup: %s\n", v->port, rte_strerror(-rc));
-        return -1;
-    }
-    rte_eth_promiscuous_enable(v->port);
-    v->queue_count = rte_eth_rx_queue_count(v->port, 0) >= 0;
-    v->intr = conf.intr_conf.rxq &&
-              rte_eth_dev_rx_intr_ctl_q(v->port, 0, RTE_EPOLL_PER_THREAD, RTE_INTR_EVENT_ADD, NULL) == 0;
-    if (v->intr)
-        rte_eth_dev_rx_intr_disable(v->port, 0);
-    return 0;
 }
 
 int main(int argc, char **argv)
@@ -393,7 +383,8 @@ int main(int argc, char **argv)
     signal(SIGTERM, on_signal);
     signal(SIGPIPE, SIG_IGN); /* a vhost-user peer that went away must not kill us mid-write */
     prctl(PR_SET_TIMERSLACK, 1UL); /* short backoff sleeps mean short, not the default 50 us slack */
-    unsigned mbufs = 2u * v.args.ring_size + 2u * v.args.burst + 512u;
+    v.nports = v.args.ports;
+    unsigned mbufs = v.nports * (2u * v.args.ring_size + 2u * v.args.burst) + 512u;
     struct rte_mempool *pool = rte_pktmbuf_pool_create("vnf_mbufs", mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
                                                        (int)rte_socket_id());
     if (!pool) {
@@ -401,9 +392,14 @@ int main(int argc, char **argv)
         rte_eal_cleanup();
         return 1;
     }
-    if (map_chain(&v) < 0 || setup_port(&v, pool) < 0) {
+    if (map_chain(&v) < 0 || vnf_ports_setup(v.port, &v.args, pool) < 0) {
         rte_eal_cleanup();
         return 1;
+    }
+    v.intr = true;
+    for (uint32_t k = 0; k < v.nports; k++) {
+        v.intr &= v.port[k].intr; /* one port without: its ring is never slept on, backoff for both */
+        v.queue_count |= v.port[k].queue_count;
     }
     uint64_t hz = rte_get_tsc_hz();
     v.info = (struct vnf_info){
@@ -411,13 +407,15 @@ int main(int argc, char **argv)
         .occupancy_source = v.queue_count ? "rx_queue_count" : "drain", .cost_cycles = v.args.cost_cycles,
         .cost_ns = vnf_cycles_to_ns(v.args.cost_cycles, hz),
         .clock_overhead_cycles = vnf_cost_clock_overhead(tsc_clock, NULL, 1000), .tsc_hz = hz,
-        .burst = v.args.burst, .ring_size = v.args.ring_size, .max_sleep_us = v.args.max_sleep_us};
+        .burst = v.args.burst, .ring_size = v.args.ring_size, .max_sleep_us = v.args.max_sleep_us,
+        .ports = v.nports};
     vnf_watermark_init(&v.st.wm, v.args.ring_size, v.args.high_pct, v.args.low_pct);
     v.next.high = v.st.wm.high; /* the next vNF's ring: the same size and watermarks (run.sh gives all 1024) */
     v.next.low = v.st.wm.low;
     v.start_tsc = rte_rdtsc();
-    printf("dpdk-vnf: port %u, mode %s%s, cost %llu cycles (%llu ns), burst %u, ring %u, wake %s, occupancy %s\n",
-           v.port, v.info.mode, v.args.latency ? " (latency)" : "", (unsigned long long)v.info.cost_cycles,
+    printf("dpdk-vnf: %u port(s)%s, mode %s%s, cost %llu cycles (%llu ns), burst %u, ring %u, wake %s, "
+           "occupancy %s\n", v.nports, v.nports == 2 ? " (in <-> out)" : " (macswap)", v.info.mode,
+           v.args.latency ? " (latency)" : "", (unsigned long long)v.info.cost_cycles,
            (unsigned long long)v.info.cost_ns, v.info.burst, v.info.ring_size, v.info.wake, v.info.occupancy_source);
     fflush(stdout);
     run(&v);
@@ -425,8 +423,7 @@ int main(int argc, char **argv)
            (unsigned long long)v.st.rx_packets, (unsigned long long)v.st.tx_packets,
            (unsigned long long)v.st.tx_dropped, (unsigned long long)v.st.backpressure_dropped,
            (unsigned long long)v.st.idle_sleeps);
-    rte_eth_dev_stop(v.port);
-    rte_eth_dev_close(v.port);
+    vnf_ports_close(v.port, v.nports);
     rte_eal_cleanup();
     return 0;
 }

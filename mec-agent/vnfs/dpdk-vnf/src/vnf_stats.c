@@ -133,11 +133,20 @@ int vnf_stats_json(const struct vnf_stats *s, const struct vnf_info *i, uint64_t
     put(&o, "],\"idle_sleeps\":%llu,\"slept_us\":%llu,\"intr_wakeups\":%llu,\"cost_cycles_spent\":%llu,"
             "\"occupancy\":%u,\"occupancy_max\":%u,\"occupancy_source\":\"%s\",\"queue_bytes\":%llu,"
             "\"watermark_high\":%u,\"watermark_low\":%u,\"over_watermark\":%s,\"watermark_episodes\":%llu,"
-            "\"throttled\":%s,\"backpressure\":%s,\"proc_p99_ns\":%llu,\"proc_packets\":%llu}\n",
+            "\"throttled\":%s,\"backpressure\":%s,\"proc_p99_ns\":%llu,\"proc_packets\":%llu,\"ports\":[",
         (ull)s->idle_sleeps, (ull)s->slept_us, (ull)s->intr_wakeups, (ull)s->cost_cycles_spent, s->occupancy,
         s->occupancy_max, i->occupancy_source, (ull)vnf_stats_queue_bytes(s, s->occupancy_max), s->wm.high, s->wm.low,
         s->wm.over ? "true" : "false", (ull)s->wm.episodes, s->throttled ? "true" : "false",
         s->backpressure ? "true" : "false",
         (ull)vnf_latency_p99(&s->proc), (ull)s->proc.count);
+    /* per port, in port order (0 = 'in', 1 = 'out'); the totals above are their sums */
+    uint32_t ports = i->ports < 1 ? 1 : i->ports > VNF_MAX_PORTS ? VNF_MAX_PORTS : i->ports;
+    for (uint32_t k = 0; k < ports; k++) {
+        const struct vnf_port_counters *c = &s->port[k];
+        put(&o, "%s{\"rx_packets\":%llu,\"rx_bytes\":%llu,\"tx_packets\":%llu,\"tx_bytes\":%llu,\"tx_dropped\":%llu}",
+            k ? "," : "", (ull)c->rx_packets, (ull)c->rx_bytes, (ull)c->tx_packets, (ull)c->tx_bytes,
+            (ull)c->tx_dropped);
+    }
+    put(&o, "]}\n");
     return o.full ? -1 : (int)(o.p - buf);
 }

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vnf_args.h" /* VNF_MAX_PORTS */
+
 #define VNF_BURST_BUCKETS 9 /* non-empty rx bursts by size: 1, 2-3, 4-7, ..., 128-255, 256 */
 /* Processing time histogram, ns: exact below 4, then 4 buckets per power of two (a bucket's top is at most 25 %
  * above its bottom), up to 2^64. */
@@ -23,6 +25,11 @@ struct vnf_watermark {
     uint64_t episodes;    /* times it went over */
 };
 
+/* One port's share of the totals: rx = taken from its rx ring, tx = handed to the switch on it. */
+struct vnf_port_counters {
+    uint64_t rx_packets, rx_bytes, tx_packets, tx_bytes, tx_dropped;
+};
+
 struct vnf_stats {
     uint64_t rx_packets, rx_bytes, tx_packets, tx_bytes;
     uint64_t tx_dropped;        /* the switch's ring was full after the retries */
@@ -37,6 +44,7 @@ struct vnf_stats {
     bool throttled;
     bool backpressure; /* chain head: a downstream vNF's ring is over its high watermark now */
     struct vnf_latency proc; /* ns each packet spent in the vNF (rx burst taken -> handed to tx), this interval */
+    struct vnf_port_counters port[VNF_MAX_PORTS]; /* the first vnf_info.ports of them */
 };
 
 /* What does not change while it runs. */
@@ -46,6 +54,7 @@ struct vnf_info {
     const char *occupancy_source; /* "rx_queue_count" or "drain" */
     uint64_t cost_cycles, cost_ns, clock_overhead_cycles, tsc_hz;
     uint32_t burst, ring_size, max_sleep_us;
+    uint32_t ports;         /* 1 or 2; 0 counts as 1 */
 };
 
 void vnf_watermark_init(struct vnf_watermark *w, uint32_t ring_size, uint32_t high_pct, uint32_t low_pct);

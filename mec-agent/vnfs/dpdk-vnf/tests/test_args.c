@@ -21,6 +21,7 @@ int main(void)
     CHECK(a.mode == VNF_MODE_FWD && a.burst == 32 && a.ring_size == 1024 && a.cost_cycles == 0);
     CHECK(a.max_sleep_us == 1000 && a.high_pct == 80 && a.low_pct == 20 && !a.busy_poll && !a.no_intr);
     CHECK(a.spin_rounds == 256 && a.stats_interval_ms == 500 && a.queue_interval_ms == 10 && !a.latency);
+    CHECK(a.ports == 1);
 
     /* latency mode: burst 1 and busy poll, whichever order, with either mode */
     const char *lat[] = {"x", "--latency", NULL};
@@ -34,6 +35,14 @@ int main(void)
           !strcmp(a.shared_core_file, "/run/vnf/shared-core"));
     const char *no_lat[] = {"x", "--burst", "1", NULL}; /* burst 1 alone is not latency mode: it still sleeps */
     CHECK(parse(&a, err, no_lat) == 0 && !a.latency && !a.busy_poll);
+
+    /* two ports: a bump in the wire; any other count is refused (below) */
+    const char *two[] = {"x", "--ports", "2", "--mode", "cost", "--cost-cycles", "10", NULL};
+    CHECK(parse(&a, err, two) == 0 && a.ports == 2 && a.cost_cycles == 10 && a.burst == 32);
+    const char *one[] = {"x", "--ports", "1", NULL};
+    CHECK(parse(&a, err, one) == 0 && a.ports == 1);
+    const char *two_lat[] = {"x", "--latency", "--ports", "2", NULL};
+    CHECK(parse(&a, err, two_lat) == 0 && a.ports == 2 && a.burst == 1 && a.busy_poll);
 
     const char *full[] = {"x", "--mode", "cost", "--cost-cycles", "2500", "--burst", "64", "--ring-size", "512",
                           "--max-sleep-us", "200", "--stats-file", "/run/vnf/stats.json", "--queue-file",
@@ -70,6 +79,10 @@ int main(void)
         {"x", "--latency", "--burst", "32", NULL},   /* latency forwards with burst 1 */
         {"x", "--burst", "2", "--latency", NULL},
         {"x", "--latency", "1", NULL},               /* a flag: takes no value */
+        {"x", "--ports", "0", NULL},
+        {"x", "--ports", "3", NULL},
+        {"x", "--ports", "two", NULL},
+        {"x", "--ports", NULL},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         const char *argv[6] = {0};

@@ -73,7 +73,7 @@ int main(void)
                           "\"rx_packets\":40,", "\"tx_packets\":39,", "\"tx_dropped\":1,", "\"mean_burst\":20.00,",
                           "\"burst_hist\":[0,0,0,1,0,1,0,0,0]", "\"idle_sleeps\":12,", "\"queue_bytes\":150000,",
                           "\"watermark_high\":819,", "\"over_watermark\":true,", "\"watermark_episodes\":2,",
-                          "\"throttled\":true,", "\"proc_p99_ns\":1023,", "\"proc_packets\":1000}",
+                          "\"throttled\":true,", "\"proc_p99_ns\":1023,", "\"proc_packets\":1000,",
                           "\"wake\":\"backoff\"", "\"occupancy_source\":\"drain\"",
                           "\"backpressure_dropped\":77,", "\"backpressure\":true,"};
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
@@ -81,6 +81,17 @@ int main(void)
             fprintf(stderr, "missing %s in %s", want[i], buf);
         CHECK(strstr(buf, want[i]) != NULL);
     }
+    /* per-port counters: one entry for a one-port vNF (info.ports 0 counts as 1), two for a bridge */
+    CHECK(strstr(buf, "\"ports\":[{\"rx_packets\":0,\"rx_bytes\":0,\"tx_packets\":0,\"tx_bytes\":0,"
+                      "\"tx_dropped\":0}]}\n") != NULL);
+    s.port[0] = (struct vnf_port_counters){.rx_packets = 30, .rx_bytes = 3000, .tx_packets = 9, .tx_bytes = 900};
+    s.port[1] = (struct vnf_port_counters){.rx_packets = 10, .rx_bytes = 1000, .tx_packets = 30, .tx_bytes = 3000,
+                                           .tx_dropped = 1};
+    info.ports = 2;
+    n = vnf_stats_json(&s, &info, 1234, buf, sizeof(buf));
+    CHECK(n > 0 && strstr(buf, "\"ports\":[{\"rx_packets\":30,\"rx_bytes\":3000,\"tx_packets\":9,\"tx_bytes\":900,"
+                                "\"tx_dropped\":0},{\"rx_packets\":10,\"rx_bytes\":1000,\"tx_packets\":30,"
+                                "\"tx_bytes\":3000,\"tx_dropped\":1}]}\n") != NULL);
     /* too small a buffer: -1, never an overrun or a truncated object */
     char small[64];
     memset(small, 'q', sizeof(small));
