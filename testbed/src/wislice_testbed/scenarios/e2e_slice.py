@@ -105,10 +105,10 @@ def create_slice(tb: Any, log: StepLog, s: SliceRun, body: dict[str, Any] | None
 
 
 def vnf_pid(tb: Any, vnf_id: int) -> int:
-    containers = tb.mec.dockerd.client.containers.list(filters={"label": f"wislice.vnf_id={vnf_id}"})
-    if not containers:
+    container = tb.mec.vnf_container(vnf_id, all=False)
+    if container is None:
         raise RuntimeError(f"no container for vNF {vnf_id}")
-    return int(containers[0].attrs["State"]["Pid"])
+    return int(container.attrs["State"]["Pid"])
 
 
 def in_vnf(pid: int, *argv: str) -> str:
@@ -204,8 +204,7 @@ def delete_slice(tb: Any, log: StepLog, s: SliceRun) -> dict[str, bool]:
     s.station.disconnect()
     gone = {
         "vap_gone": s.ssid not in tb.ap.vm.run("iw dev").out,
-        "vnf_gone": not tb.mec.dockerd.client.containers.list(all=True, filters={
-            "label": f"wislice.vnf_id={s.vnf_id}"}),
+        "vnf_gone": tb.mec.vnf_container(s.vnf_id) is None,
         "paths_gone": not [p for p in tb.onos.get("/onos/pof/slices")["slices"]
                            if str(p["slice_id"]).startswith(f"t{s.tenant_id}")],
         "wifi_vaps_gone": not [v for v in tb.onos.get("/onos/wifi/vaps")["vaps"] if v.get("vap_id") == s.vap_id],

@@ -66,8 +66,7 @@ def observe(tb: Any, tokens: dict[int, str]) -> State:
     st.ssids.update(line.split("ssid ", 1)[1].strip() for line in tb.ap.vm.run("iw dev").out.splitlines()
                     if line.strip().startswith("ssid "))
     st.vnfs.update(f"{v['vnf_id']}:{v.get('state')}" for v in tb.onos.get("/onos/nfv/vnfs")["vnfs"])
-    st.containers.update(c.labels.get("wislice.vnf_id", "?") for c in tb.mec.dockerd.client.containers.list(
-        filters={"label": "wislice.vnf_id"}))
+    st.containers.update(str(vnf_id) for vnf_id in tb.mec.vnf_containers())
     st.paths.update(str(p["slice_id"]) for p in tb.onos.get("/onos/pof/slices")["slices"])
     st.sessions.update(a["agent_id"] for a in tb.onos.get("/onos/wifi/agents")["agents"] if a.get("connected"))
     st.sessions.update(n["agent_id"] for n in tb.onos.get("/onos/nfv/nodes")["nodes"] if n.get("connected"))

@@ -1,9 +1,10 @@
 """The MEC node: a private dockerd, the node's pof-switch on the host, and the real mec-agent daemon dialling
 the nfv-controller. vNF containers get veths whose host ends the agent hot-adds to the switch.
 
-The switch is pofswitch-afp (``switch="afp"``, the default) or the DPDK pofswitch (``switch="dpdk"``): then the
-node reserves hugepages (testbed/hugepages.py) for the switch and the DPDK vNFs, the uplink and kernel vNFs' veths
-are net_af_packet vdevs, and DPDK vNFs get vhost-user ports (the switch is the server). See testbed/README.md."""
+The switch is the DPDK pofswitch (``switch="dpdk"``, the default): the node reserves hugepages
+(testbed/hugepages.py) for the switch and the DPDK vNFs, the uplink and kernel vNFs' veths are net_af_packet vdevs,
+and DPDK vNFs get vhost-user ports (the switch is the server); or pofswitch-afp (``switch="afp"``). The agent keeps
+a warm pool of the catalog images every slice of the testbed uses (WARM_POOL). See testbed/README.md."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from wislice_mec_agent.ids import container_name
 
 from .. import janitor
 from ..dockerd import PrivateDockerd
@@ -34,6 +37,9 @@ DPDK_SWITCH_LCORE = 1
 # the scheduler's backpressure filter on a kernel vNF's veth sees what the switch sends it.
 DPDK_VETH_ARGS = "net_af_packet_{name},iface={ifname},qdisc_bypass=0"
 DPDK_VHOST_ARGS = "net_vhost_{name},iface={socket}"
+# Containers the agent keeps created and started per catalog image, so a slice's vNF is claimed, not made: the
+# demo's forwarder is in every slice of the testbed.
+WARM_POOL = {"kernel-fwd": 2}
 
 
 @dataclass
@@ -52,6 +58,24 @@ class MecNode:
     def device_id(self) -> str:
         return device_id(MEC_DEV_ID)
 
+    def vnf_container(self, vnf_id: int, all: bool = True) -> Any | None:
+        """The docker container of a vNF, found by the name the agent gives it (ids.container_name): a container
+        claimed from the warm pool keeps the pool's labels (docker labels are fixed at creation) but is renamed."""
+        name = container_name(self.agent_id, vnf_id)
+        # docker's name filter is a substring match ("wv-mec-1-1" also finds "wv-mec-1-12"): exact here.
+        found = [c for c in self.dockerd.client.containers.list(all=all, filters={"name": name}) if c.name == name]
+        return found[0] if found else None
+
+    def vnf_containers(self) -> dict[int, Any]:
+        """Every running vNF container by vnf_id (warm pool containers not yet claimed are not vNFs)."""
+        prefix = container_name(self.agent_id, 0)[:-1]
+        out = {}
+        for c in self.dockerd.client.containers.list(filters={"name": prefix}):
+            tail = c.name[len(prefix):]
+            if c.name.startswith(prefix) and tail.isdigit():
+                out[int(tail)] = c
+        return out
+
     def restart_agent(self) -> None:
         """The mec-agent started again with its config and state directory, as its supervisor would."""
         self.agent = self.processes.restart(self.agent)
@@ -62,7 +86,7 @@ class MecNode:
 
 @contextmanager
 def mec_node(onos: Onos, processes: Any, uplink: str, agent_id: str = "mec-1", say: Any = print,
-             switch: str = "afp") -> Iterator[MecNode]:
+             switch: str = "dpdk") -> Iterator[MecNode]:
     """``uplink`` is the host netdev toward the core switch: port 1 of the MEC switch. ``switch``: "afp" or "dpdk"."""
     if switch not in ("afp", "dpdk"):
         raise ValueError(f"switch must be 'afp' or 'dpdk', not {switch!r}")
@@ -97,7 +121,8 @@ def mec_node(onos: Onos, processes: Any, uplink: str, agent_id: str = "mec-1", s
             f'docker_url = "unix://{dockerd.socket}"', "capacity_cpu = 2.0", "capacity_memory_mib = 2048",
             f'veth_prefix = "{VETH_PREFIX}"', f'switch_mgmt = "{mgmt}"', *node_conf,
             f'controller = "127.0.0.1:{onos.nfv_port}"', f'secret_file = "{state_dir / "secret"}"',
-            "stats_interval_s = 2.0", "scheduler_interval_s = 0.1", ""]))
+            "stats_interval_s = 2.0", "scheduler_interval_s = 0.1",
+            "warm_pool = {" + ", ".join(f'"{image}" = {n}' for image, n in WARM_POOL.items()) + "}", ""]))
         agent = processes.start([sys.executable, "-m", "wislice_mec_agent", "--config", str(conf)],
                                 log_name="mec-agent")
         node = MecNode(agent_id, dockerd, state_dir, mgmt, agent, sw, processes, switch, hp)

@@ -75,9 +75,9 @@ class Testbed:
 
 
 @contextmanager
-def up(log: StepLog, stations: int = 2, radio_capacity_kbps: int = 0, mec_switch: str = "afp",
+def up(log: StepLog, stations: int = 2, radio_capacity_kbps: int = 0, mec_switch: str = "dpdk",
        aps: int = 1, keep_logs: bool = True) -> Iterator[Testbed]:
-    """``mec_switch``: the MEC node's switch, "afp" (pofswitch-afp) or "dpdk" (the DPDK pofswitch, see mecnode).
+    """``mec_switch``: the MEC node's switch, "dpdk" (the DPDK pofswitch, see mecnode) or "afp" (pofswitch-afp).
     ``aps``: 1, or 2 for a second AP (ap-2, switch dev 4) in the same AP VM on its own uplink, a second tap wired
     to the core switch's port 3 (see secondap.py). ``keep_logs`` False: the processes' log directory is removed
     when the block ends without an exception (a benchmark's; the demo shows its logs, a failure keeps them)."""
