@@ -30,9 +30,9 @@ class CatalogImage:
     binaries: tuple[str, ...]
     extra_libs: tuple[str, ...]
     params: dict[str, str]
-    # A kernel vNF's interfaces inside its container, each a veth and a switch port: the first is 'in' (addressed,
-    # the default route); a vNF in the middle of a chain has a second, 'out' (the pof path enters on the first and
-    # leaves on the last).
+    # A vNF's interfaces, each a switch port: the first is 'in' (a kernel vNF's is addressed, its default route); a
+    # vNF in the middle of a chain has a second, 'out' (the pof path enters on the first and leaves on the last). A
+    # kernel vNF's are veths inside its container (any name); a dpdk vNF's vhost-user ports ('out' only).
     interfaces: tuple[str, ...] = ("in",)
     # Programs built from this repository (a meson project under vnfs/): path in the image -> path of the built
     # file relative to vnfs/ (e.g. dpdk-vnf: "/usr/bin/dpdk-vnf" -> "dpdk-vnf/build/dpdk-vnf").
@@ -95,8 +95,10 @@ def _parse_image(name: str, body: dict[str, Any]) -> CatalogImage:
     if interfaces[:1] != ("in",) or len(interfaces) > 2 or len(set(interfaces)) != len(interfaces) or \
             not all(IFNAME_RE.match(i) for i in interfaces):
         raise ValueError(f"catalog: image {name}: interfaces must be ['in'] or ['in', NAME]")
-    if not CLASSES[body["class"]].host_links and interfaces != ("in",):
-        raise ValueError(f"catalog: image {name}: only kernel vNFs have further interfaces")
+    further = CLASSES[body["class"]].further_interfaces
+    if further is not None and not set(interfaces[1:]) <= set(further):
+        raise ValueError(f"catalog: image {name}: a {body['class']} vNF's further interfaces are "
+                         f"{list(further) or 'none'}")
     built = dict(rootfs.get("built", {}))
     if not all(k.startswith("/") and v and not v.startswith("/") and ".." not in v.split("/")
                for k, v in built.items()):

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 Ports = list[dict[str, Any]]
 VHOST_SOCKET = "vhost.sock"
+VHOST_OUT_SOCKET = "vhost-out.sock"  # a dpdk vNF's second port, 'out' (vnfs/dpdk-vnf/README.md, dpdk-bridge)
+OUT_PORT_MARKER = "out-port"  # in its config dir: run.sh gives it the second vdev and --ports 2
 
 
 def port_counters(name: str, rx_packets: int, rx_bytes: int, tx_packets: int, tx_bytes: int) -> dict[str, Any]:
@@ -31,7 +33,8 @@ def port_counters(name: str, rx_packets: int, rx_bytes: int, tx_packets: int, tx
 class VnfClass:
     """What differs between classes. `host_links`: the vNF has veths in the node's namespace (their qdisc backlog
     counts in its queue; backpressure drops on the head's). `placed`: the vNF gets a core of the node
-    (placement.py: its container's cpuset)."""
+    (placement.py: its container's cpuset). `further_interfaces`: the interfaces after 'in' a catalog image of
+    the class may have (None: any name)."""
 
     name: ClassVar[str] = ""
     cap_add: ClassVar[tuple[str, ...]] = ()
@@ -39,6 +42,7 @@ class VnfClass:
     needs_switch: ClassVar[bool] = False
     host_links: ClassVar[bool] = False
     placed: ClassVar[bool] = False
+    further_interfaces: ClassVar[tuple[str, ...] | None] = ()
 
     def binds(self, config: AgentConfig) -> dict[str, str]:
         return {}
@@ -87,6 +91,7 @@ class KernelVnf(VnfClass):
                                          "net.ipv4.conf.default.send_redirects": "0",
                                          "net.ipv4.conf.all.rp_filter": "0", "net.ipv4.conf.default.rp_filter": "0"}
     host_links = True
+    further_interfaces = None  # each a veth named by the image
 
     def host_ifname(self, m: VnfManager, vnf_id: int) -> str:
         return m.port_name(vnf_id)
@@ -123,22 +128,30 @@ class KernelVnf(VnfClass):
 
 class DpdkVnf(VnfClass):
     """A DPDK application on a virtio-user port: the switch is the vhost-user server on a socket in the vNF's
-    directory (bind-mounted at /run/vnf), memory from the node's hugetlbfs."""
+    directory (bind-mounted at /run/vnf), memory from the node's hugetlbfs. An image with interfaces ['in', 'out']
+    (dpdk-bridge) has a second port, 'out', on VHOST_OUT_SOCKET, named as a kernel vNF's second veth: the slice
+    path enters on 'in' and leaves on 'out'."""
 
     name = "dpdk"
     cap_add = ("IPC_LOCK", "SYS_NICE")  # hugepage locking, set_mempolicy
     needs_switch = True
     placed = True  # a polling lcore pinned to one core: which core decides whom it competes with
+    further_interfaces = ("out",)
 
     def binds(self, config: AgentConfig) -> dict[str, str]:
         """The node's hugetlbfs mount (EAL sizes its pages from it; memory comes from memfd)."""
         return {config.hugepages_dir: "/dev/hugepages"} if config.hugepages_dir else {}
 
     def wire_before_start(self, m: VnfManager, rec: VnfRecord, cdir: Path, undo: Undo) -> Ports:
-        name = m.port_name(rec.vnf_id)
-        pof_port = self.add_switch_port(m, rec, name)
-        undo.push("switch port", _call(m.switch.remove, name))
-        return [{"name": name, "pof_port": pof_port}]
+        ports: Ports = []
+        interfaces = m.catalog.get(rec.spec.image).interfaces
+        for name in host_ifnames(m.config.veth_prefix, rec.vnf_id, len(interfaces)):  # 'in' first, then 'out'
+            pof_port = self.add_switch_port(m, rec, name)
+            undo.push("switch port", _call(m.switch.remove, name))
+            ports.append({"name": name, "pof_port": pof_port})
+        if len(ports) > 1:
+            (cdir / OUT_PORT_MARKER).touch()  # before the ready gate: run.sh reads it once
+        return ports
 
     def healthy(self, m: VnfManager, rec: VnfRecord, pid: int) -> bool:
         return m.switch.present
@@ -146,19 +159,22 @@ class DpdkVnf(VnfClass):
     def add_switch_port(self, m: VnfManager, rec: VnfRecord, name: str, port_id: int | None = None) -> int | None:
         """The vNF's vhost-user port; a latency slice's vNF gets the switch's latency mode on it (burst 1 on
         receive, a loop that never sleeps: the slice's packets are switched as they come) where the switch has a
-        core of its own, so its never-sleeping loop takes nobody's CPU."""
-        pof_port = m.switch.add_vhost(name, str(Path(rec.config_dir) / VHOST_SOCKET), port_id)
+        core of its own, so its never-sleeping loop takes nobody's CPU. The port named by vnf_id is 'in', another
+        one 'out' (reconcile re-adds ports by name)."""
+        socket = VHOST_SOCKET if name == m.port_name(rec.vnf_id) else VHOST_OUT_SOCKET
+        pof_port = m.switch.add_vhost(name, str(Path(rec.config_dir) / socket), port_id)
         if wants_latency(rec.spec) and m.planner.switch and not m.planner.switch_only:
             m.switch.latency(name, True)
         return pof_port
 
     def port_stats(self, m: VnfManager, rec: VnfRecord) -> Ports:
-        name = m.port_name(rec.vnf_id)
-        port = m.switch.ports().get(name) if m.switch.present else None
-        if port is None:
-            return []
-        # The switch's tx on this port is what the vNF received.
-        return [port_counters(name, port.tx_packets, port.tx_bytes, port.rx_packets, port.rx_bytes)]
+        table = m.switch.ports() if m.switch.present else {}
+        out = []
+        for name in m.port_names(rec):  # 'in', then 'out' for a bridge
+            port = table.get(name)
+            if port is not None:  # the switch's tx on a port is what the vNF received on it
+                out.append(port_counters(name, port.tx_packets, port.tx_bytes, port.rx_packets, port.rx_bytes))
+        return out
 
 
 def _call(fn: Callable[[str], Any], arg: str) -> Callable[[], Any]:

@@ -88,7 +88,8 @@ def test_missing_fields() -> None:
 
 def test_catalog_declares_every_image_with_class_and_needs() -> None:
     cat = Catalog.load()
-    assert set(cat.names()) == {"kernel-fwd", "firewall", "monitor", "transcoder", "dpdk-fwd", "dpdk-vnf"}
+    assert set(cat.names()) == {"kernel-fwd", "firewall", "monitor", "transcoder", "dpdk-fwd", "dpdk-vnf",
+                                "dpdk-bridge"}
     assert cat.get("dpdk-fwd").vnf_class == "dpdk" and cat.get("dpdk-vnf").vnf_class == "dpdk"
     assert cat.get("dpdk-vnf").built == {"/usr/bin/dpdk-vnf": "dpdk-vnf/build/dpdk-vnf"}
     assert all(cat.get(n).cpu > 0 and cat.get(n).memory_mib > 0 for n in cat.names())
@@ -129,7 +130,7 @@ def test_params_env_quotes_values() -> None:
 @pytest.mark.parametrize(("interfaces", "vnf_class", "ok"), [
     (["in"], "kernel", True), (["in", "out"], "kernel", True), (["out"], "kernel", False),
     (["in", "in"], "kernel", False), (["in", "out", "x"], "kernel", False), (["in", "Out!"], "kernel", False),
-    (["in", "out"], "dpdk", False),
+    (["in", "out"], "dpdk", True), (["in", "x"], "dpdk", False), (["in", "out", "out2"], "dpdk", False),
 ])
 def test_catalog_interfaces(tmp_path, interfaces: list[str], vnf_class: str, ok: bool) -> None:
     body = {"images": {"x": {"class": vnf_class, "cpu": 0.1, "memory_mib": 8, "interfaces": interfaces}}}

@@ -105,8 +105,8 @@ def test_sync_creates_removes_keeps(node: Node) -> None:
     kept_container = node.runtime.inspect("wv-mec-t-65538").id
     result = node.manager.sync([spec(instance=2), spec(instance=3), spec(instance=4, image="nope")])
     assert result["kept"] == [65538] and result["created"] == [65539] and result["removed"] == [65537]
-    assert result["failed"] == [{"vnf_id": 65540, "error": "unknown image 'nope': the catalog has dpdk-fwd, dpdk-vnf,"
-                                 " firewall, kernel-fwd, monitor, transcoder"}]
+    assert result["failed"] == [{"vnf_id": 65540, "error": "unknown image 'nope': the catalog has dpdk-bridge,"
+                                 " dpdk-fwd, dpdk-vnf, firewall, kernel-fwd, monitor, transcoder"}]
     assert node.runtime.inspect("wv-mec-t-65538").id == kept_container
     assert sorted(node.holdings()["records"]) == [65538, 65539]
 

@@ -1,0 +1,1 @@
+../dpdk-vnf/run.sh
