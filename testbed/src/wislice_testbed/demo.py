@@ -19,7 +19,7 @@ from typing import Any
 
 from .topology.common import StepLog, repo_root
 from .topology.onos import missing_apps
-from .topology.pofswitch import afp_binary
+from .topology.pofswitch import afp_binary, dpdk_binary
 
 RESULT_NAME = "testbed-e2e-slice"
 # A capped slice may overshoot its cap by at most this much (token bucket burst, iperf3's own interval edges), and
@@ -31,8 +31,9 @@ CAP_FLOOR = 0.80
 def missing_parts(root: Path) -> list[str]:
     """What must be built before the testbed can come up (make build does all of it)."""
     missing = []
-    if not afp_binary().exists():
-        missing.append(f"{afp_binary()} (make -C pof-switch build)")
+    for binary in (afp_binary(), dpdk_binary()):  # the AP and core switches; the MEC node's DPDK switch
+        if not binary.exists():
+            missing.append(f"{binary} (make -C pof-switch build)")
     missing += [f"ONOS app {name} (make -C onos-apps build)" for name in missing_apps(root)]
     return missing
 

@@ -41,6 +41,7 @@ def test_leftover_flows_and_failed_booleans_fail() -> None:
 
 def test_missing_parts_names_what_to_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(demo, "afp_binary", lambda: tmp_path / "pofswitch-afp")
+    monkeypatch.setattr(demo, "dpdk_binary", lambda: tmp_path / "pofswitch")
     missing = demo.missing_parts(tmp_path)
-    assert any("make -C pof-switch build" in m for m in missing)
+    assert sum("make -C pof-switch build" in m for m in missing) == 2  # pofswitch-afp and the DPDK pofswitch
     assert sum("make -C onos-apps build" in m for m in missing) == len(APPS)  # each app's .oar
