@@ -3,7 +3,10 @@ packets pass both, each reports itself in stats.json (mode, cost, bursts), and o
 
 The switch (bench/common.py's SteeredPofSwitch: src = net_null, sink = tx-only net_null, flows steered by input
 port) sends src -> vNF1 (fwd) -> vNF2 (cost, 2000 cycles a packet) -> sink, then src -> sink directly: both vNFs
-are idle and their CPU time over IDLE_S seconds must stay under IDLE_CPU_PCT of one core each."""
+are idle and their CPU time over IDLE_S seconds must stay under IDLE_CPU_PCT of one core each.
+
+The same program as a two-port bump in the wire (catalog dpdk-bridge, issue 14): src -> 'in', 'out' -> sink, then
+the reverse (src -> 'out', 'in' -> sink); the sink gets what entered the bridge, stats.json counts it per port."""
 
 from __future__ import annotations
 
@@ -146,3 +149,93 @@ def chain_forwards_then_sleeps(node: RealNode, sw: Any) -> list[int]:
     print(f"idle CPU per vNF: {[round(p, 2) for p in pct]} % ({idle[0]['wake']})")
 
     return ids
+
+
+def test_dpdk_bridge_passes_traffic_both_ways_between_its_ports(private_dockerd: Any, netns: Any, hugepages: Any,
+                                                                 tmp_path: Path) -> None:
+    from common import SteeredPofSwitch
+
+    ns = netns("mecb")
+    node = RealNode.beside_dpdk_switch(ns, private_dockerd, hugepages, tmp_path)
+    node.config.dataplane_backpressure = False
+    ports = [("src", "net_null0,size=1500"), ("sink", "net_null1,no-rx=1")]
+    cleaned = False
+    try:
+        with SteeredPofSwitch(ns, str(hugepages.mount), tmp_path, ports, tag="db") as sw:
+            node.switch = node.manager.switch = sw.switch
+            try:
+                vnf_id = bridge_both_ways(node, sw)
+                node.manager.delete(vnf_id)
+                assert not any(node.holdings().values()), node.holdings()  # no switch port of ours is left
+            finally:
+                node.cleanup()
+                cleaned = True
+    finally:
+        if not cleaned:
+            node.switch = NoSwitch()
+            node.cleanup()
+
+
+def through(sw: Any, entry: str, what: str) -> int:
+    """Packets that entered the bridge on port ENTRY over TRAFFIC_S s (the switch's tx to it: a full ring drops
+    uncounted), checked against what reached the sink."""
+    deadline = time.monotonic() + 20
+    start = sw.counters()["sink"].tx_packets
+    while sw.counters()["sink"].tx_packets <= start:
+        assert time.monotonic() < deadline, f"{what}: nothing passed the bridge: {sw.counters()}\n{sw.tails()}"
+        time.sleep(0.2)
+    before = sw.counters()
+    time.sleep(TRAFFIC_S)
+    after = sw.counters()
+    entered = after[entry].tx_packets - before[entry].tx_packets
+    delivered = after["sink"].tx_packets - before["sink"].tx_packets
+    assert entered >= 10_000, f"{what}: only {entered} packets into the bridge in {TRAFFIC_S} s"
+    assert delivered >= 0.9 * entered, f"{what}: {entered} entered, {delivered} reached the sink"
+    print(f"{what}: {entered} entered, {delivered} delivered in {TRAFFIC_S} s")
+    return entered
+
+
+def bridge_both_ways(node: RealNode, sw: Any) -> int:
+    state = node.manager.create({"tenant_id": 6, "instance_id": 3, "image": "dpdk-bridge", "chain_position": 0,
+                                 "cpu": 0.5, "memory_mib": 128, "params": {"mode": "cost", "cost_cycles": 500}})
+    vnf_id = state["vnf_id"]
+    p_in, p_out = state["ports"]
+    assert p_out["name"] == p_in["name"] + "1", state["ports"]  # named as a kernel vNF's second veth
+    first = wait_stats(node, vnf_id)
+    assert len(first["ports"]) == 2 and first["mode"] == "cost", first
+    src, sink = sw.port_ids["src"], sw.port_ids["sink"]
+    ctl, pofctl = sw.ctl, sw.pofctl
+
+    def route(index: int, in_port: int, out_port: int) -> None:  # modify flow INDEX of steer's table
+        ctl.flow(0, 0, index, [pofctl.mx({"field_id": 0xFFFF, "offset": 16, "length": 8}, bytes([in_port]))],
+                 [{"type": "APPLY_ACTIONS", "actions": [pofctl.output(out_port)]}], priority=10, command=1)
+
+    sw.steer([(src, p_in["pof_port"]), (p_out["pof_port"], sink)])
+    forward = through(sw, p_in["name"], "in -> out")
+    fwd = stats_of(node, vnf_id)
+    assert fwd["ports"][0]["rx_packets"] >= 0.9 * forward, fwd  # taken from 'in'
+    assert fwd["ports"][1]["tx_packets"] >= 0.9 * fwd["ports"][0]["rx_packets"], fwd  # ... left by 'out'
+    assert fwd["ports"][1]["rx_packets"] == 0 and fwd["ports"][0]["tx_packets"] == 0, fwd
+    assert fwd["cost_cycles_spent"] >= 500 * fwd["ports"][1]["tx_packets"], fwd
+
+    route(0, src, p_out["pof_port"])  # the reverse: src -> 'out', 'in' -> sink
+    route(1, p_in["pof_port"], sink)
+    ctl.echo()
+    backward = through(sw, p_out["name"], "out -> in")
+    rev = stats_of(node, vnf_id)
+    assert rev["ports"][1]["rx_packets"] >= 0.9 * backward, rev
+    assert rev["ports"][0]["tx_packets"] >= 0.9 * rev["ports"][1]["rx_packets"], rev
+    assert rev["rx_packets"] == rev["ports"][0]["rx_packets"] + rev["ports"][1]["rx_packets"], rev
+    assert rev["tx_packets"] == rev["ports"][0]["tx_packets"] + rev["ports"][1]["tx_packets"], rev
+    reported = StatsCollector(node.manager).collect(vnf_id)["vnfs"][0]["ports"]
+    assert [p["name"] for p in reported] == [p_in["name"], p_out["name"]], reported
+
+    route(0, src, sink)  # traffic off: the bridge sleeps on both rings
+    ctl.echo()
+    time.sleep(1.0)
+    quiet = stats_of(node, vnf_id)
+    time.sleep(1.5)
+    idle = stats_of(node, vnf_id)
+    assert idle["rx_packets"] == quiet["rx_packets"] and idle["idle_sleeps"] > quiet["idle_sleeps"], (quiet, idle)
+    print(f"bridge idle: wake {idle['wake']}, {idle['intr_wakeups'] - quiet['intr_wakeups']} rx-interrupt wakeups")
+    return vnf_id
