@@ -29,6 +29,7 @@ from wislice_mec_agent.wiring import PyrouteWiring, run_in_netns  # noqa: E402
 
 POFSWITCH = Path(os.environ.get("POFSWITCH", ROOT / "pof-switch" / "build" / "pofswitch"))
 POFCTL_DIR = ROOT / "pof-switch" / "tests" / "integration"
+ENTRY_METER = 1  # steer(entry_kbps=...)'s meter
 SWITCH_CPU = 1  # the pofswitch's one lcore; placement (switch_cpus) puts DPDK vNFs on the other CPUs
 # The agent's port templates for the DPDK pofswitch, as in examples/mec-agent.toml.
 VETH_ARGS = "net_af_packet_{name},iface={ifname},qdisc_bypass=0"
@@ -120,15 +121,20 @@ class SteeredPofSwitch:
             self.close()
             raise
 
-    def steer(self, hops: list[tuple[int, int]]) -> None:
-        """MM table 0 "by-in-port" on metadata bits 16-23: one flow per (input port, output port)."""
+    def steer(self, hops: list[tuple[int, int]], entry_kbps: int = 0) -> None:
+        """MM table 0 "by-in-port" on metadata bits 16-23: one flow per (input port, output port). ``entry_kbps``
+        > 0: the first hop's flow goes through a meter of that rate (a source held to a rate; the excess is
+        dropped at the switch, before any vNF)."""
         ctl, pofctl = self.ctl, self.pofctl
         ctl.table(MM, 0, "by-in-port", [MD_IN_PORT], size=max(16, 2 * len(hops)))
+        if entry_kbps > 0:
+            ctl.meter(ENTRY_METER, entry_kbps)
         for index, (in_port, out_port) in enumerate(hops):
             if not 0 < in_port < 256:
                 raise ValueError(f"input port {in_port} does not fit the 8-bit metadata field")
+            meter = [{"type": "METER", "meter_id": ENTRY_METER}] if entry_kbps > 0 and index == 0 else []
             ctl.flow(MM, 0, index, [pofctl.mx(MD_IN_PORT, bytes([in_port]))],
-                     [{"type": "APPLY_ACTIONS", "actions": [pofctl.output(out_port)]}], priority=10)
+                     [*meter, {"type": "APPLY_ACTIONS", "actions": [pofctl.output(out_port)]}], priority=10)
         ctl.echo()
         ctl.expect_no("ERROR", wait=0.2)
 

@@ -19,6 +19,7 @@ void vnf_args_defaults(struct vnf_args *a)
     a->high_pct = 80;
     a->low_pct = 20;
     a->ports = 1;
+    a->pace_us = 200; /* a 200 us batch at most: far below a ring's fill time at any rate that paces */
 }
 
 const char *vnf_mode_name(enum vnf_mode m)
@@ -64,6 +65,7 @@ static const struct num_opt NUM_OPTS[] = {
     {"--chain-pos", 0, VNF_CHAIN_MAX - 1},
     {"--chain-len", 1, VNF_CHAIN_MAX},
     {"--ports", 1, VNF_MAX_PORTS},
+    {"--pace-us", 0, 100000},          /* paced polling's longest sleep (vnf_pace.h); 0 = off */
 };
 
 static void set_num(struct vnf_args *a, size_t which, uint64_t v)
@@ -80,7 +82,8 @@ static void set_num(struct vnf_args *a, size_t which, uint64_t v)
     case 8: a->queue_interval_ms = (uint32_t)v; break;
     case 9: a->chain_pos = (uint32_t)v; break;
     case 10: a->chain_len = (uint32_t)v; break;
-    default: a->ports = (uint32_t)v; break;
+    case 11: a->ports = (uint32_t)v; break;
+    default: a->pace_us = (uint32_t)v; break;
     }
 }
 

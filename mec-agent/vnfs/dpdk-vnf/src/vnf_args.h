@@ -35,6 +35,7 @@ struct vnf_args {
      * length; "" = none. Position 0 is the head, which drops at entry while a downstream ring is over. */
     char chain_file[VNF_PATH_MAX];
     uint32_t chain_pos, chain_len;
+    uint32_t pace_us;            /* paced polling under steady traffic: longest sleep (vnf_pace.h); 0 = off */
     uint32_t ports;              /* 1 or 2 (port 0 = 'in', port 1 = 'out': each one's packets leave by the other) */
 };
 

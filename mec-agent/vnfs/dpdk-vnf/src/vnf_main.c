@@ -32,6 +32,7 @@
 #include "vnf_backoff.h"
 #include "vnf_chain.h"
 #include "vnf_cost.h"
+#include "vnf_pace.h"
 #include "vnf_port.h"
 #include "vnf_stats.h"
 
@@ -304,11 +305,20 @@ static uint32_t idle_sleep(struct vnf *v, uint32_t us, uint64_t next_periodic, s
     return n;
 }
 
+static uint64_t tsc_ns(const struct vnf *v, uint64_t tsc)
+{
+    return (uint64_t)((double)tsc * 1e9 / (double)v->info.tsc_hz);
+}
+
 static void run(struct vnf *v)
 {
     struct rte_mbuf *pkts[VNF_MAX_BURST];
     struct vnf_backoff bo;
     vnf_backoff_init(&bo, v->args.spin_rounds, v->args.max_sleep_us, v->args.busy_poll);
+    /* Paced polling is for sleepers: a busy poller (latency mode, a core of its own) never waits for a batch. */
+    struct vnf_pace pace;
+    bool pacing = !v->args.busy_poll && !v->args.latency;
+    vnf_pace_init(&pace, pacing ? v->args.pace_us : 0, v->args.burst, tsc_ns(v, rte_rdtsc()));
     uint64_t interval = v->info.tsc_hz * v->args.stats_interval_ms / 1000;
     uint64_t queue_interval = v->info.tsc_hz * v->args.queue_interval_ms / 1000;
     uint64_t next_periodic = rte_rdtsc(), next_queue = next_periodic;
@@ -350,13 +360,23 @@ static void run(struct vnf *v)
             nanosleep(&ts, NULL);
             continue;
         }
+        uint32_t paced_us = vnf_pace_after_poll(&pace, n, tsc_ns(v, now));
+        if (paced_us) {
+            /* an empty ring under steady traffic: sleep until about a burst is there, not until the next packet */
+            v->st.paced_sleeps++;
+            struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)paced_us * 1000};
+            nanosleep(&ts, NULL);
+            continue;
+        }
         uint32_t us = vnf_backoff_after_poll(&bo, n);
         if (us) {
             /* idle: the queue file needs rewriting only while it says non-zero or we are throttled */
             bool tick = v->queue_written || v->st.throttled;
             n = idle_sleep(v, us, tick && next_queue < next_periodic ? next_queue : next_periodic, pkts);
-            if (n)
+            if (n) {
                 vnf_backoff_after_poll(&bo, n);
+                vnf_pace_after_poll(&pace, n, tsc_ns(v, rte_rdtsc()));
+            }
         }
     }
     queue_tick(v);

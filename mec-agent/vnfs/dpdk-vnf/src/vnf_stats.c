@@ -130,11 +130,13 @@ int vnf_stats_json(const struct vnf_stats *s, const struct vnf_info *i, uint64_t
         vnf_stats_mean_burst(s));
     for (unsigned b = 0; b < VNF_BURST_BUCKETS; b++)
         put(&o, "%s%llu", b ? "," : "", (ull)s->burst_hist[b]);
-    put(&o, "],\"idle_sleeps\":%llu,\"slept_us\":%llu,\"intr_wakeups\":%llu,\"cost_cycles_spent\":%llu,"
+    put(&o, "],\"idle_sleeps\":%llu,\"slept_us\":%llu,\"intr_wakeups\":%llu,\"paced_sleeps\":%llu,"
+            "\"cost_cycles_spent\":%llu,"
             "\"occupancy\":%u,\"occupancy_max\":%u,\"occupancy_source\":\"%s\",\"queue_bytes\":%llu,"
             "\"watermark_high\":%u,\"watermark_low\":%u,\"over_watermark\":%s,\"watermark_episodes\":%llu,"
             "\"throttled\":%s,\"backpressure\":%s,\"proc_p99_ns\":%llu,\"proc_packets\":%llu,\"ports\":[",
-        (ull)s->idle_sleeps, (ull)s->slept_us, (ull)s->intr_wakeups, (ull)s->cost_cycles_spent, s->occupancy,
+        (ull)s->idle_sleeps, (ull)s->slept_us, (ull)s->intr_wakeups, (ull)s->paced_sleeps, (ull)s->cost_cycles_spent,
+        s->occupancy,
         s->occupancy_max, i->occupancy_source, (ull)vnf_stats_queue_bytes(s, s->occupancy_max), s->wm.high, s->wm.low,
         s->wm.over ? "true" : "false", (ull)s->wm.episodes, s->throttled ? "true" : "false",
         s->backpressure ? "true" : "false",

@@ -38,6 +38,7 @@ struct vnf_stats {
     uint64_t polls, empty_polls;
     uint64_t burst_hist[VNF_BURST_BUCKETS];
     uint64_t idle_sleeps, slept_us, intr_wakeups;
+    uint64_t paced_sleeps; /* sleeps under steady traffic (vnf_pace.h), not counted in idle_sleeps */
     uint64_t cost_cycles_spent; /* busy cycles the cost knob burned, all packets */
     uint32_t occupancy, occupancy_max; /* rx ring: last sample, most since the previous report */
     struct vnf_watermark wm;

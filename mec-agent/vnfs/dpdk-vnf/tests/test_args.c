@@ -22,6 +22,7 @@ int main(void)
     CHECK(a.max_sleep_us == 1000 && a.high_pct == 80 && a.low_pct == 20 && !a.busy_poll && !a.no_intr);
     CHECK(a.spin_rounds == 256 && a.stats_interval_ms == 500 && a.queue_interval_ms == 10 && !a.latency);
     CHECK(a.ports == 1);
+    CHECK(a.pace_us == 200);
 
     /* latency mode: burst 1 and busy poll, whichever order, with either mode */
     const char *lat[] = {"x", "--latency", NULL};
@@ -36,6 +37,11 @@ int main(void)
     const char *no_lat[] = {"x", "--burst", "1", NULL}; /* burst 1 alone is not latency mode: it still sleeps */
     CHECK(parse(&a, err, no_lat) == 0 && !a.latency && !a.busy_poll);
 
+    /* paced polling: a window up to 100 ms, 0 = off */
+    const char *pace[] = {"x", "--pace-us", "0", NULL};
+    CHECK(parse(&a, err, pace) == 0 && a.pace_us == 0);
+    const char *pace_big[] = {"x", "--pace-us", "100001", NULL};
+    CHECK(parse(&a, err, pace_big) == -1);
     /* two ports: a bump in the wire; any other count is refused (below) */
     const char *two[] = {"x", "--ports", "2", "--mode", "cost", "--cost-cycles", "10", NULL};
     CHECK(parse(&a, err, two) == 0 && a.ports == 2 && a.cost_cycles == 10 && a.burst == 32);
