@@ -6,8 +6,7 @@ and not at the old one, and the largest echo gap is bounded (scenarios/roaming.p
 
 A second test does it inside an orchestrator slice on both APs, the stream crossing the slice's POF path and vNF.
 
-Marked ``twoap``: the testbed tier (make test-integration) leaves it out until it is proven stable; run it with
-``make -C testbed test-two-aps``."""
+Marked ``twoap``: in the testbed tier (make test-integration); alone: ``make -C testbed test-two-aps``."""
 
 from __future__ import annotations
 
