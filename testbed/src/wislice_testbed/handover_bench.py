@@ -1,20 +1,23 @@
 """Handover interruption on the two-AP testbed: N station-initiated roams each way (wpa_cli roam) and N
 controller-initiated ones each way (the wifi-controller's 802.11v BTM steer), all 802.11r FT-PSK transitions, each
 measured as the largest gap in a 10 ms UDP echo stream (scenarios/roaming.py says what the stream crosses); then a
-few steers with Linux's default neighbour eviction on carrier loss, for comparison.
-Writes bench/results/handover.json.
+few steers with Linux's default neighbour eviction on carrier loss, for comparison; then steers inside a slice with
+vAPs on both APs, through its POF path and vNF, with the controllers' path switch and a TCP download's dip
+(handover_slice.py). Writes bench/results/handover.json.
 
-    python -m wislice_testbed.handover_bench [--roams N] [--evicting N]
+    python -m wislice_testbed.handover_bench [--roams N] [--evicting N] [--slice-moves N]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import time
 from collections.abc import Callable
 
+from .handover_slice import SliceHandovers, slice_phase
 from .scenarios.roaming import Roaming, RoamVap
 from .topology.common import StepLog, repo_root
 
@@ -24,6 +27,8 @@ def main() -> None:
     parser.add_argument("--roams", type=int, default=20, help="roams each way (>= 20 for the issue's numbers)")
     parser.add_argument("--evicting", type=int, default=5,
                         help="steers each way with Linux's default neighbour eviction on carrier loss, for comparison")
+    parser.add_argument("--slice-moves", type=int, default=10,
+                        help="steers each way inside a slice (interruption, path switch), before its TCP download")
     args = parser.parse_args()
     from .topology.testbed import up
 
@@ -67,11 +72,12 @@ def main() -> None:
                 move("steer-evicting", i, args.evicting)
         finally:
             roam.close()
-    write(gaps, args.roams, not_ft, load_before, os.getloadavg()[0], time.monotonic() - started)
+        sliced = slice_phase(tb, log, args.slice_moves) if args.slice_moves else None
+    write(gaps, args.roams, not_ft, load_before, os.getloadavg()[0], time.monotonic() - started, sliced)
 
 
 def write(gaps: dict[str, list[float]], roams: int, not_ft: int, load_before: float, load_after: float,
-          duration_s: float) -> None:
+          duration_s: float, sliced: SliceHandovers | None = None) -> None:
     """bench/results/handover.json in the benchmarks' format (bench/benchlib.py), each roam's gap in the notes."""
     sys.path.insert(0, str(repo_root() / "bench"))
     import benchlib
@@ -91,10 +97,33 @@ def write(gaps: dict[str, list[float]], roams: int, not_ft: int, load_before: fl
             continue
         metrics[f"interruption_p50_ms_{direction.replace(' ', '_').replace('->', '_to_').replace('-', '')}"] = \
             benchlib.percentile(series, 50)
+    slice_notes = ""
+    if sliced is not None:
+        metrics |= {"slice_interruption_p50_ms": benchlib.percentile(sliced.gaps_ms, 50),
+                    "slice_interruption_p99_ms": benchlib.percentile(sliced.gaps_ms, 99),
+                    "path_switch_ms": benchlib.percentile(sliced.path_switch_ms, 50),
+                    "path_switch_p99_ms": benchlib.percentile(sliced.path_switch_ms, 99),
+                    "switch_confirm_p50_ms": benchlib.percentile(sliced.switch_confirm_ms, 50),
+                    "tcp_dip_pct": statistics.median(sliced.tcp_dips_pct), "tcp_steady_mbps": sliced.tcp_steady_mbps,
+                    "slice_moves_refused": len(sliced.refused)}
+        slice_notes = (
+            f"Slice part: {len(sliced.gaps_ms)} steers inside one slice with a vAP of its SSID on each AP (one POF "
+            "path, the other AP's route a branch joining it on the core switch, a kernel-fwd vNF to the server "
+            "namespace); the echo stream crosses the air, the serving AP's switch, core, MEC switch and vNF. Gaps "
+            f"in ms: {', '.join(f'{g:.0f}' for g in sliced.gaps_ms)}. path_switch_ms = the mobility app's record "
+            "per move (the wifi-controller's association event reaching the controller node -> the switch "
+            "confirmed the client's downlink entry), of which switch_confirm = the FLOW_MOD to its ECHO barrier: "
+            f"{', '.join(f'{g:.0f}' for g in sliced.path_switch_ms)}. tcp_dip_pct: an iperf3 download (server -> "
+            "station, 0.1 s intervals) through the slice (down cap 2 Mbit/s) with a steer at 4, 8, 12 and 16 s: "
+            "per move 100 x (1 - its rate over the 1.5 s around the move / the median interval rate away from "
+            f"moves), the median of {sliced.tcp_dips_pct}. vnf_follow_s is not measured: the testbed has one MEC "
+            "node. ")
     units = {k: "ms" for k in metrics if "_ms" in k} | {
         "roams_each_way": "moves of each kind (wpa_cli roam, BTM steer) each way",
         "moves_not_ft": "moves the station did not make as an FT-PSK transition (0 expected)",
-        "load_avg_1m": "runnable tasks, 1-min load average (mean of before and after)"}
+        "load_avg_1m": "runnable tasks, 1-min load average (mean of before and after)",
+        "tcp_dip_pct": "% less carried around a move than steady (median over moves)",
+        "tcp_steady_mbps": "Mbit/s, the download's steady rate", "slice_moves_refused": "moves the controllers refused"}
     reference = {"anchor_lvap_handover_min_ms": 30.0, "anchor_lvap_handover_max_ms": 200.0}
     notes = ("Station-initiated (wpa_cli roam) and controller-initiated (802.11v BTM steer through the "
              "wifi-controller) handovers between two APs (one AP VM, mac80211_hwsim, hostapd 2.10, wpa_supplicant), "
@@ -107,7 +136,7 @@ def write(gaps: dict[str, list[float]], roams: int, not_ft: int, load_before: fl
              "for a roaming wireless client); the steer-evicting moves (not in p50/p99) use Linux's default, which "
              "flushes them when mac80211 drops the carrier: the first datagram after the move then waits for an "
              "ARP exchange, and ~1.1 s when that request is lost and retried after the 1 s retrans_time "
-             "(testbed/README.md).")
+             "(testbed/README.md). " + slice_notes)
     benchlib.write_result("handover", metrics, units, reference=reference, notes=notes)
     benchlib.print_table("handover", metrics, units, reference)
 
