@@ -215,19 +215,28 @@ class FakeControllers(FakeFirmware, Controllers):
             self._refresh_counts()
 
     def steer_client(self, mac: str, target: Json) -> Json:
-        """The station roams at once (as a real one that accepts does within ~0.2 s)."""
+        """The station roams at once (as a real one that accepts does within ~0.2 s); within its SSID only, a target
+        vAP, BSSID or AP (its vAP of that SSID), as the wifi-controller decides."""
         with self.lock:
             self._enter("steer_client")
             client = self.clients.get(mac.lower())
             if client is None:
                 raise self._missing(f"client {mac}")
+            ssid = self.vaps[client["vap_id"]]["ssid"]
+            agent, vap, bssid = (target.get(k) for k in ("target_agent", "target_vap", "target_bssid"))
             to = [v for v in self.vaps.values()
-                  if (v["vap_id"] == target.get("target_vap") and target.get("target_agent") in (None, v["agent_id"]))
-                  or v["bssid"] == target.get("target_bssid")]
+                  if (v["vap_id"] == vap and agent in (None, v["agent_id"])) or v["bssid"] == bssid
+                  or (vap is None and bssid is None and v["agent_id"] == agent and v["ssid"] == ssid)]
+            if not to and vap is None and bssid is None:
+                raise ControllerError(409, "conflict", f"no vAP of SSID '{ssid}' on {agent}: the client's slice "
+                                                       "has no vAP on that AP (it was not admitted there)")
             if not to:
                 raise self._missing("target vAP")
             if to[0]["vap_id"] == client["vap_id"]:
                 raise ControllerError(400, "bad_request", f"client {mac} is already on vAP {client['vap_id']}")
+            if to[0]["ssid"] != ssid:
+                raise ControllerError(400, "bad_request", f"target vAP {to[0]['vap_id']} serves SSID "
+                                                          f"'{to[0]['ssid']}', client {mac} is on SSID '{ssid}'")
             source = dict(client)
             self.vaps[client["vap_id"]]["clients"] -= 1
             self.vaps[to[0]["vap_id"]]["clients"] += 1

@@ -45,7 +45,7 @@ def test_steer_by_bssid_and_bad_input(roaming):
     url = f"/api/v1/clients/{client['mac']}/steer"
     bssid = next(v["bssid"] for v in w.fake.vaps.values() if v["vap_id"] == "roam-b")
     assert w.call("POST", url, w.operator, json={"target_bssid": bssid.upper()}).get_json()["target_vap_id"] == "roam-b"
-    for body in ({}, {"target_vap": "roam-b", "target_bssid": bssid}, {"target_agent": "ap-2"},
+    for body in ({}, {"target_vap": "roam-b", "target_bssid": bssid}, {"target_agent": "ap-2", "target_bssid": bssid},
                  {"target_bssid": "02:00"}, {"target_vap": "roam-b", "disassoc_timer_tbtt": 70000},
                  {"target_vap": "roam-b", "x": 1}):
         assert w.call("POST", url, w.operator, json=body).status_code in (400, 422), body
@@ -66,3 +66,21 @@ def test_cli_client_steer(roaming, capsys):
                      "--to-vap", client["vap_id"]])
         out = capsys.readouterr().out
         assert code == 0 and json.loads(out)["target_vap_id"] == client["vap_id"]
+
+
+def test_steer_to_an_ap_stays_within_the_clients_ssid(roaming):
+    """The AP alone picks its vAP of the client's SSID; an AP where the client's slice has no vAP (not admitted there)
+    and a vAP of another SSID (another slice's network) are refused with 409, the client left where it was."""
+    w, client = roaming
+    url = f"/api/v1/clients/{client['mac']}/steer"
+    w.fake.create_vap("ap-2", {**TARGET, "vap_id": "other-b", "ssid": "someone-else"})
+    r = w.call("POST", url, w.operator, json={"target_vap": "other-b"})
+    assert r.status_code == 409 and "SSID 'someone-else'" in r.get_json()["detail"], r.get_json()
+    w.fake.delete_vap("ap-2", "roam-b")
+    r = w.call("POST", url, w.operator, json={"target_agent": "ap-2"})
+    assert r.status_code == 409 and "has no vAP on that AP" in r.get_json()["detail"], r.get_json()
+    assert w.fake.clients[client["mac"]]["vap_id"] == client["vap_id"]  # nothing half-moved
+    w.fake.create_vap("ap-2", TARGET)
+    r = w.call("POST", url, w.operator, json={"target_agent": "ap-2"})
+    assert r.status_code == 200 and r.get_json()["target_vap_id"] == "roam-b", r.get_json()
+    assert w.fake.clients[client["mac"]]["vap_id"] == "roam-b"

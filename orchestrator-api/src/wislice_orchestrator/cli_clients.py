@@ -8,7 +8,11 @@ from typing import Any
 
 
 def cmd_steer(a: argparse.Namespace, c: Any) -> None:
-    body: dict[str, Any] = {"target_bssid": a.to_bssid} if a.to_bssid else {"target_vap": a.to_vap}
+    from .cli import CliError  # cli imports this module
+
+    if not (a.to_vap or a.to_bssid or a.to_agent):
+        raise CliError("give --to-vap, --to-bssid or --to-agent")
+    body: dict[str, Any] = {"target_bssid": a.to_bssid} if a.to_bssid else {"target_vap": a.to_vap} if a.to_vap else {}
     if a.to_agent:
         body["target_agent"] = a.to_agent
     if a.disassoc_timer is not None:
@@ -27,10 +31,10 @@ def add_parsers(sub: Any) -> None:
     actions = cl.add_subparsers(dest="client_action", required=True)
     st = actions.add_parser("steer", help="steer a client to another vAP or BSS (802.11v BSS Transition Management)")
     st.add_argument("mac")
-    to = st.add_mutually_exclusive_group(required=True)
+    to = st.add_mutually_exclusive_group()
     to.add_argument("--to-vap", help="the target vAP's vap_id")
     to.add_argument("--to-bssid", help="the target BSS")
-    st.add_argument("--to-agent", help="the agent of --to-vap")
+    st.add_argument("--to-agent", help="the agent of --to-vap; alone: that AP's vAP of the client's SSID")
     st.add_argument("--disassoc-timer", type=int, metavar="TBTT",
                     help="Disassociation Imminent: disassociate after this many beacon intervals")
     st.set_defaults(run=cmd_steer)

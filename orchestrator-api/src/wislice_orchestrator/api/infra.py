@@ -95,8 +95,8 @@ def kick(agent_id: str, mac: str) -> None:
 @blp.arguments(SteerSchema)
 @blp.response(200, SteerResultSchema)
 def steer(body: dict[str, Any], mac: str) -> dict[str, Any]:
-    """Steer a client to another AP or vAP (802.11v BSS Transition Management through its serving AP). The
-    answer is the station's; that it moved shows in the clients list once it associated at the target."""
+    """Steer a client to another AP or vAP of its SSID (802.11v BSS Transition Management through its serving AP).
+    The answer is the station's; that it moved shows in the clients list once it associated at the target."""
     auth.require_operator()
     target = dict(body)
     if "target_bssid" in target:
@@ -104,9 +104,9 @@ def steer(body: dict[str, Any], mac: str) -> dict[str, Any]:
     try:
         result = service().controllers.steer_client(mac.lower(), target)
     except ControllerError as exc:
-        # The client's state refuses it (already on the target, no BSS Transition support): the operator's
-        # request does not fit, not a controller failure (502).
-        if exc.code in ("bad_request", "unsupported"):
+        # The client's state refuses it (already on the target, another SSID, its slice has no vAP on that AP, no
+        # BSS Transition support): the operator's request does not fit, not a controller failure (502).
+        if exc.code in ("bad_request", "conflict", "unsupported"):
             abort(409, f"cannot steer {mac.lower()}: {exc.message}")
         raise
     verdict = "accepted" if result.get("accepted") else f"refused ({result.get('reason', '')})"

@@ -51,10 +51,13 @@ class ChannelSchema(Strict):
 
 
 class SteerSchema(Strict):
-    """Where to steer a client: a vAP (on one agent, or wherever it is) or a BSSID the WiFi controller knows."""
+    """Where to steer a client: a vAP (on one agent, or wherever it is), a BSSID the WiFi controller knows, or an AP
+    (its vAP of the client's SSID). A BSS transition stays within the client's SSID, i.e. its slice."""
 
     target_vap = fields.String(validate=IDENT, metadata={"description": "the target vAP's vap_id"})
-    target_agent = fields.String(validate=IDENT, metadata={"description": "the agent of target_vap (optional)"})
+    target_agent = fields.String(validate=IDENT, metadata={
+        "description": "the agent of target_vap; alone: that AP's vAP of the client's SSID (409 if its slice has none "
+                       "there)"})
     target_bssid = fields.String(validate=[validate.Length(min=17, max=17), MAC],
                                  metadata={"description": "the target BSS, instead of target_vap"})
     disassoc_timer_tbtt = Int(validate=validate.Range(min=0, max=65535), metadata={
@@ -63,10 +66,12 @@ class SteerSchema(Strict):
 
     @validates_schema
     def _one_target(self, data: dict[str, Any], **_kwargs: Any) -> None:
-        if ("target_vap" in data) == ("target_bssid" in data):
-            raise ValidationError("give target_vap or target_bssid, one of them")
-        if "target_agent" in data and "target_vap" not in data:
-            raise ValidationError("target_agent needs target_vap", "target_agent")
+        if "target_vap" in data and "target_bssid" in data:
+            raise ValidationError("give target_vap or target_bssid, not both")
+        if not {"target_vap", "target_bssid", "target_agent"} & data.keys():
+            raise ValidationError("give target_vap, target_bssid or target_agent")
+        if "target_agent" in data and "target_bssid" in data:
+            raise ValidationError("target_agent goes with target_vap or alone, not with target_bssid", "target_agent")
 
 
 class SteerResultSchema(Schema):

@@ -359,8 +359,10 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
     @Override
     public ObjectNode steerClient(String mac, String targetAgent, String targetVap, String targetBssid,
                                   Integer disassocTimerTbtt) {
-        if ((targetVap == null) == (targetBssid == null)) {
-            throw new ControllerException("bad_request", "give the target as a vAP or as a BSSID, one of them");
+        boolean noTarget = targetVap == null && targetBssid == null && targetAgent == null;
+        if (targetVap != null && targetBssid != null || noTarget) {
+            throw new ControllerException("bad_request",
+                    "give the target as a vAP, a BSSID or an AP (target_agent alone: the client's SSID there)");
         }
         List<ObjectNode> serving = store.clients(null).stream()
                 .filter(c -> mac.equals(c.path("mac").asText())).collect(Collectors.toList());
@@ -372,10 +374,20 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
         }
         String agentId = serving.get(0).path("agent_id").asText();
         String vapId = serving.get(0).path("vap_id").asText();
+        // A BSS transition stays within the client's ESS, i.e. its slice: the same SSID, whose vAPs on other APs
+        // the slice was admitted with. Another SSID would be another tenant's network the station holds no
+        // credentials for (it would refuse, or drop off after the old AP let it go).
+        String ssid = store.vaps(agentId).stream().filter(p -> p.value().vapId().equals(vapId))
+                .map(p -> p.value().spec().ssid()).findFirst().orElse(null);
         List<Placed<VapState>> targets = store.vaps(targetAgent).stream()
                 .filter(p -> targetVap != null ? targetVap.equals(p.value().vapId())
-                                               : targetBssid.equals(p.value().bssid()))
+                        : targetBssid != null ? targetBssid.equals(p.value().bssid())
+                        : p.value().spec().ssid().equals(ssid))
                 .collect(Collectors.toList());
+        if (targets.isEmpty() && targetVap == null && targetBssid == null) {
+            throw new ControllerException("conflict", "no vAP of SSID '" + ssid + "' on " + targetAgent
+                    + ": the client's slice has no vAP on that AP (it was not admitted there)");
+        }
         if (targets.isEmpty()) {
             throw new ControllerException("not_found", "no target vAP " + (targetVap != null ? targetVap
                     : "with BSSID " + targetBssid) + (targetAgent != null ? " on " + targetAgent : ""));
@@ -386,6 +398,11 @@ public class WifiManager extends AbstractListenerManager<WifiEvent, WifiListener
         Placed<VapState> target = targets.get(0);
         if (target.agentId().equals(agentId) && target.value().vapId().equals(vapId)) {
             throw new ControllerException("bad_request", "client " + mac + " is already on vAP " + vapId);
+        }
+        if (ssid != null && !ssid.equals(target.value().spec().ssid())) {
+            throw new ControllerException("bad_request", "target vAP " + target.value().vapId() + " serves SSID '"
+                    + target.value().spec().ssid() + "', client " + mac + " is on SSID '" + ssid
+                    + "': a BSS transition stays within the client's SSID (its slice)");
         }
         Integer channel = store.agent(target.agentId())
                 .flatMap(a -> a.capabilities().radios().stream()

@@ -152,8 +152,9 @@ public class WifiWebResource extends AbstractWebResource {
     }
 
     /**
-     * Steers a client to another BSS (operator): body {"target_vap": ID, "target_agent"?: ID} or {"target_bssid":
-     * MAC}, and "disassoc_timer_tbtt"? (0-65535); 200 with the station's answer.
+     * Steers a client to another BSS of its SSID (operator): body {"target_vap": ID, "target_agent"?: ID},
+     * {"target_bssid": MAC} or {"target_agent": ID} (that AP's vAP of the client's SSID), and
+     * "disassoc_timer_tbtt"? (0-65535); 200 with the station's answer.
      */
     @POST
     @Path("clients/{mac}/steer")
@@ -171,8 +172,9 @@ public class WifiWebResource extends AbstractWebResource {
         } catch (ProtocolException e) {
             throw new ControllerException("bad_request", e.getMessage());
         }
-        if (req.has("target_agent") && !req.has("target_vap")) {
-            throw new ControllerException("bad_request", "target_agent needs target_vap");
+        if (req.has("target_agent") && req.has("target_bssid")) {
+            throw new ControllerException("bad_request",
+                    "target_agent goes with target_vap or alone, not with a BSSID");
         }
         ObjectNode out = get(WifiService.class).steerClient(RestBodies.mac(mac), text(req, "target_agent"),
                 text(req, "target_vap"), text(req, "target_bssid"),

@@ -391,6 +391,43 @@ public class WifiManagerTest {
     }
 
     @Test
+    public void steerStaysWithinTheClientsSsid() throws Exception {
+        String sta = "02:00:00:00:01:00";
+        ObjectNode same = vapState(vapSpec("v2")).put("bssid", "02:00:00:00:00:02");
+        ObjectNode other = vapState(vapSpec("v3").put("ssid", "Other")).put("bssid", "02:00:00:00:00:03");
+        try (TestAgentClient serving = connect(manager, "ap-s", List.of(vapState(vapSpec("v1"))));
+             TestAgentClient t = connect(manager, "ap-t", List.of(same, other));
+             TestAgentClient u = connect(manager, "ap-u", List.of(vapState(vapSpec("v4").put("ssid", "Other"))))) {
+            store.putClient("ap-s", new Client(sta, "v1", -40, 3, 0, 0));
+            // Another SSID, by vAP or by BSSID: another slice's network, refused before any agent call.
+            for (String[] target : new String[][] {{"v3", null}, {null, "02:00:00:00:00:03"}}) {
+                try {
+                    manager.steerClient(sta, null, target[0], target[1], null);
+                    fail("steer to another SSID accepted");
+                } catch (ControllerException e) {
+                    assertEquals("bad_request", e.code());
+                    assertTrue(e.getMessage(), e.getMessage().contains("SSID 'Other'"));
+                }
+            }
+            // An AP where the client's slice has no vAP (not admitted there): a conflict naming the SSID.
+            try {
+                manager.steerClient(sta, "ap-u", null, null, null);
+                fail("steer to an AP without the client's SSID accepted");
+            } catch (ControllerException e) {
+                assertEquals("conflict", e.code());
+                assertTrue(e.getMessage(), e.getMessage().contains("no vAP of SSID 'Cafe' on ap-u"));
+            }
+            // The AP alone: its vAP of the client's SSID.
+            CompletableFuture<ObjectNode> steered = CompletableFuture.supplyAsync(
+                    () -> manager.steerClient(sta, "ap-t", null, null, null));
+            JsonNode req = serving.serveOne(r -> Json.object().put("accepted", true).put("status_code", 0)
+                    .put("reason", "the station accepted the transition"));
+            assertEquals("02:00:00:00:00:02", req.at("/params/target_bssid").asText());
+            assertEquals("v2", steered.get(5, TimeUnit.SECONDS).get("target_vap_id").asText());
+        }
+    }
+
+    @Test
     public void tlsPropertiesRestartTheAgentServer() throws Exception {
         String cert = TestTls.file("server.pem");
         String key = TestTls.file("server-key.pem");

@@ -129,7 +129,7 @@ public class WifiWebResourceTest extends JerseyTest {
     }
 
     @Test
-    public void steerTakesAVapOrABssid() throws Exception {
+    public void steerTakesAVapABssidOrAnAp() throws Exception {
         Response r = target("clients/02:00:00:00:01:00/steer").request().post(Entity.json(
                 "{\"target_vap\":\"v2\",\"target_agent\":\"ap-2\",\"disassoc_timer_tbtt\":10}"));
         assertEquals(200, r.getStatus());
@@ -139,8 +139,12 @@ public class WifiWebResourceTest extends JerseyTest {
         assertEquals(200, target("clients/02:00:00:00:01:00/steer").request().post(Entity.json(
                 "{\"target_bssid\":\"02:00:00:00:00:02\"}")).getStatus());
         assertEquals("02:00:00:00:01:00 null null 02:00:00:00:00:02 null", service.lastSteer);
+        // The AP alone: the service picks its vAP of the client's SSID.
+        assertEquals(200, target("clients/02:00:00:00:01:00/steer").request().post(Entity.json(
+                "{\"target_agent\":\"ap-2\"}")).getStatus());
+        assertEquals("02:00:00:00:01:00 ap-2 null null null", service.lastSteer);
         for (String bad : List.of("{\"target_bssid\":\"02:00\"}", "{\"target_vap\":\"v2\",\"x\":1}",
-                                  "{\"target_agent\":\"ap-2\"}",
+                                  "{\"target_agent\":\"ap-2\",\"target_bssid\":\"02:00:00:00:00:02\"}",
                                   "{\"target_vap\":\"v2\",\"disassoc_timer_tbtt\":70000}")) {
             assertEquals(bad, 400, target("clients/02:00:00:00:01:00/steer").request().post(Entity.json(bad))
                     .getStatus());
