@@ -4,6 +4,7 @@ test fails if the agent itself left anything (containers, veths, switch ports, r
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import sys
 from collections.abc import Iterator
@@ -51,6 +52,27 @@ class RealNode:
         from common import SWITCH_CPU
 
         return cls(ns, dockerd, tmp_path / "state", hugepages_dir=str(hugepages.mount), switch_cpus=str(SWITCH_CPU))
+
+    @contextlib.contextmanager
+    def on_steered_switch(self, hugepages: Any, tmp: Path, ports: list[tuple[str, str]], tag: str) -> Iterator[Any]:
+        """The real DPDK pofswitch steered by pofctl (bench/common.py SteeredPofSwitch, with ``ports``) as this
+        node's switch. On the way out the node is cleaned while the switch is still there (its vNFs' ports are
+        removed through it), also when the test failed; without the switch if it never came up."""
+        from common import SteeredPofSwitch
+
+        cleaned = False
+        try:
+            with SteeredPofSwitch(self.ns, str(hugepages.mount), tmp, ports, tag=tag) as sw:
+                self.switch = self.manager.switch = sw.switch
+                try:
+                    yield sw
+                finally:
+                    self.cleanup()
+                    cleaned = True
+        finally:
+            if not cleaned:
+                self.switch = NoSwitch()
+                self.cleanup()
 
     def new_manager(self, pool: Any = None) -> VnfManager:
         return VnfManager(self.config, self.catalog, Store(self.config.db_path), self.runtime, self.wiring,

@@ -14,8 +14,6 @@ from typing import Any
 
 import pytest
 
-from wislice_mec_agent.switch import NoSwitch
-
 from .conftest import RealNode
 from .switches import ROOT
 from .test_dpdk_vnf import stats_of, wait_stats
@@ -29,31 +27,25 @@ SLOW_CYCLES = 20000  # the downstream: ~7 us a packet, far below what the switch
 
 def test_head_drops_at_entry_while_the_slow_downstream_is_full(private_dockerd: Any, netns: Any, hugepages: Any,
                                                               tmp_path: Path) -> None:
-    from common import SteeredPofSwitch
-
     ns = netns("mecb")
     node = RealNode.beside_dpdk_switch(ns, private_dockerd, hugepages, tmp_path)
     ports = [("src", "net_null0,size=64"), ("sink", "net_null1,no-rx=1")]
-    try:
-        # one switch per run: a fresh steering table for the new vNFs' ports
-        with SteeredPofSwitch(ns, str(hugepages.mount), tmp_path / "off", ports, tag="bp0") as sw:
-            without = run_chain(node, sw, False, instance=1)
-            assert not any(node.holdings().values()), node.holdings()
-        with SteeredPofSwitch(ns, str(hugepages.mount), tmp_path / "on", ports, tag="bp1") as sw:
-            with_bp = run_chain(node, sw, True, instance=3)
-            assert not any(node.holdings().values()), node.holdings()
-        print(f"without backpressure {without}, with {with_bp}")
-        assert without["bp_dropped"] == 0, without
-        assert without["lost"] >= 500_000, without  # the slow downstream does overflow: there is work to save
-        # the head drops at entry (measured: 0.3-0.45 Mpps, 8-10x what the chain delivers) ...
-        assert with_bp["bp_dropped"] >= 2 * with_bp["delivered"] and with_bp["bp_dropped"] >= 100_000, with_bp
-        # ... so far less that it forwarded dies at the downstream's ring (measured: 3.5-4.5 M -> 0.28-0.46 M in 2 s)
-        assert with_bp["lost"] <= 0.3 * without["lost"], (without, with_bp)
-        # and the chain still carries most of what it did (measured: 78-80 %)
-        assert with_bp["delivered"] >= 0.5 * without["delivered"], (without, with_bp)
-    finally:
-        node.switch = NoSwitch()
-        node.cleanup()
+    # one switch per run: a fresh steering table for the new vNFs' ports
+    with node.on_steered_switch(hugepages, tmp_path / "off", ports, "bp0") as sw:
+        without = run_chain(node, sw, False, instance=1)
+        assert not any(node.holdings().values()), node.holdings()
+    with node.on_steered_switch(hugepages, tmp_path / "on", ports, "bp1") as sw:
+        with_bp = run_chain(node, sw, True, instance=3)
+        assert not any(node.holdings().values()), node.holdings()
+    print(f"without backpressure {without}, with {with_bp}")
+    assert without["bp_dropped"] == 0, without
+    assert without["lost"] >= 500_000, without  # the slow downstream does overflow: there is work to save
+    # the head drops at entry (measured: 0.3-0.45 Mpps, 8-10x what the chain delivers) ...
+    assert with_bp["bp_dropped"] >= 2 * with_bp["delivered"] and with_bp["bp_dropped"] >= 100_000, with_bp
+    # ... so far less that it forwarded dies at the downstream's ring (measured: 3.5-4.5 M -> 0.28-0.46 M in 2 s)
+    assert with_bp["lost"] <= 0.3 * without["lost"], (without, with_bp)
+    # and the chain still carries most of what it did (measured: 78-80 %)
+    assert with_bp["delivered"] >= 0.5 * without["delivered"], (without, with_bp)
 
 
 def run_chain(node: RealNode, sw: Any, backpressure: bool, instance: int) -> dict[str, int]:
@@ -62,7 +54,6 @@ def run_chain(node: RealNode, sw: Any, backpressure: bool, instance: int) -> dic
               "cpu": 0.5, "memory_mib": 128, "params": {"mode": "fwd"}},
              {"tenant_id": 7, "instance_id": instance + 1, "chain_id": 9, "image": "dpdk-vnf", "chain_position": 1,
               "cpu": 0.5, "memory_mib": 128, "params": {"mode": "cost", "cost_cycles": SLOW_CYCLES}}]
-    node.switch = node.manager.switch = sw.switch
     states = [node.manager.create(s) for s in specs]
     ids = [s["vnf_id"] for s in states]
     try:

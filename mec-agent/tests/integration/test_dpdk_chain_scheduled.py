@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 
 from wislice_mec_agent.scheduler import SchedulerLoop
-from wislice_mec_agent.switch import NoSwitch
 
 from .conftest import RealNode
 from .switches import ROOT
@@ -34,8 +33,6 @@ WARMUP_S = 1.5  # the scheduler's weights settle within a few of its 0.1 s perio
 
 def test_three_dpdk_vnfs_on_one_core_carry_a_held_rate_without_loss(private_dockerd: Any, netns: Any,
                                                                     hugepages: Any, tmp_path: Path) -> None:
-    from common import SteeredPofSwitch
-
     ns = netns("mecs")
     node = RealNode.beside_dpdk_switch(ns, private_dockerd, hugepages, tmp_path)
     # CPUs 0-1 with the switch on one of them: every vNF on the other, however many the machine has
@@ -45,21 +42,12 @@ def test_three_dpdk_vnfs_on_one_core_carry_a_held_rate_without_loss(private_dock
     specs = [{"tenant_id": 7, "instance_id": 20 + i, "chain_id": 11, "image": "dpdk-vnf", "chain_position": i,
               "cpu": 0.3, "memory_mib": 128, "params": {"mode": "cost", "cost_cycles": cost}}
              for i, cost in enumerate(COSTS)]
-    try:
-        with SteeredPofSwitch(ns, str(hugepages.mount), tmp_path / "sw", ports, tag="sch") as sw:
-            node.switch = node.manager.switch = sw.switch
-            states = []
-            try:  # the vNFs go while their switch is still there (their ports are removed through it)
-                for spec in specs:
-                    states.append(node.manager.create(spec))
-                result = carry(node, sw, states)
-            finally:
-                for s in states:
-                    node.manager.delete(s["vnf_id"])
-            assert not any(node.holdings().values()), node.holdings()
-    finally:
-        node.switch = NoSwitch()
-        node.cleanup()
+    with node.on_steered_switch(hugepages, tmp_path / "sw", ports, "sch") as sw:
+        states = [node.manager.create(spec) for spec in specs]
+        result = carry(node, sw, states)
+        for state in states:
+            node.manager.delete(state["vnf_id"])
+        assert not any(node.holdings().values()), node.holdings()
     entered, delivered, head_bp, rate = result
     # the meter's rate reached the chain and left it: a collapse to a trickle fails the lower bound
     assert rate >= 0.85 * ENTRY_PPS, result

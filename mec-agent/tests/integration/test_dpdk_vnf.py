@@ -21,7 +21,6 @@ import pytest
 
 from wislice_mec_agent.cgroups import host
 from wislice_mec_agent.stats import StatsCollector
-from wislice_mec_agent.switch import NoSwitch
 
 from .conftest import RealNode
 from .switches import ROOT
@@ -58,30 +57,17 @@ def wait_stats(node: RealNode, vnf_id: int, timeout: float = 15.0) -> dict:
 
 def test_chain_of_our_dpdk_vnf_forwards_then_sleeps(private_dockerd: Any, netns: Any, hugepages: Any,
                                                      tmp_path: Path) -> None:
-    from common import SteeredPofSwitch
-
     ns = netns("mecv")
     # both vNFs on the other CPU, the switch's lcore alone
     node = RealNode.beside_dpdk_switch(ns, private_dockerd, hugepages, tmp_path)
     # forwarding and sleeping, measured without the head dropping for backpressure (test_dpdk_backpressure.py)
     node.config.dataplane_backpressure = False
     ports = [("src", "net_null0,size=1500"), ("sink", "net_null1,no-rx=1")]
-    cleaned = False
-    try:
-        with SteeredPofSwitch(ns, str(hugepages.mount), tmp_path, ports, tag="dv") as sw:
-            node.switch = node.manager.switch = sw.switch
-            try:
-                ids = chain_forwards_then_sleeps(node, sw)
-                for vnf_id in ids:
-                    node.manager.delete(vnf_id)
-                assert not any(node.holdings().values()), node.holdings()
-            finally:  # containers and switch ports go while the switch is still there
-                node.cleanup()
-                cleaned = True
-    finally:
-        if not cleaned:
-            node.switch = NoSwitch()
-            node.cleanup()
+    with node.on_steered_switch(hugepages, tmp_path, ports, "dv") as sw:
+        ids = chain_forwards_then_sleeps(node, sw)
+        for vnf_id in ids:
+            node.manager.delete(vnf_id)
+        assert not any(node.holdings().values()), node.holdings()
 
 
 def chain_forwards_then_sleeps(node: RealNode, sw: Any) -> list[int]:
@@ -153,27 +139,14 @@ def chain_forwards_then_sleeps(node: RealNode, sw: Any) -> list[int]:
 
 def test_dpdk_bridge_passes_traffic_both_ways_between_its_ports(private_dockerd: Any, netns: Any, hugepages: Any,
                                                                  tmp_path: Path) -> None:
-    from common import SteeredPofSwitch
-
     ns = netns("mecb")
     node = RealNode.beside_dpdk_switch(ns, private_dockerd, hugepages, tmp_path)
     node.config.dataplane_backpressure = False
     ports = [("src", "net_null0,size=1500"), ("sink", "net_null1,no-rx=1")]
-    cleaned = False
-    try:
-        with SteeredPofSwitch(ns, str(hugepages.mount), tmp_path, ports, tag="db") as sw:
-            node.switch = node.manager.switch = sw.switch
-            try:
-                vnf_id = bridge_both_ways(node, sw)
-                node.manager.delete(vnf_id)
-                assert not any(node.holdings().values()), node.holdings()  # no switch port of ours is left
-            finally:
-                node.cleanup()
-                cleaned = True
-    finally:
-        if not cleaned:
-            node.switch = NoSwitch()
-            node.cleanup()
+    with node.on_steered_switch(hugepages, tmp_path, ports, "db") as sw:
+        vnf_id = bridge_both_ways(node, sw)
+        node.manager.delete(vnf_id)
+        assert not any(node.holdings().values()), node.holdings()  # no switch port of ours is left
 
 
 def through(sw: Any, entry: str, what: str) -> int:

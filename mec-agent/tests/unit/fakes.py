@@ -7,6 +7,9 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
+
+from wislice_mec_agent import manager as manager_mod
 from wislice_mec_agent.runtime import ContainerConfig, ContainerInfo
 from wislice_mec_agent.switch import SwitchPort
 from wislice_mec_agent.wiring import LinkStats
@@ -154,3 +157,20 @@ class FakeSwitch(Failing):
     def ports(self) -> dict[str, SwitchPort]:
         return {n: SwitchPort(name=n, port_id=p, rx_packets=5, tx_packets=7, rx_bytes=500, tx_bytes=700)
                 for n, (p, _) in self.table.items()}
+
+
+def create_killed_after_container(node: Any, monkeypatch: pytest.MonkeyPatch, spec: dict[str, Any]) -> None:
+    """A kill -9 of the agent in the middle of createVnf, once the container started: the record says 'creating',
+    and a killed process undoes nothing. The monkeypatches are undone after."""
+    class Killed(BaseException):
+        pass
+
+    def die(step: str) -> None:
+        if step == "container":
+            raise Killed
+
+    monkeypatch.setattr(manager_mod.VnfManager, "_pause", staticmethod(die))
+    monkeypatch.setattr(manager_mod.Undo, "run", lambda self: [])
+    with pytest.raises(Killed):
+        node.manager.create(spec)
+    monkeypatch.undo()

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from wislice_agent_proto.errors import AgentError
 
-import wislice_mec_agent.manager as manager_mod
 from wislice_mec_agent.catalog import Catalog
 from wislice_mec_agent.reconcile import reconcile
 from wislice_mec_agent.spec import parse_vnf_spec
 from wislice_mec_agent.vnf_classes import vnf_class
 
 from .conftest import Node, spec
+from .fakes import create_killed_after_container
 
 IN, OUT = "wt00010002", "wt000100021"
 
@@ -113,19 +113,8 @@ def test_reconcile_rebuilds_a_bridge_that_lost_its_container(node: Node) -> None
 
 
 def test_a_bridge_killed_mid_create_is_rolled_back_with_both_ports(node: Node, monkeypatch) -> None:
-    class Killed(BaseException):
-        pass
-
-    def die(step: str) -> None:
-        if step == "container":
-            raise Killed
-
-    monkeypatch.setattr(manager_mod.VnfManager, "_pause", staticmethod(die))
-    monkeypatch.setattr(manager_mod.Undo, "run", lambda self: [])  # a killed process undoes nothing
-    with pytest.raises(Killed):
-        node.manager.create(bridge())
+    create_killed_after_container(node, monkeypatch, bridge())
     assert sorted(node.holdings()["ports"]) == [IN, OUT]
-    monkeypatch.undo()
     node.manager = node.new_manager()
     report = reconcile(node.manager)
     assert report["rolled_back"] == [65538] and report["removed_ports"] == [OUT]  # not in the record yet: orphan

@@ -2,12 +2,12 @@ from __future__ import annotations
 
 import pytest
 
-from wislice_mec_agent import manager as manager_mod
 from wislice_mec_agent.pool import WarmPool
 from wislice_mec_agent.reconcile import reconcile
 from wislice_mec_agent.store import VnfRecord
 
 from .conftest import Node, spec
+from .fakes import create_killed_after_container
 
 
 def test_restart_adopts_healthy_vnfs_untouched(node: Node) -> None:
@@ -22,20 +22,9 @@ def test_restart_adopts_healthy_vnfs_untouched(node: Node) -> None:
 
 def test_crash_mid_create_is_rolled_back(node: Node, monkeypatch: pytest.MonkeyPatch) -> None:
     # Simulate a kill -9 after the container started but before the veth: the record says 'creating'.
-    class Killed(BaseException):
-        pass
-
-    def die(step: str) -> None:
-        if step == "container":
-            raise Killed
-
-    monkeypatch.setattr(manager_mod.VnfManager, "_pause", staticmethod(die))
-    monkeypatch.setattr(manager_mod.Undo, "run", lambda self: [])  # a killed process undoes nothing
-    with pytest.raises(Killed):
-        node.manager.create(spec())
+    create_killed_after_container(node, monkeypatch, spec())
     assert node.holdings()["containers"] == ["wv-mec-t-65538"]
     assert [r.state for r in node.manager.store.all()] == ["creating"]
-    monkeypatch.undo()
     node.manager = node.new_manager()
     report = reconcile(node.manager)
     assert report["rolled_back"] == [65538]
