@@ -323,10 +323,12 @@ def hops_note(d: dict[str, dict[str, int]]) -> str:
 
 
 def vnf_note(stats: list[dict]) -> str:
-    """What our vNFs said about themselves: wake mode, burst (set, mean), idle sleeps, packets, tx drops, most in
-    the ring."""
+    """What our vNFs said about themselves: wake mode, burst (set, mean), idle and paced sleeps, packets, tx drops,
+    drops at the chain head for backpressure, most in the ring."""
     return " ".join(f"[wake {s['wake']} burst {s['burst']} mean {s['mean_burst']:.1f} sleeps {s['idle_sleeps']} "
-                    f"rx {s['rx_packets']} tx_dropped {s['tx_dropped']} ring_max {s['occupancy_max']}]" for s in stats)
+                    f"paced {s.get('paced_sleeps', 0)} rx {s['rx_packets']} tx_dropped {s['tx_dropped']} "
+                    f"backpressure_dropped {s.get('backpressure_dropped', 0)} ring_max {s['occupancy_max']}]"
+                    for s in stats)
 
 
 def main() -> int:
