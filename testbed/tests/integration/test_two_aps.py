@@ -43,6 +43,18 @@ def wait_at(roam: Any, mac: str, agent: str) -> None:
         raise AssertionError(f"{exc}: {where(roam, mac)}, station {roam.sta.state()}") from exc
 
 
+def orchestrator_at(roam: Any, mac: str, agent: str) -> None:
+    """The orchestrator's view (operator GET /api/v1/clients) lists the station at ``agent`` only, as hostapd and the
+    wifi-controller do (wait_at)."""
+    def agents() -> set[str]:
+        clients = roam.tb.orch.call("GET", "/api/v1/clients")[1]["clients"]
+        return {c["agent_id"] for c in clients if c["mac"].lower() == mac}
+    try:
+        wait_for(f"the orchestrator lists {mac} at {agent} only", lambda: agents() == {agent}, timeout=20, period=0.5)
+    except TimeoutError as exc:
+        raise AssertionError(f"{exc}: {agents()}") from exc
+
+
 def placed_on(roam: Any, mac: str, vap: Any) -> None:
     """The network controller sends the client's downlink to vap's AP (its branch, or the main path)."""
     try:
@@ -139,6 +151,7 @@ def test_slice_path_follows_a_roaming_station(two_aps) -> None:
             handovers.append(roam.roam(target))
             placed_on(roam, mac, target)
             wait_at(roam, mac, target.agent_id)  # the old AP's association removed by the controllers
+            orchestrator_at(roam, mac, target.agent_id)
             log.say(f"roamed to {target.agent_id} in the slice: {handovers[-1]}")
         result = summary(handovers)
         log.say(f"slice handovers: {result}")
