@@ -15,10 +15,9 @@ import os
 import statistics
 import sys
 import time
-from collections.abc import Callable
 
 from .handover_slice import SliceHandovers, slice_phase
-from .scenarios.roaming import Roaming, RoamVap
+from .scenarios.roaming import Roaming
 from .topology.common import StepLog, repo_root
 
 
@@ -47,17 +46,11 @@ def main() -> None:
                 roam.roam(ap1)
                 roam.release_old(mac, ap1)
 
-            def steer_to(target: RoamVap) -> Callable[[], None]:
-                def start() -> None:
-                    code, body = roam.steer(mac, target)
-                    if code != 200 or not body.get("accepted"):
-                        raise RuntimeError(f"steer to {target.bssid}: HTTP {code} {body}")
-                return start
-
             def move(kind: str, i: int, n: int) -> None:
                 nonlocal not_ft
                 for source, target in ((ap1, ap2), (ap2, ap1)):
-                    h = roam.roam(target, start=None if kind == "roam" else steer_to(target))
+                    steer = None if kind == "roam" else lambda t=target: roam.steer_accepted(mac, t)
+                    h = roam.roam(target, start=steer)
                     roam.release_old(mac, target)
                     gaps[f"{kind} {source.agent_id}->{target.agent_id}"].append(h.interruption_ms)
                     not_ft += h.key_mgmt != "FT-PSK"

@@ -43,14 +43,14 @@ def slice_phase(tb: Any, log: StepLog, moves: int) -> SliceHandovers:
         since_ms = time.time() * 1000
         for i in range(moves):
             for target in targets(roam):
-                h = roam.roam(target, start=lambda t=target: steer(roam, mac, t))
+                h = roam.roam(target, start=lambda t=target: roam.steer_accepted(mac, t))
                 out.gaps_ms.append(h.interruption_ms)
                 log.say(f"slice steer {i + 1}/{moves} -> {target.agent_id}: {h.interruption_ms} ms ({h.key_mgmt})")
         records = mobility_records(tb, mac, since_ms, 2 * moves)
         out.path_switch_ms = [r["path_switch_ms"] for r in records if r.get("error") is None]
         out.switch_confirm_ms = [r["switch_confirm_ms"] for r in records if r.get("error") is None]
         out.refused = [r["error"] for r in records if r.get("error") is not None]
-        out.tcp_dips_pct, out.tcp_steady_mbps = tcp_dips(tb, roam, mac, log)
+        out.tcp_dips_pct, out.tcp_steady_mbps = tcp_dips(tb, roam, mac)
     finally:
         roam.close()
     return out
@@ -60,12 +60,6 @@ def targets(roam: SliceRoaming) -> list[Any]:
     """The other AP, then back."""
     ap1, ap2 = roam.vaps
     return [ap2, ap1] if roam.serving() == ap1.bssid else [ap1, ap2]
-
-
-def steer(roam: SliceRoaming, mac: str, target: Any) -> None:
-    code, body = roam.steer(mac, target)
-    if code != 200 or not body.get("accepted"):
-        raise RuntimeError(f"steer to {target.bssid}: HTTP {code} {body}")
 
 
 def mobility_records(tb: Any, mac: str, since_ms: float, want: int) -> list[dict[str, Any]]:
@@ -78,7 +72,7 @@ def mobility_records(tb: Any, mac: str, since_ms: float, want: int) -> list[dict
                     timeout=20, period=0.5)
 
 
-def tcp_dips(tb: Any, roam: SliceRoaming, mac: str, log: StepLog) -> tuple[list[float], float]:
+def tcp_dips(tb: Any, roam: SliceRoaming, mac: str) -> tuple[list[float], float]:
     """A TCP download server -> station through the slice with a steer at each TCP_MOVES_AT; per move, 100 x (1 -
     the rate over DIP_WINDOW around it / the steady rate, the median 0.1 s interval away from every move)."""
     s = roam.slice
@@ -94,7 +88,7 @@ def tcp_dips(tb: Any, roam: SliceRoaming, mac: str, log: StepLog) -> tuple[list[
         for at, target in zip(TCP_MOVES_AT, targets(roam) * len(TCP_MOVES_AT), strict=False):
             time.sleep(max(0.0, t0 + at - time.monotonic()))
             moved_at.append(time.monotonic() - t0)
-            steer(roam, mac, target)
+            roam.steer_accepted(mac, target)
             wait_for(f"station on {target.bssid}", lambda t=target: roam.serving() == t.bssid, timeout=10, period=0.1)
         wait_for("iperf3 done", lambda: '"end"' in roam.vm.run(f"cat {IPERF_LOG}", check=False).out,
                  timeout=TCP_S + 20, period=1)
@@ -104,7 +98,8 @@ def tcp_dips(tb: Any, roam: SliceRoaming, mac: str, log: StepLog) -> tuple[list[
     finally:
         tb.processes.stop(server)
         roam.vm.run(f"rm -f {IPERF_LOG}", check=False)
-    return dips(intervals, moved_at), steady_rate(intervals, moved_at) / 1e6
+    steady = steady_rate(intervals, moved_at)
+    return dips(intervals, moved_at, steady), steady / 1e6
 
 
 def near(start: float, end: float, moved_at: list[float], pad: tuple[float, float] = DIP_WINDOW) -> bool:
@@ -117,8 +112,8 @@ def steady_rate(intervals: list[tuple[float, float, float]], moved_at: list[floa
     return statistics.median(calm) if calm else 0.0
 
 
-def dips(intervals: list[tuple[float, float, float]], moved_at: list[float]) -> list[float]:
-    steady = steady_rate(intervals, moved_at)
+def dips(intervals: list[tuple[float, float, float]], moved_at: list[float], steady: float) -> list[float]:
+    """Per move, 100 x (1 - the rate over DIP_WINDOW around it / ``steady``), never below 0."""
     out = []
     for m in moved_at:
         window = [(end - start) * bps for start, end, bps in intervals if near(start, end, [m])]

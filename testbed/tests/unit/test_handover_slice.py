@@ -14,13 +14,13 @@ def intervals(rate_of: dict[int, float], seconds: int = 20, steady: float = 2e6)
 def test_no_dip_when_the_rate_holds() -> None:
     ivs = intervals({})
     assert steady_rate(ivs, [4.0, 8.0]) == 2e6
-    assert dips(ivs, [4.0, 8.0]) == [0.0, 0.0]
+    assert dips(ivs, [4.0, 8.0], steady_rate(ivs, [4.0, 8.0])) == [0.0, 0.0]
 
 
 def test_a_300_ms_outage_is_a_fifth_of_the_window() -> None:
     # nothing carried for 0.3 s right after the move at 4.0 s; the window is 1.5 s (3.8 .. 5.3)
     ivs = intervals({40: 0.0, 41: 0.0, 42: 0.0})
-    assert dips(ivs, [4.0]) == [20.0]
+    assert dips(ivs, [4.0], steady_rate(ivs, [4.0])) == [20.0]
 
 
 def test_slow_start_and_other_moves_are_not_the_steady_rate() -> None:
@@ -30,4 +30,5 @@ def test_slow_start_and_other_moves_are_not_the_steady_rate() -> None:
 
 
 def test_a_window_above_the_steady_rate_is_no_negative_dip() -> None:
-    assert dips(intervals({40: 4e6}), [4.0]) == [0.0]
+    ivs = intervals({40: 4e6})
+    assert dips(ivs, [4.0], steady_rate(ivs, [4.0])) == [0.0]

@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from wislice_mec_agent.ids import host_ifnames
+
 from wislice_testbed.scenarios.e2e_slice import (
     SliceRun,
     associate,
@@ -77,7 +79,7 @@ def run(tb: Any, log: StepLog, tokens: dict[int, str] | None = None) -> dict[str
     checks["slice_active"] = sl["status"] == "active"
     by_image = {v["image"]: v["vnf_id"] for v in sl["vnfs"]}
     bridge, s.vnf_id = by_image["dpdk-bridge"], by_image["kernel-fwd"]  # the forwarder routes to the server
-    ports = [f"{VETH_PREFIX}{bridge:08x}", f"{VETH_PREFIX}{bridge:08x}1"]  # 'in', 'out' (mec-agent ids.py)
+    ports = host_ifnames(VETH_PREFIX, bridge, 2)  # its switch ports, 'in' and 'out', as the mec-agent names them
     checks["bridge_ports_on_switch"] = all(p in switch_ports(tb) for p in ports)
     wait_for("dpdk-bridge stats.json", lambda: vnf_stats(tb, bridge), timeout=30, period=0.5)
     wire_server_side(tb, s)

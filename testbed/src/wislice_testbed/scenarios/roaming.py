@@ -181,6 +181,12 @@ class Roaming:
         """The wifi-controller's 802.11v steer of the station to target's BSS (POST .../clients/{mac}/steer)."""
         return self.onos.request("POST", f"/onos/wifi/clients/{mac}/steer", {"target_bssid": target.bssid})
 
+    def steer_accepted(self, mac: str, target: RoamVap) -> None:
+        """steer(), which the station must accept (HTTP 200 and accepted), else RuntimeError."""
+        code, body = self.steer(mac, target)
+        if code != 200 or not body.get("accepted"):
+            raise RuntimeError(f"steer to {target.bssid}: HTTP {code} {body}")
+
     def _scan_for(self, bssid: str) -> None:
         """wpa_supplicant roams only to a BSS in its scan results: a scan of channel 1 only (both APs are there,
         so the station never leaves the serving channel), before the measured window, and a pause so that no
