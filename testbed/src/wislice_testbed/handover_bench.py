@@ -105,11 +105,11 @@ def write(gaps: dict[str, list[float]], roams: int, not_ft: int, load_before: fl
             "namespace); the echo stream crosses the air, the serving AP's switch, core, MEC switch and vNF. Gaps "
             f"in ms: {', '.join(f'{g:.0f}' for g in sliced.gaps_ms)}. path_switch_ms = the mobility app's record "
             "per move (the wifi-controller's association event reaching the controller node -> the switch "
-            "confirmed the client's downlink entry), of which switch_confirm = the FLOW_MOD to its ECHO barrier: "
-            f"{', '.join(f'{g:.0f}' for g in sliced.path_switch_ms)}. tcp_dip_pct: an iperf3 download (server -> "
-            "station, 0.1 s intervals) through the slice (down cap 2 Mbit/s) with a steer at 4, 8, 12 and 16 s: "
-            "per move 100 x (1 - its rate over the 1.5 s around the move / the median interval rate away from "
-            f"moves), the median of {sliced.tcp_dips_pct}. vnf_follow_s is not measured: the testbed has one MEC "
+            "confirmed the client's downlink entry; switch_confirm = the part from the FLOW_MOD to its ECHO "
+            f"barrier): {', '.join(f'{g:.0f}' for g in sliced.path_switch_ms)}. tcp_dip_pct: an iperf3 download "
+            "(server -> station, 0.1 s intervals) through the slice (down cap 2 Mbit/s) with a steer at 4, 8, 12 "
+            "and 16 s: per move 100 x (1 - its rate over the 1.5 s around the move / the median interval rate away "
+            f"from moves), the median of {sliced.tcp_dips_pct}. vnf_follow_s is not measured: the testbed has one MEC "
             "node. ")
     units = {k: "ms" for k in metrics if "_ms" in k} | {
         "roams_each_way": "moves of each kind (wpa_cli roam, BTM steer) each way",
