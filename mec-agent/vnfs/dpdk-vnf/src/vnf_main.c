@@ -305,11 +305,6 @@ static uint32_t idle_sleep(struct vnf *v, uint32_t us, uint64_t next_periodic, s
     return n;
 }
 
-static uint64_t tsc_ns(const struct vnf *v, uint64_t tsc)
-{
-    return (uint64_t)((double)tsc * 1e9 / (double)v->info.tsc_hz);
-}
-
 static void run(struct vnf *v)
 {
     struct rte_mbuf *pkts[VNF_MAX_BURST];
@@ -318,7 +313,7 @@ static void run(struct vnf *v)
     /* Paced polling is for sleepers: a busy poller (latency mode, a core of its own) never waits for a batch. */
     struct vnf_pace pace;
     bool pacing = !v->args.busy_poll && !v->args.latency;
-    vnf_pace_init(&pace, pacing ? v->args.pace_us : 0, v->args.burst, tsc_ns(v, rte_rdtsc()));
+    vnf_pace_init(&pace, pacing ? v->args.pace_us : 0, v->args.burst, v->info.tsc_hz, rte_rdtsc());
     uint64_t interval = v->info.tsc_hz * v->args.stats_interval_ms / 1000;
     uint64_t queue_interval = v->info.tsc_hz * v->args.queue_interval_ms / 1000;
     uint64_t next_periodic = rte_rdtsc(), next_queue = next_periodic;
@@ -360,7 +355,7 @@ static void run(struct vnf *v)
             nanosleep(&ts, NULL);
             continue;
         }
-        uint32_t paced_us = vnf_pace_after_poll(&pace, n, tsc_ns(v, now));
+        uint32_t paced_us = vnf_pace_after_poll(&pace, n, now);
         if (paced_us) {
             /* an empty ring under steady traffic: sleep until about a burst is there, not until the next packet */
             v->st.paced_sleeps++;
@@ -375,7 +370,7 @@ static void run(struct vnf *v)
             n = idle_sleep(v, us, tick && next_queue < next_periodic ? next_queue : next_periodic, pkts);
             if (n) {
                 vnf_backoff_after_poll(&bo, n);
-                vnf_pace_after_poll(&pace, n, tsc_ns(v, rte_rdtsc()));
+                vnf_pace_after_poll(&pace, n, rte_rdtsc());
             }
         }
     }

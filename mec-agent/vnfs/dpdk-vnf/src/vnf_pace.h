@@ -9,22 +9,24 @@
 
 #include <stdint.h>
 
-#define VNF_PACE_RATE_WINDOW_NS 1000000ull /* the arrival rate is counted over 1 ms windows */
-#define VNF_PACE_MIN_US 5                  /* a pause shorter than this is not worth a sleep */
+#define VNF_PACE_MIN_US 5 /* a pause shorter than this is not worth a sleep */
 
+/* Times are the caller's clock ticks (the TSC: no conversion on the poll loop), `hz` of them a second. */
 struct vnf_pace {
     uint32_t window_us;   /* longest paced sleep; 0 = pacing off */
     uint32_t burst;       /* packets a wake-up aims to find */
-    uint64_t win_start_ns;
+    uint64_t hz;
+    uint64_t rate_window; /* the arrival rate is counted over windows of this many ticks (1 ms) */
+    uint64_t win_start;
     uint64_t win_pkts;
     double rate_pps;      /* moving average of the arrival rate, packets per second */
 };
 
-void vnf_pace_init(struct vnf_pace *p, uint32_t window_us, uint32_t burst, uint64_t now_ns);
+void vnf_pace_init(struct vnf_pace *p, uint32_t window_us, uint32_t burst, uint64_t hz, uint64_t now);
 
-/* After a poll that returned n packets at now_ns: microseconds to sleep before the next poll (0 = none: poll
+/* After a poll that returned n packets at tick `now`: microseconds to sleep before the next poll (0 = none: poll
  * again, or fall back to the idle rule: spin, then sleep on the interrupt). Only an empty poll under steady
  * traffic sleeps. */
-uint32_t vnf_pace_after_poll(struct vnf_pace *p, uint32_t n, uint64_t now_ns);
+uint32_t vnf_pace_after_poll(struct vnf_pace *p, uint32_t n, uint64_t now);
 
 #endif

@@ -1,6 +1,7 @@
 #include "check.h"
 #include "vnf_pace.h"
 
+#define HZ 1000000000ull /* a 1 GHz clock: ticks are ns */
 #define MS 1000000ull
 
 /* pkts_per_ms packets a ms, polled every 0.1 ms (each poll with what arrived since, then an empty one) for
@@ -21,7 +22,7 @@ int main(void)
 {
     struct vnf_pace p;
     uint64_t now = 5 * MS;
-    vnf_pace_init(&p, 200, 32, now);
+    vnf_pace_init(&p, 200, 32, HZ, now);
     /* nothing seen yet: no pacing, the interrupt decides */
     CHECK(vnf_pace_after_poll(&p, 0, now) == 0);
     /* 40 kpps (40 a ms): a burst of 32 takes 800 us, capped at the 200 us window */
@@ -44,7 +45,7 @@ int main(void)
     /* 2 kpps: 0.4 packet a 200 us window, not steady enough */
     CHECK(feed(&p, &now, 2, 30 * MS) == 0);
     /* off: never paces */
-    vnf_pace_init(&p, 0, 32, now);
+    vnf_pace_init(&p, 0, 32, HZ, now);
     CHECK(feed(&p, &now, 40, 20 * MS) == 0);
     puts("test_pace: ok");
     return 0;
