@@ -41,8 +41,16 @@ def cpu_ns(cgroups: Any, groups: list[Any]) -> list[int]:
     return [cgroups.cpu_usage_ns(g) or 0 for g in groups]
 
 
-def stats_of(node: RealNode, vnf_id: int) -> dict:
-    return json.loads((node.manager.vnf_dir(vnf_id) / "stats.json").read_text())
+def stats_of(node: RealNode, vnf_id: int, fresh: bool = False) -> dict:
+    """The vNF's stats.json; FRESH: one written after this call (the vNF rewrites it every 500 ms, so a plain read
+    can miss the last half second, which a busy 2-core machine stretches further)."""
+    path = node.manager.vnf_dir(vnf_id) / "stats.json"
+    if fresh:
+        asked, deadline = time.time_ns(), time.monotonic() + 10
+        while path.stat().st_mtime_ns <= asked:
+            assert time.monotonic() < deadline, f"vNF {vnf_id} wrote no stats.json for 10 s"
+            time.sleep(0.05)
+    return json.loads(path.read_text())
 
 
 def wait_stats(node: RealNode, vnf_id: int, timeout: float = 15.0) -> dict:
@@ -185,7 +193,7 @@ def bridge_both_ways(node: RealNode, sw: Any) -> int:
 
     sw.steer([(src, p_in["pof_port"]), (p_out["pof_port"], sink)])
     forward = through(sw, p_in["name"], "in -> out")
-    fwd = stats_of(node, vnf_id)
+    fwd = stats_of(node, vnf_id, fresh=True)  # counted after the window: it holds all that entered in it
     assert fwd["ports"][0]["rx_packets"] >= 0.9 * forward, fwd  # taken from 'in'
     assert fwd["ports"][1]["tx_packets"] >= 0.9 * fwd["ports"][0]["rx_packets"], fwd  # ... left by 'out'
     assert fwd["ports"][1]["rx_packets"] == 0 and fwd["ports"][0]["tx_packets"] == 0, fwd
@@ -195,7 +203,7 @@ def bridge_both_ways(node: RealNode, sw: Any) -> int:
     route(1, p_in["pof_port"], sink)
     ctl.echo()
     backward = through(sw, p_out["name"], "out -> in")
-    rev = stats_of(node, vnf_id)
+    rev = stats_of(node, vnf_id, fresh=True)
     assert rev["ports"][1]["rx_packets"] >= 0.9 * backward, rev
     assert rev["ports"][0]["tx_packets"] >= 0.9 * rev["ports"][1]["rx_packets"], rev
     assert rev["rx_packets"] == rev["ports"][0]["rx_packets"] + rev["ports"][1]["rx_packets"], rev

@@ -86,7 +86,8 @@ final class TestWifiManagers {
 
     /**
      * Connects a scripted ap-agent to manager and answers its reconnect sequence (syncVaps, getVaps with these
-     * vAPs, getClient); returns once the manager shows it connected with those vAPs.
+     * vAPs, getClient); returns once the manager shows it connected with those vAPs (its getClient reply may still
+     * be in flight: {@link #associate} puts clients after it).
      */
     static TestAgentClient connect(WifiManager manager, String agentId, List<JsonNode> vaps) throws Exception {
         TestAgentClient agent = new TestAgentClient(manager.boundPort());
@@ -113,6 +114,21 @@ final class TestWifiManagers {
         waitFor(() -> manager.vaps(agentId).size() == vaps.size()
                 && manager.agent(agentId).map(a -> a.get("connected").asBoolean()).orElse(false));
         return agent;
+    }
+
+    /**
+     * A station associates with vapId on a connected agent, reported as the agent does (a clientAssociated event);
+     * returns once the manager stores it. Not store.putClient: connect returns before the manager has applied the
+     * getClient reply, and that refresh would drop a client put straight into the store meanwhile. The event runs
+     * on the agent's ordered executor after the refresh.
+     */
+    static void associate(TestAgentClient agent, WifiManager manager, String agentId, String vapId, String mac)
+            throws Exception {
+        ObjectNode ev = Json.object().put("type", "event").put("event", "clientAssociated")
+                .put("ts", System.currentTimeMillis() / 1000.0);
+        ev.putObject("data").put("vap_id", vapId).put("mac", mac).put("signal_dbm", -40);
+        agent.send(ev);
+        waitFor(() -> manager.clients(agentId, vapId).stream().anyMatch(c -> mac.equals(c.get("mac").asText())));
     }
 
     /** Waits up to 3 s for condition; fails the test if it never holds. */

@@ -11,7 +11,6 @@ import org.wislice.onos.agent.Json;
 import org.wislice.onos.agent.TestAgentClient;
 import org.wislice.onos.agent.TestTls;
 import org.wislice.onos.agent.ap.ApCodecs;
-import org.wislice.onos.agent.ap.Client;
 import org.wislice.onos.wifi.api.WifiEvent;
 
 import java.util.ArrayList;
@@ -23,6 +22,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
+import static org.wislice.onos.wifi.impl.TestWifiManagers.associate;
 import static org.wislice.onos.wifi.impl.TestWifiManagers.connect;
 import static org.wislice.onos.wifi.impl.TestWifiManagers.waitFor;
 
@@ -365,7 +365,7 @@ public class WifiManagerTest {
         ObjectNode target = vapState(vapSpec("v2")).put("bssid", "02:00:00:00:00:02");
         try (TestAgentClient serving = connect(manager, "ap-s", List.of(vapState(vapSpec("v1"))));
              TestAgentClient other = connect(manager, "ap-t", List.of(target))) {
-            store.putClient("ap-s", new Client(sta, "v1", -40, 3, 0, 0));
+            associate(serving, manager, "ap-s", "v1", sta);
             CompletableFuture<ObjectNode> steered = CompletableFuture.supplyAsync(
                     () -> manager.steerClient(sta, null, "v2", null, 10));
             JsonNode req = serving.serveOne(r -> Json.object().put("accepted", true).put("status_code", 0)
@@ -398,7 +398,7 @@ public class WifiManagerTest {
         try (TestAgentClient serving = connect(manager, "ap-s", List.of(vapState(vapSpec("v1"))));
              TestAgentClient t = connect(manager, "ap-t", List.of(same, other));
              TestAgentClient u = connect(manager, "ap-u", List.of(vapState(vapSpec("v4").put("ssid", "Other"))))) {
-            store.putClient("ap-s", new Client(sta, "v1", -40, 3, 0, 0));
+            associate(serving, manager, "ap-s", "v1", sta);
             // Another SSID, by vAP or by BSSID: another slice's network, refused before any agent call.
             for (String[] target : new String[][] {{"v3", null}, {null, "02:00:00:00:00:03"}}) {
                 try {
