@@ -44,6 +44,7 @@ class FakeControllers(FakeFirmware, Controllers):
         self.vnfs: dict[int, Json] = {}
         self.paths: dict[str, Json] = {}
         self.assoc_ts: dict[str, float] = {}
+        self.steer_refusals: dict[str, int] = {}  # mac -> the BTM status code its station answers a steer with
         self.next_port = 100
         self.next_tag = 1
         for i in range(1, aps + 1):
@@ -238,6 +239,11 @@ class FakeControllers(FakeFirmware, Controllers):
                 raise ControllerError(400, "bad_request", f"target vAP {to[0]['vap_id']} serves SSID "
                                                           f"'{to[0]['ssid']}', client {mac} is on SSID '{ssid}'")
             source = dict(client)
+            if mac.lower() in self.steer_refusals:  # the station answers the BTM request with a reject: it stays
+                return {"agent_id": source["agent_id"], "vap_id": source["vap_id"], "mac": mac.lower(),
+                        "target_agent_id": to[0]["agent_id"], "target_vap_id": to[0]["vap_id"],
+                        "target_bssid": to[0]["bssid"], "accepted": False,
+                        "status_code": self.steer_refusals[mac.lower()], "reason": "the station rejected the request"}
             self.vaps[client["vap_id"]]["clients"] -= 1
             self.vaps[to[0]["vap_id"]]["clients"] += 1
             client.update(vap_id=to[0]["vap_id"], agent_id=to[0]["agent_id"])

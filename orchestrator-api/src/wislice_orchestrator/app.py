@@ -22,6 +22,7 @@ from .latency_watch import LatencyWatch
 from .metrics import Metrics
 from .models import ApiToken, Slice
 from .policy import PolicyEngine
+from .radio_watch import RadioWatch
 from .rollout import RolloutRunner
 from .service import SliceService
 from .telemetry import TelemetryCollector
@@ -106,6 +107,12 @@ def create_app(test_config: dict[str, Any] | None = None, controllers: Controlle
     latency_watch = LatencyWatch(session_factory)  # a latency slice's measured p99 against its budget (events)
     app.extensions["wislice_latency_watch"] = latency_watch
     telemetry.observers.append(latency_watch.observe)
+    radio_watch = None  # load balancing: clients steered off a radio whose guarantees with clients no longer fit
+    if app.config["RADIO_WATCH"]:
+        radio_watch = RadioWatch(session_factory, ctl, app.config["AP_BUDGET_KBPS"],
+                                 app.config["RADIO_WATCH_SAMPLES"], app.config["RADIO_WATCH_HOLD_S"])
+        telemetry.observers.append(radio_watch.observe)
+    app.extensions["wislice_radio_watch"] = radio_watch
     metrics.add_telemetry(telemetry)
     _bootstrap(session_factory, settings)
     app.extensions["wislice_firmware_keys"] = fw.load_keys(app.config["FIRMWARE_KEYS"])  # a bad key stops the start

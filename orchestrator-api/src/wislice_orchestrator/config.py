@@ -55,6 +55,12 @@ DEFAULTS: dict[str, Any] = {
     "TELEMETRY_WINDOW_S": 900.0,
     "TELEMETRY_MAX_SLICES": 1000,
     "TELEMETRY_MAX_CLIENTS": 4000,
+    # Load balancing (radio_watch.py, docs/mobility.md "Load balancing"): on, a radio whose guarantees with clients
+    # exceed its reported capacity for RADIO_WATCH_SAMPLES polls in a row has clients of its slices steered to their
+    # vAPs on other APs with room, at most one round per RADIO_WATCH_HOLD_S seconds per radio. Needs TELEMETRY.
+    "RADIO_WATCH": True,
+    "RADIO_WATCH_SAMPLES": 3,
+    "RADIO_WATCH_HOLD_S": 30.0,
     # GET /metrics needs an operator token unless this is on (a scraper on a trusted network without a token).
     "METRICS_PUBLIC": False,
     # Largest request body, bytes (413 above it, from the Content-Length alone). The largest legitimate body is a
@@ -75,10 +81,11 @@ DEFAULTS: dict[str, Any] = {
 }
 
 INT_KEYS = {"AP_BUDGET_KBPS", "HISTORY_MAX_ROWS", "TELEMETRY_MAX_SLICES", "TELEMETRY_MAX_CLIENTS",
-            "MAX_CONTENT_LENGTH", "TOKEN_TTL_S", "FIRMWARE_MAX_BYTES", "OPERATOR_TOKEN_TTL_S", "TOKEN_MAX_TTL_S"}
+            "MAX_CONTENT_LENGTH", "TOKEN_TTL_S", "FIRMWARE_MAX_BYTES", "OPERATOR_TOKEN_TTL_S", "TOKEN_MAX_TTL_S",
+            "RADIO_WATCH_SAMPLES"}
 FLOAT_KEYS = {"ONOS_TIMEOUT_S", "HISTORY_KEEP_S", "TELEMETRY_INTERVAL_S", "TELEMETRY_WINDOW_S", "LEASE_S",
-              "LEASE_RENEW_S", "ROLLOUT_POLL_S"}
-BOOL_KEYS = {"START_WORKER", "TELEMETRY", "METRICS_PUBLIC"}
+              "LEASE_RENEW_S", "ROLLOUT_POLL_S", "RADIO_WATCH_HOLD_S"}
+BOOL_KEYS = {"START_WORKER", "TELEMETRY", "METRICS_PUBLIC", "RADIO_WATCH"}
 
 
 def from_environment(environ: dict[str, str] | None = None) -> dict[str, Any]:
