@@ -7,25 +7,16 @@ restarts). Measured numbers are printed (pytest -s)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cluster_helpers import ONOS_APPS, Cluster, running_cluster, wait_for
+from cluster_helpers import Cluster, wait_for
 from real_switches import POFSWITCH, Rig, failover_round, install_slice, rejoin, remove_slices, state, wait_settled
 from wislice_testbed.pytest_plugin import requires_root
 
 pytestmark = pytest.mark.cluster_failover
 KEPT_GAP_MS = 200  # see the test's bounds
 ORPHAN_GAP_MS = 10000
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[Cluster]:
-    if not (ONOS_APPS / "network-controller" / "target").exists():
-        pytest.skip("WiSlice apps not built (make -C onos-apps build)")
-    with running_cluster() as running:
-        yield running
 
 
 def test_failover_with_real_switches_slices_and_traffic(cluster: Cluster, tmp_path: Path) -> None:

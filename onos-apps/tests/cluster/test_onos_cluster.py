@@ -13,11 +13,10 @@ import asyncio
 import json
 import sys
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from cluster_helpers import ONOS_APPS, Cluster, running_cluster, wait_for
+from cluster_helpers import ONOS_APPS, Cluster, wait_for
 
 sys.path.insert(0, str(ONOS_APPS / "network-controller" / "tests" / "integration"))
 from fake_reference_switch import FakeReferenceSwitch  # noqa: E402
@@ -28,14 +27,6 @@ from fake_agent import FakeAgent  # noqa: E402
 pytestmark = pytest.mark.cluster
 DEV_ID = 0x1701
 DEVICE = f"pof:{DEV_ID:08x}"
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[Cluster]:
-    if not (ONOS_APPS / "network-controller" / "target").exists():
-        pytest.skip("WiSlice apps not built (make -C onos-apps build)")
-    with running_cluster() as running:
-        yield running
 
 
 def dial(controllers: list[int], deadline_s: float = 60, dev_id: int = DEV_ID) -> FakeReferenceSwitch:
