@@ -11,8 +11,8 @@ from __future__ import annotations
 import contextlib
 import re
 import signal
-import socket
 import subprocess
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -20,12 +20,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cluster_helpers import Cluster, wait_for
+from cluster_helpers import ONOS_APPS, Cluster, wait_for
 from wislice_testbed.netns import Namespace
 from wislice_testbed.processes import ProcessManager
 from wislice_testbed.topology.common import repo_root
 from wislice_testbed.topology.pofswitch import offloads_off
 from wislice_testbed.veth import VethPair, create_veth
+
+sys.path.insert(0, str(ONOS_APPS / "network-controller" / "tests" / "integration"))
+from pof_helpers import mgmt  # noqa: E402  (the management-socket client the pof integration tests use)
 
 POFSWITCH = repo_root() / "pof-switch" / "build" / "pofswitch-afp"
 RATE_KBPS = 20000  # each slice's up and down meters; a 10 ms ping is ~70 kbit/s
@@ -95,17 +98,7 @@ class Switch:
 
     def command(self, line: str) -> str:
         """One management-socket command and its reply line (spec/switch-mgmt)."""
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-            s.settimeout(5)
-            s.connect(str(self.mgmt))
-            s.sendall(line.encode() + b"\n")
-            data = b""
-            while not data.endswith(b"\n"):
-                chunk = s.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
-        return data.decode().strip()
+        return mgmt(self.mgmt, line)
 
     def stats(self) -> dict[str, int]:
         """The datapath's counters: ``flows`` and ``tables`` are what the switch holds."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -27,3 +28,18 @@ def flows_of(onos: Any, dev: str) -> list[dict]:
         return []
     assert code == 200, body
     return body["flows"]
+
+
+def mgmt(sock: Path, line: str) -> str:
+    """One command on a pofswitch's management socket (spec/switch-mgmt), its one-line reply."""
+    with socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(5)
+        s.connect(str(sock))
+        s.sendall(line.encode() + b"\n")
+        reply = b""
+        while not reply.endswith(b"\n"):
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            reply += chunk
+    return reply.decode().strip()

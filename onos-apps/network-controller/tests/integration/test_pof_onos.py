@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from pof_helpers import flows_of, start_pofswitch
+from pof_helpers import flows_of, mgmt, start_pofswitch
 from wislice_testbed.topology.pofswitch import offloads_off
 from fake_reference_switch import FakeReferenceSwitch
 
@@ -197,21 +196,6 @@ def test_port_statistics_after_traffic(onos: Any, two_switches: tuple[Any, Any])
 
     code, _ = onos.request("DELETE", "/onos/pof/slices/it-stats")
     assert code == 204
-
-
-def mgmt(sock: Path, line: str) -> str:
-    """One command on a pofswitch's management socket (spec/switch-mgmt), its one-line reply."""
-    with socket.socket(socket.AF_UNIX) as s:
-        s.settimeout(5)
-        s.connect(str(sock))
-        s.sendall(line.encode() + b"\n")
-        reply = b""
-        while not reply.endswith(b"\n"):
-            chunk = s.recv(4096)
-            if not chunk:
-                break
-            reply += chunk
-    return reply.decode().strip()
 
 
 def classed_pkts(sock: Path, port: str) -> int:
