@@ -56,6 +56,7 @@ public final class PofSession {
     private final AtomicLong xids = new AtomicLong(1);
     private final Map<Long, CompletableFuture<PofMessage>> pending = new ConcurrentHashMap<>();
     private final Map<Long, Multipart> multiparts = new ConcurrentHashMap<>();
+    private final Map<Long, SwitchDump> dumps = new ConcurrentHashMap<>();
     private final Map<Integer, PofPort> ports = new ConcurrentSkipListMap<>();
     private volatile State state = State.WAIT_HELLO;
     private volatile FeaturesReply features;
@@ -239,6 +240,10 @@ public final class PofSession {
     }
 
     private void dispatch(PofMessage msg) throws IOException {
+        SwitchDump dump = dumps.get(msg.xid());
+        if (dump != null && dump.add(msg)) {
+            return;
+        }
         Multipart collecting = multiparts.get(msg.xid());
         if (collecting != null && (msg.type() == PofType.MULTIPART_REPLY || msg.type() == PofType.ERROR)) {
             collecting.add(msg);
@@ -339,6 +344,24 @@ public final class PofSession {
         return collecting.future;
     }
 
+    /**
+     * Sends QUERYALL_REQUEST and completes with the switch's tables, flows and meters once QUERYALL_FIN arrived.
+     * Fails with {@link PofErrorException} when the switch answers ERROR, with IOException when the session closes;
+     * completing it from outside (a timeout) forgets the request.
+     */
+    public CompletableFuture<SwitchDump> queryAll() {
+        long xid = nextXid();
+        SwitchDump dump = new SwitchDump();
+        dumps.put(xid, dump);
+        dump.future.whenComplete((r, e) -> dumps.remove(xid, dump));
+        try {
+            send(new PofMessage(PofType.QUERYALL_REQUEST, xid, new PofBody.Empty()));
+        } catch (IOException | PofCodecException e) {
+            dump.future.completeExceptionally(e);
+        }
+        return dump.future;
+    }
+
     public CompletableFuture<PofMessage> barrier() {
         return request(PofType.ECHO_REQUEST, new PofBody.Echo(new byte[0]));
     }
@@ -372,6 +395,8 @@ public final class PofSession {
         pending.clear();
         multiparts.values().forEach(m -> m.future.completeExceptionally(new IOException("POF session closed")));
         multiparts.clear();
+        dumps.values().forEach(d -> d.future.completeExceptionally(new IOException("POF session closed")));
+        dumps.clear();
         if (was != State.CLOSED) {
             listener.switchGone(this);
         }

@@ -2,6 +2,7 @@ package org.wislice.onos.pof.impl;
 
 import org.onosproject.net.flow.FlowId;
 import org.onosproject.net.flow.FlowRule;
+import org.wislice.onos.pof.wire.FlowMod;
 
 import java.util.BitSet;
 import java.util.HashMap;
@@ -10,7 +11,9 @@ import java.util.Map;
 
 /**
  * The flow entries the provider has put on one switch: which table index and counter each uses, and the
- * last counter values. POF addresses entries by index, so indexes are allocated here. Thread-safe.
+ * last counter values. POF addresses entries by index, so indexes are allocated here. Also the entries an earlier
+ * session left on the switch ({@link #hold}): they keep their index and counter until ONOS claims them by flow id
+ * (the POF cookie) or they are dropped. Thread-safe.
  */
 final class DeviceFlows {
     /** Index bound when the table is not one the controller created: the reference's table size. */
@@ -33,7 +36,20 @@ final class DeviceFlows {
         }
     }
 
+    /** An entry the switch held when this session started, not yet claimed by ONOS. */
+    static final class Held {
+        final FlowMod mod;
+        final int table;
+
+        Held(FlowMod mod, int table) {
+            this.mod = mod;
+            this.table = table;
+        }
+    }
+
     private final Map<FlowId, Entry> entries = new HashMap<>();
+    private final Map<FlowId, Held> held = new HashMap<>();
+    private int pollsAsMasterWithHeld;
     private final Map<Integer, BitSet> usedIndexes = new HashMap<>();
     private final BitSet usedCounters = new BitSet();
     private final int counterLimit;
@@ -66,6 +82,65 @@ final class DeviceFlows {
         Entry e = new Entry(rule, index, counter, System.currentTimeMillis());
         entries.put(rule.id(), e);
         return e;
+    }
+
+    /** Records an entry the switch already holds (QUERYALL) in global table {@code table}: its index and counter
+     *  stay taken. False (nothing recorded) when its flow id or index is taken twice, which this provider never
+     *  does: such an entry is not ours to keep. */
+    synchronized boolean hold(FlowMod mod, int table) {
+        FlowId id = FlowId.valueOf(mod.cookie);
+        BitSet used = usedIndexes.computeIfAbsent(table, t -> new BitSet());
+        if (held.containsKey(id) || entries.containsKey(id) || mod.index < 0
+                || mod.index >= tableSizes.getOrDefault(table, DEFAULT_TABLE_SIZE) || used.get((int) mod.index)) {
+            return false;
+        }
+        used.set((int) mod.index);
+        if (mod.counterId > 0 && mod.counterId < counterLimit) {
+            usedCounters.set((int) mod.counterId);
+        }
+        held.put(id, new Held(mod, table));
+        return true;
+    }
+
+    /** Takes the held entry with this flow id out of the held ones (its index and counter stay taken), or null. */
+    synchronized Held claim(FlowId id) {
+        return held.remove(id);
+    }
+
+    /** Makes a claimed held entry this rule's installed entry, at the index and with the counter it has. */
+    synchronized Entry adopt(FlowRule rule, Held h) {
+        long counter = h.mod.counterId > 0 && h.mod.counterId < counterLimit ? h.mod.counterId : 0;
+        Entry e = new Entry(rule, h.mod.index, counter, System.currentTimeMillis());
+        entries.put(rule.id(), e);
+        return e;
+    }
+
+    /** Frees a held entry's index and counter (it was deleted from the switch, or claimed by another table). */
+    synchronized void free(Held h) {
+        BitSet used = usedIndexes.get(h.table);
+        if (used != null) {
+            used.clear((int) h.mod.index);
+        }
+        if (h.mod.counterId > 0 && h.mod.counterId < counterLimit) {
+            usedCounters.clear((int) h.mod.counterId);
+        }
+    }
+
+    /**
+     * Counts a statistics poll made while this node masters the switch and entries are still held; once ONOS had
+     * {@code polls} of them to claim what it has, returns the rest (taken out of the held ones), else none.
+     */
+    synchronized List<Held> unclaimedAfter(int polls) {
+        if (held.isEmpty() || ++pollsAsMasterWithHeld < polls) {
+            return List.of();
+        }
+        List<Held> rest = List.copyOf(held.values());
+        held.clear();
+        return rest;
+    }
+
+    synchronized int heldCount() {
+        return held.size();
     }
 
     /** Replaces the rule of an installed entry (MODIFY keeps index and counter). */

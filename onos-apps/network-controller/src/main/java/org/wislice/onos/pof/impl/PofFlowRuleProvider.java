@@ -1,6 +1,7 @@
 package org.wislice.onos.pof.impl;
 
 import org.onlab.util.Tools;
+import org.onosproject.mastership.MastershipService;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.flow.CompletedBatchOperation;
 import org.onosproject.net.flow.DefaultFlowEntry;
@@ -23,11 +24,11 @@ import org.wislice.onos.pof.api.PofController;
 import org.wislice.onos.pof.api.PofSwitchListener;
 import org.wislice.onos.pof.api.PofTableLayout;
 import org.wislice.onos.pof.channel.PofSession;
+import org.wislice.onos.pof.channel.SwitchDump;
 import org.wislice.onos.pof.wire.FlowMod;
 import org.wislice.onos.pof.wire.PofBody;
 import org.wislice.onos.pof.wire.PofMessage;
 import org.wislice.onos.pof.wire.PofType;
-import org.wislice.onos.pof.wire.TableMod;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -42,6 +43,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import static org.slf4j.LoggerFactory.getLogger;
@@ -57,10 +59,17 @@ import static org.wislice.onos.pof.impl.OsgiPropertyConstants.STATS_POLL_SECONDS
  * made of the one before, else a MODIFY overtakes its ADD and the entry's index is handed out twice.
  * Statistics: each entry gets a POF counter (while the switch has some free); COUNTER_REQUEST every poll period
  * gives packets and bytes.
+ * A connecting switch is asked what it holds (QUERYALL) before its first batch; entries an earlier session left
+ * are kept and claimed by ONOS's rules ({@link SwitchReconciler}); those ONOS has not claimed after
+ * {@link #HELD_GRACE_POLLS} polls on the switch's master are deleted.
  */
 @Component(immediate = true, property = {STATS_POLL_SECONDS + ":Integer=" + STATS_POLL_SECONDS_DEFAULT})
 public class PofFlowRuleProvider extends AbstractProvider implements FlowRuleProvider {
     private static final long BARRIER_TIMEOUT_S = 10;
+    private static final long QUERYALL_TIMEOUT_S = 5;
+    /** Statistics polls as master (each pushes the entries, so ONOS re-adds what it misses) before held entries
+     *  that no rule claimed are deleted: the first one may come right after mastership moved. */
+    static final int HELD_GRACE_POLLS = 2;
     private final Logger log = getLogger(getClass());
 
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
@@ -68,6 +77,9 @@ public class PofFlowRuleProvider extends AbstractProvider implements FlowRulePro
 
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected PofController controller;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected MastershipService mastershipService;
 
     private FlowRuleProviderService providerService;
     private final Map<DeviceId, DeviceFlows> devices = new ConcurrentHashMap<>();
@@ -159,9 +171,15 @@ public class PofFlowRuleProvider extends AbstractProvider implements FlowRulePro
      * entries to ONOS.
      */
     CompletableFuture<Set<FlowRule>> program(DeviceId deviceId, List<FlowRule> adds, List<FlowRule> removes) {
+        return enqueue(deviceId, () -> send(deviceId, adds, removes));
+    }
+
+    /** Runs {@code work} on the sender once the device's previous batch (or reconciliation) has completed. */
+    private CompletableFuture<Set<FlowRule>> enqueue(DeviceId deviceId,
+                                                     Supplier<CompletableFuture<Set<FlowRule>>> work) {
         return lastBatch.compute(deviceId, (d, previous) -> (previous == null
                 ? CompletableFuture.<Void>completedFuture(null) : previous.handle((failed, err) -> (Void) null))
-                .thenComposeAsync(v -> send(deviceId, adds, removes), sender));
+                .thenComposeAsync(v -> work.get(), sender));
     }
 
     private CompletableFuture<Set<FlowRule>> send(DeviceId deviceId, List<FlowRule> adds, List<FlowRule> removes) {
@@ -178,6 +196,24 @@ public class PofFlowRuleProvider extends AbstractProvider implements FlowRulePro
         for (FlowRule rule : adds) {
             try {
                 DeviceFlows.Entry old = flows.get(rule.id());
+                DeviceFlows.Held held = old == null ? flows.claim(rule.id()) : null;
+                if (held != null && held.table != rule.tableId()) {
+                    msgs.addAll(SwitchReconciler.deleteHeld(session, List.of(held)));
+                    flows.free(held);
+                    held = null;
+                }
+                if (held != null) {
+                    // The switch holds this rule's entry from an earlier session: keep it, rewrite it if it differs.
+                    DeviceFlows.Entry e = flows.adopt(rule, held);
+                    FlowMod want = PofFlowTranslator.toFlowMod(rule, FlowMod.MODIFY, session.resources(), e.index,
+                            e.counterId);
+                    if (!SwitchReconciler.sameEntry(want, held.mod)) {
+                        long xid = session.nextXid();
+                        msgs.add(new PofMessage(PofType.FLOW_MOD, xid, want));
+                        xids.put(xid, rule);
+                    }
+                    continue;
+                }
                 DeviceFlows.Entry e = old == null ? flows.reserve(rule) : flows.replace(old, rule);
                 int command = old == null ? FlowMod.ADD : FlowMod.MODIFY;
                 if (old == null && e.counterId != 0) {
@@ -197,6 +233,11 @@ public class PofFlowRuleProvider extends AbstractProvider implements FlowRulePro
         for (FlowRule rule : removes) {
             DeviceFlows.Entry e = flows.get(rule.id());
             if (e == null) {
+                DeviceFlows.Held held = flows.claim(rule.id());
+                if (held != null) {
+                    msgs.addAll(SwitchReconciler.deleteHeld(session, List.of(held)));
+                    flows.free(held);
+                }
                 continue;
             }
             msgs.add(new PofMessage(PofType.FLOW_MOD, session.nextXid(), PofFlowTranslator.toFlowMod(
@@ -246,11 +287,41 @@ public class PofFlowRuleProvider extends AbstractProvider implements FlowRulePro
     private void pollAll() {
         for (DeviceId d : devices.keySet()) {
             try {
+                dropUnclaimed(d);
                 poll(d);
             } catch (RuntimeException e) {
                 log.warn("{}: statistics poll failed: {}", d, e.getMessage());
             }
         }
+    }
+
+    /** Deletes the held entries ONOS has not claimed within the grace polls (only on the switch's master). */
+    void dropUnclaimed(DeviceId deviceId) {
+        DeviceFlows flows = devices.get(deviceId);
+        if (flows == null || flows.heldCount() == 0 || !mastershipService.isLocalMaster(deviceId)) {
+            return;
+        }
+        List<DeviceFlows.Held> gone = flows.unclaimedAfter(HELD_GRACE_POLLS);
+        if (gone.isEmpty()) {
+            return;
+        }
+        enqueue(deviceId, () -> {
+            PofSession session = controller.session(deviceId).orElse(null);
+            if (session == null) {
+                return CompletableFuture.completedFuture(Set.of());
+            }
+            log.info("{}: deleting {} flow entries an earlier session left that ONOS does not have", deviceId,
+                    gone.size());
+            try {
+                session.sendAll(SwitchReconciler.deleteHeld(session, gone));
+            } catch (IOException e) {
+                log.warn("{}: deleting unclaimed entries failed: {}", deviceId, e.getMessage());
+                return CompletableFuture.completedFuture(Set.of());
+            }
+            gone.forEach(flows::free);
+            return session.barrier().orTimeout(BARRIER_TIMEOUT_S, TimeUnit.SECONDS)
+                    .handle((reply, err) -> Set.<FlowRule>of());
+        });
     }
 
     /** COUNTER_REQUEST for every entry that has a counter, then one push with the fresh values. */
@@ -283,31 +354,49 @@ public class PofFlowRuleProvider extends AbstractProvider implements FlowRulePro
         pushEntries(deviceId);
     }
 
-    /** Per-switch state follows the connection: a reconnected switch starts empty and ONOS re-adds. */
+    /** Per-switch state follows the connection: what the switch kept is reconciled, the rest ONOS re-adds. */
     private final class Switches implements PofSwitchListener {
         @Override
         public void switchAdded(DeviceId id, PofSession session) {
-            // The slice table is recreated here, when this provider takes the switch, not when it connects: after
-            // an ONOS restart switches connect ~10 s before the providers start, and a table emptied then left the
-            // slices without flows all that time (the switch had kept them). "No such table" is a harmless ERROR.
-            try {
-                for (TableMod table : List.of(PofTableLayout.sliceTable(), PofTableLayout.clientTable())) {
-                    TableMod drop = PofTableLayout.sliceTable();
-                    drop.tableId = table.tableId;
-                    drop.command = TableMod.DELETE;
-                    session.send(new PofMessage(PofType.TABLE_MOD, session.nextXid(), drop));
-                    session.send(new PofMessage(PofType.TABLE_MOD, session.nextXid(), table));
+            int counters = session.resources() == null ? 512 : (int) Math.min(session.resources().counterNum, 512);
+            DeviceFlows flows = new DeviceFlows(counters,
+                    Map.of(PofTableLayout.SLICE_TABLE, PofTableLayout.SLICE_TABLE_SIZE,
+                            PofTableLayout.CLIENT_TABLE, PofTableLayout.CLIENT_TABLE_SIZE));
+            // Reconciled here, when this provider takes the switch, not when it connects: after an ONOS restart
+            // switches connect ~10 s before the providers start. Batches wait behind it (lastBatch).
+            CompletableFuture<Set<FlowRule>> reconciled = session.queryAll()
+                    .orTimeout(QUERYALL_TIMEOUT_S, TimeUnit.SECONDS)
+                    .handleAsync((dump, err) -> reconcile(id, session, flows, dump, err), sender);
+            lastBatch.put(id, reconciled);
+            devices.put(id, flows);
+            // Tell ONOS at once which entries the switch holds for it (none yet: the held ones are claimed as ONOS
+            // re-adds them), so it re-adds now instead of at the next statistics poll.
+            reconciled.thenRun(() -> poller.execute(() -> pushEntries(id)));
+        }
+
+        private Set<FlowRule> reconcile(DeviceId id, PofSession session, DeviceFlows flows, SwitchDump dump,
+                                        Throwable err) {
+            if (dump != null && SwitchReconciler.hasSliceTables(dump)) {
+                int kept = 0;
+                for (FlowMod f : dump.flows) {
+                    int table = SwitchReconciler.globalTable(f, session.resources());
+                    if (table >= 0 && flows.hold(f, table)) {
+                        kept++;
+                    }
                 }
+                log.info("{}: kept the slice tables and {} of {} flow entries the switch held", id, kept,
+                        dump.flows.size());
+                return Set.of();
+            }
+            if (err != null) {
+                log.info("{}: no QUERYALL answer ({}); recreating the slice tables", id, err.toString());
+            }
+            try {
+                session.sendAll(SwitchReconciler.recreateTables(session));
             } catch (IOException e) {
                 log.warn("{}: could not create the slice and client tables: {}", id, e.getMessage());
             }
-            int counters = session.resources() == null ? 512 : (int) Math.min(session.resources().counterNum, 512);
-            devices.put(id, new DeviceFlows(counters,
-                    Map.of(PofTableLayout.SLICE_TABLE, PofTableLayout.SLICE_TABLE_SIZE,
-                            PofTableLayout.CLIENT_TABLE, PofTableLayout.CLIENT_TABLE_SIZE)));
-            // Tell ONOS now that the switch holds none of its flows (its table was just recreated): ONOS re-adds
-            // the missing ones at once instead of at the next statistics poll, seconds of a slice without flows.
-            poller.execute(() -> pushEntries(id));
+            return Set.of();
         }
 
         @Override

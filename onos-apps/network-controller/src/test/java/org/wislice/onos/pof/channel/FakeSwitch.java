@@ -1,6 +1,7 @@
 package org.wislice.onos.pof.channel;
 
 import org.wislice.onos.pof.wire.FeaturesReply;
+import org.wislice.onos.pof.wire.FlowMod;
 import org.wislice.onos.pof.wire.PofBody;
 import org.wislice.onos.pof.wire.PofCodec;
 import org.wislice.onos.pof.wire.PofMessage;
@@ -25,7 +26,8 @@ import java.util.function.Function;
 /**
  * A test switch speaking the switch side of the POF handshake (as the reference switch does), then recording
  * every message it receives; it answers ECHO, and answers other messages through an optional responder (one
- * reply, or several: e.g. MULTIPART_REPLYs flagged REPLY_MORE).
+ * reply, or several: e.g. MULTIPART_REPLYs flagged REPLY_MORE). QUERYALL is answered with the messages in
+ * {@link #kept} (what an earlier session left, none by default) and QUERYALL_FIN, unless a test turns it off.
  */
 public final class FakeSwitch implements AutoCloseable {
     public final long devId;
@@ -43,6 +45,10 @@ public final class FakeSwitch implements AutoCloseable {
     /** ECHO_REQUESTs (the controller's barriers) not answered yet: held while holdEchoes is on. */
     private final List<PofMessage> heldEchoes = new ArrayList<>();
     private boolean holdEchoes;
+    /** TABLE_MODs and FLOW_MODs the switch reports holding when asked QUERYALL. */
+    public final List<PofBody> kept = Collections.synchronizedList(new ArrayList<>());
+    /** False: QUERYALL goes to the responder like any message (the reference switch's answer, or none). */
+    public volatile boolean answersQueryAll = true;
 
     public FakeSwitch(int controllerPort, long devId, int portCount) throws IOException {
         this.devId = devId;
@@ -191,6 +197,16 @@ public final class FakeSwitch implements AutoCloseable {
                     continue;
                 }
                 received.add(m);
+                if (m.type() == PofType.QUERYALL_REQUEST && answersQueryAll) {
+                    synchronized (kept) {
+                        for (PofBody b : kept) {
+                            send(new PofMessage(b instanceof FlowMod ? PofType.FLOW_MOD : PofType.TABLE_MOD,
+                                    m.xid(), b));
+                        }
+                    }
+                    send(new PofMessage(PofType.QUERYALL_FIN, m.xid(), new PofBody.Empty()));
+                    continue;
+                }
                 for (PofMessage reply : responder.apply(m)) {
                     send(reply);
                 }

@@ -47,6 +47,7 @@ public class PofFlowBatchOrderTest {
         flowProvider = new PofFlowRuleProvider();
         flowProvider.providerRegistry = flows;
         flowProvider.controller = controller;
+        flowProvider.mastershipService = new RecordingRegistries.Mastership();
         flowProvider.activate(null);
         sw = new FakeSwitch(port, 1, 2);
         sw.handshake();

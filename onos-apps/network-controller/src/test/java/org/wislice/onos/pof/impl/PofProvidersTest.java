@@ -80,6 +80,7 @@ public class PofProvidersTest {
         flowProvider = new PofFlowRuleProvider();
         flowProvider.providerRegistry = flows;
         flowProvider.controller = controller;
+        flowProvider.mastershipService = new RecordingRegistries.Mastership();
         flowProvider.activate(null);
         meterProvider = new PofMeterProvider();
         meterProvider.providerRegistry = meters;

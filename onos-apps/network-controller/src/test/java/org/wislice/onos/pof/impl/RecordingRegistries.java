@@ -1,5 +1,6 @@
 package org.wislice.onos.pof.impl;
 
+import org.onosproject.mastership.MastershipServiceAdapter;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.device.DeviceDescription;
 import org.onosproject.net.device.DeviceProvider;
@@ -81,6 +82,16 @@ final class RecordingRegistries {
     }
 
     /** Flow provider service: batch completions and pushed entries. */
+    /** Mastership as a test sets it: this node masters every device while {@code local} is true. */
+    static final class Mastership extends MastershipServiceAdapter {
+        volatile boolean local = true;
+
+        @Override
+        public boolean isLocalMaster(DeviceId deviceId) {
+            return local;
+        }
+    }
+
     static final class Flows implements FlowRuleProviderRegistry {
         final BlockingQueue<CompletedBatchOperation> completed = new LinkedBlockingQueue<>();
         final Map<DeviceId, List<FlowEntry>> pushed = new ConcurrentHashMap<>();
