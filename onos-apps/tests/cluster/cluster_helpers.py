@@ -10,6 +10,7 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -118,13 +119,22 @@ class Cluster:
         """The environment onos-cluster starts the node with (its ports, agent listeners, cluster.json, keys)."""
         return dict(self.env, **CLUSTER_SCRIPT.node_env(self.state, self.nodes[node]))
 
+    def keep_log(self, node: str) -> str:
+        """Copies the node's karaf.log out of the cluster directory (removed at the end) for a failure report."""
+        log = Path(self.nodes[node]["run_dir"]) / "karaf" / "data" / "log" / "karaf.log"
+        if not log.exists():
+            return f"\n(no karaf.log for {node})"
+        kept = Path(tempfile.mkdtemp(prefix="wislice-cluster-failure-")) / f"{node}-karaf.log"
+        shutil.copy(log, kept)
+        return f"\n{node}'s karaf.log kept in {kept}"
+
     def restart(self, node: str, ready_s: float = 120) -> float:
         """Starts the killed node again on its directory and ports; waits until every node sees every node READY.
         Returns the seconds it took."""
         t0 = time.monotonic()
         started = subprocess.run([sys.executable, str(RUNTIME), "start"], env=self.runtime_env(node),
                                  capture_output=True, text=True, timeout=300)
-        assert started.returncode == 0, started.stdout + started.stderr
+        assert started.returncode == 0, started.stdout + started.stderr + self.keep_log(node)
         try:
             wait_for(f"{node} READY in every view", lambda: self.all_ready(list(self.nodes)), ready_s, 0.5)
         except AssertionError as exc:
