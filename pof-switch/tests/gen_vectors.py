@@ -122,7 +122,8 @@ VALID = {
         "actions": [{"type": "OUTPUT", "port_type": 0, "metadata_offset": 0, "metadata_len": 0,
                      "packet_offset": 0, "value": 2}],
         "data": "0200000000020200000000010800" + "45" + "00" * 45}},
-    "queryall_request": {"type": "QUERYALL_REQUEST", "xid": 19, "body": {}},
+    # The reference built with POF_MULTIPLE_SLOTS reads an 8-byte body: slot_id, 0xFFFF for every slot.
+    "queryall_request": {"type": "QUERYALL_REQUEST", "xid": 19, "body": {"slot_id": pofwire.ALL_SLOTS}},
     "queryall_fin": {"type": "QUERYALL_FIN", "xid": 19, "body": {}},
     "multipart_request_port_stats": {"type": "MULTIPART_REQUEST", "xid": 20,
                                      "body": {"mp_type": 4, "flags": 0, "port_no": 1}},
@@ -144,6 +145,8 @@ INVALID = {
     "multipart_bad_type": (bytes.fromhex("0413001800000067" "0000000000000000" "0000000100000000"), (1, 2)),
     # A MULTIPART_REQUEST with only the 8-byte multipart head, no port_no.
     "multipart_short_body": (bytes.fromhex("0413001000000068" "0004000000000000"), (1, 6)),
+    # A QUERYALL_REQUEST body of 1-7 bytes is neither the 8-byte form nor the bare header.
+    "queryall_request_short_body": (bytes.fromhex("0422000c00000069" "ffff0000"), (1, 6)),
 }
 
 # Well-formed messages (they decode to "message") that the switch refuses to apply, with its ERROR (type, code).
@@ -159,6 +162,9 @@ REFUSED = {
     # A flag this switch does not know is refused (METER_MOD_FAILED/BAD_FLAGS), never silently ignored.
     "meter_mod_unknown_flags": ({"type": "METER_MOD", "xid": 30, "body": {
         "command": 0, "flags": 2, "slot_id": 0, "meter_id": 4, "rate": 2000}}, (12, 5)),
+    # pof-switch has one slot, 0: another slot is refused as the reference refuses a slot it does not have.
+    "queryall_request_bad_slot": ({"type": "QUERYALL_REQUEST", "xid": 33, "body": {"slot_id": 3}},
+                                  (pofwire.SOFTWARE_FAILED, pofwire.INVALID_SLOT_ID)),
 }
 
 # Forms the switch accepts though WiSlice's own senders never use them (spec/pof "Liberal acceptance"): the switch
@@ -168,6 +174,10 @@ LIBERAL = {
     "set_config_of10": ({"type": "SET_CONFIG", "xid": 3, "body": {"flags": 1, "miss_send_len": 256}},
                         "SET_CONFIG in OpenFlow 1.0's layout (flags u16@0, miss_send_len u16@2, no dev_id): the "
                         "switch sets flags and miss_send_len and keeps its own dev_id"),
+    # What earlier controllers and tools sent: QUERYALL_REQUEST as the bare header, no slot_id.
+    "queryall_request_empty": ({"type": "QUERYALL_REQUEST", "xid": 19, "body": {}},
+                               "QUERYALL_REQUEST without a body (no slot_id): the switch answers it as a request for "
+                               "every slot (slot_id 0xFFFF)"),
 }
 
 # Well-formed messages of a feature pof-switch does not have, and the ERROR (type, code) it answers with, as the

@@ -19,6 +19,11 @@ from pofwire_multipart import (  # noqa: F401
 
 VERSION = 4
 HEADER = struct.Struct(">BBHI")
+# QUERYALL_REQUEST's body (the reference built with POF_MULTIPLE_SLOTS): slot_id u16, pad[6]; 0xFFFF = every slot.
+QUERYALL_SIZE = 8
+ALL_SLOTS = 0xFFFF
+# ERROR SOFTWARE_FAILED / INVALID_SLOT_ID: the reference's (and pof-switch's) answer to a slot it does not have.
+SOFTWARE_FAILED, INVALID_SLOT_ID = 14, 0x5006
 
 TYPES = {
     "HELLO": 0, "ERROR": 1, "ECHO_REQUEST": 2, "ECHO_REPLY": 3, "EXPERIMENTER": 4,
@@ -252,8 +257,10 @@ def _dec_port(b: bytes) -> dict:
 
 
 def _enc_body(t: str, m: dict) -> bytes:
+    if t == "QUERYALL_REQUEST" and "slot_id" in m:
+        return struct.pack(">H6x", m["slot_id"])
     if t in ("HELLO", "FEATURES_REQUEST", "GET_CONFIG_REQUEST", "QUERYALL_REQUEST", "QUERYALL_FIN",
-             "BARRIER_REQUEST"):
+             "BARRIER_REQUEST"):  # QUERYALL_REQUEST without slot_id: the bare header (spec/pof "Liberal acceptance")
         return b""
     if t in ("ECHO_REQUEST", "ECHO_REPLY"):
         return bytes.fromhex(m.get("data", ""))
@@ -326,6 +333,9 @@ def _dec_body(t: str, b: bytes) -> dict:
         if len(b) < n:
             raise CodecError(f"{t}: body {len(b)} bytes, needs {n}")
 
+    if t == "QUERYALL_REQUEST" and b:  # no body: every slot, as earlier controllers sent it ("Liberal acceptance")
+        need(QUERYALL_SIZE)
+        return {"slot_id": struct.unpack_from(">H", b)[0]}
     if t in ("HELLO", "FEATURES_REQUEST", "GET_CONFIG_REQUEST", "QUERYALL_REQUEST", "QUERYALL_FIN",
              "BARRIER_REQUEST"):
         return {}

@@ -96,6 +96,16 @@ int pof_decode(const uint8_t *buf, size_t len, struct pof_msg *msg, struct pof_s
         msg->u.config.flags = get16(b + 4);
         msg->u.config.miss_send_len = get16(b + 6);
         break;
+    case POFT_QUERYALL_REQUEST:
+        /* Liberal acceptance (spec/pof): no body is what earlier controllers sent, taken as every slot. */
+        if (blen == 0) {
+            msg->u.queryall = (struct pof_queryall){.slot_id = POF_SLOT_ALL, .no_body = true};
+            break;
+        }
+        if (blen < POF_QUERYALL_SIZE)
+            return pof_fail(err, POFET_BAD_REQUEST, POFBRC_BAD_LEN, "QUERYALL_REQUEST body of 1-7 bytes");
+        msg->u.queryall.slot_id = get16(b);
+        break;
     case POFT_RESOURCE_REPORT: {
         struct pof_resource_report *r = &msg->u.resource;
         r->resource_type = b[0];
@@ -196,6 +206,7 @@ int pof_encode(const struct pof_msg *msg, uint8_t *out, size_t cap)
     case POFT_PACKET_IN: body = POF_PACKET_IN_HEAD + (size_t)msg->u.packet_in.total_len; break;
     case POFT_PACKET_OUT: body = POF_PACKET_OUT_HEAD + (size_t)msg->u.packet_out.packet_len; break;
     case POFT_SET_CONFIG: body = msg->u.config.no_dev_id ? POF_CONFIG_OF10_SIZE : POF_CONFIG_SIZE; break;
+    case POFT_QUERYALL_REQUEST: body = msg->u.queryall.no_body ? 0 : POF_QUERYALL_SIZE; break;
     case POFT_MULTIPART_REPLY: {
         const struct pof_multipart *mp = &msg->u.multipart;
         bool lat = mp->mp_type == POFMP_PORT_LATENCY;
@@ -257,6 +268,10 @@ int pof_encode(const struct pof_msg *msg, uint8_t *out, size_t cap)
         put32(b, msg->u.config.dev_id);
         put16(b + 4, msg->u.config.flags);
         put16(b + 6, msg->u.config.miss_send_len);
+        break;
+    case POFT_QUERYALL_REQUEST:
+        if (!msg->u.queryall.no_body)
+            put16(b, msg->u.queryall.slot_id);
         break;
     case POFT_RESOURCE_REPORT: {
         const struct pof_resource_report *r = &msg->u.resource;

@@ -33,6 +33,8 @@
 #define POF_CONFIG_SIZE 8
 /* SET_CONFIG as controllers written for the reference send it: OpenFlow 1.0's body, flags and miss_send_len only. */
 #define POF_CONFIG_OF10_SIZE 4
+#define POF_QUERYALL_SIZE 8 /* slot_id u16, pad[6]: the reference built with POF_MULTIPLE_SLOTS */
+#define POF_SLOT_ALL 0xFFFFu /* QUERYALL_REQUEST slot_id: every slot */
 #define POF_METER_MOD_SIZE 16
 #define POF_GROUP_MOD_SIZE 208
 #define POF_GROUP_MAX_ACT 4
@@ -62,8 +64,11 @@ enum pof_type {
 enum pof_error_type {
     POFET_HELLO_FAILED = 0, POFET_BAD_REQUEST = 1, POFET_BAD_ACTION = 2, POFET_BAD_INSTRUCTION = 3,
     POFET_BAD_MATCH = 4, POFET_FLOW_MOD_FAILED = 5, POFET_GROUP_MOD_FAILED = 6, POFET_PORT_MOD_FAILED = 7,
-    POFET_TABLE_MOD_FAILED = 8, POFET_METER_MOD_FAILED = 12, POFET_COUNTER_MOD_FAILED = 15,
+    POFET_TABLE_MOD_FAILED = 8, POFET_METER_MOD_FAILED = 12, POFET_SOFTWARE_FAILED = 14,
+    POFET_COUNTER_MOD_FAILED = 15,
 };
+/* SOFTWARE_FAILED codes are the reference's pof_soft_error values; only the slot one is answered here. */
+enum { POF_INVALID_SLOT_ID = 0x5006 };
 enum { POFBRC_BAD_VERSION = 0, POFBRC_BAD_TYPE = 1, POFBRC_BAD_MULTIPART = 2, POFBRC_BAD_LEN = 6,
        POFBRC_BAD_PORT = 11, POFBRC_BAD_PACKET = 12 };
 enum { POFBAC_BAD_TYPE = 0, POFBAC_BAD_LEN = 1, POFBAC_BAD_OUT_PORT = 4, POFBAC_BAD_ARGUMENT = 5,
@@ -176,6 +181,9 @@ struct pof_features {
 /* no_dev_id: a SET_CONFIG in the 12-byte OpenFlow 1.0 layout (POF_CONFIG_OF10_SIZE body), dev_id absent. The
  * switch accepts that form and never sends it (zero-initialised structs are the POF form). */
 struct pof_switch_config { uint32_t dev_id; uint16_t flags, miss_send_len; bool no_dev_id; };
+/* QUERYALL_REQUEST. no_body: the bare header that earlier controllers and tools send (spec/pof "Liberal
+ * acceptance"), decoded as every slot; zero-initialised structs are the 8-byte form. */
+struct pof_queryall { uint16_t slot_id; bool no_body; };
 struct pof_table_resource { uint32_t dev_id; uint8_t type, tbl_num; uint16_t key_len; uint32_t total_size; };
 struct pof_resource_report {
     uint8_t resource_type; uint16_t slot_id; uint32_t counter_num, meter_num, group_num;
@@ -254,6 +262,7 @@ struct pof_msg {
         struct pof_packet_in packet_in;
         struct pof_packet_out packet_out;
         struct pof_multipart multipart;
+        struct pof_queryall queryall;
         struct { const uint8_t *data; uint16_t len; } echo;
     } u;
 };
@@ -268,6 +277,15 @@ static inline int pof_fail(struct pof_status *err, uint16_t type, uint16_t code,
     err->code = code;
     err->why = why;
     return -1;
+}
+
+/* pof-switch has one slot, 0: a QUERYALL for any other than it or every slot is refused as the reference refuses
+ * a slot it does not have (SOFTWARE_FAILED/INVALID_SLOT_ID), not answered with slot 0's state. 0, or -1. */
+static inline int pof_queryall_check(const struct pof_queryall *q, struct pof_status *err)
+{
+    if (q->slot_id == 0 || q->slot_id == POF_SLOT_ALL)
+        return 0;
+    return pof_fail(err, POFET_SOFTWARE_FAILED, POF_INVALID_SLOT_ID, "QUERYALL for a slot this switch does not have");
 }
 
 /* Decodes exactly one message of len bytes. Returns 0, or -1 with *err filled in. */

@@ -267,7 +267,8 @@ static void on_multipart_request(struct pof_conn *c, const struct pof_msg *m)
         send_port_stats(c, m->hdr.xid, &id, 1);
 }
 
-/* QUERYALL replays the state as the messages that built it, all with the request's xid. */
+/* QUERYALL replays the state as the messages that built it, all with the request's xid, for slot 0 or every
+ * slot (the same here). */
 struct dump_ctx { struct pof_conn *c; uint32_t xid; };
 
 static void dump_table(void *arg, const struct pof_table_mod *tm)
@@ -297,6 +298,11 @@ static void dump_meter(void *arg, const struct pof_meter_mod *mm)
 static void on_queryall(struct pof_conn *c, const struct pof_msg *m)
 {
     uint32_t xid = m->hdr.xid; /* m is c->msg, which the dump reuses */
+    struct pof_status st;
+    if (pof_queryall_check(&m->u.queryall, &st) < 0) { /* a slot other than 0: ERROR, no QUERYALL_FIN */
+        conn_send_error(c, xid, st.type, st.code, st.why);
+        return;
+    }
     static const struct pof_dp_dump_ops ops = {dump_table, dump_flow, dump_meter};
     struct dump_ctx d = {c, xid};
     conn_send_resource_report(c, xid);

@@ -53,9 +53,25 @@ def test_refused_vectors_are_well_formed(path: Path) -> None:
     doc = json.loads(path.read_text())
     assert pofwire.decode(bytes.fromhex(doc["hex"])) == doc["message"]
     assert pofwire.encode(doc["message"]).hex() == doc["hex"]
+    body = doc["message"]["body"]
+    if doc["message"]["type"] == "QUERYALL_REQUEST":  # a slot pof-switch does not have (it has slot 0)
+        assert body["slot_id"] not in (0, pofwire.ALL_SLOTS)
+        assert (doc["error"]["type"], doc["error"]["code"]) == (pofwire.SOFTWARE_FAILED, pofwire.INVALID_SLOT_ID)
+        return
     assert doc["error"]["type"] == 12  # METER_MOD_FAILED
     # BAD_FLAGS for a flag the switch does not know, else BAD_RATE
-    assert doc["error"]["code"] == (5 if doc["message"]["body"]["flags"] & ~1 else 6)
+    assert doc["error"]["code"] == (5 if body["flags"] & ~1 else 6)
+
+
+def test_queryall_request_forms() -> None:
+    """The reference's 8-byte body (slot_id, pad[6]); the bare header of earlier controllers; 1-7 bytes neither."""
+    raw = pofwire.encode({"type": "QUERYALL_REQUEST", "xid": 5, "body": {"slot_id": pofwire.ALL_SLOTS}})
+    assert raw.hex() == "0422001000000005ffff000000000000"
+    assert pofwire.decode(raw)["body"] == {"slot_id": 0xFFFF}
+    empty = json.loads((VECTORS / "liberal" / "queryall_request_empty.json").read_text())
+    assert len(bytes.fromhex(empty["hex"])) == 8 and empty["message"]["body"] == {}
+    with pytest.raises(pofwire.CodecError):
+        pofwire.decode(raw[:2] + (12).to_bytes(2, "big") + raw[4:12])
 
 
 def test_meter_mod_committed_rate_is_in_the_pad_bytes() -> None:

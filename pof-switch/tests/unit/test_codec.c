@@ -182,6 +182,10 @@ static int check_fields(json_t *b, const struct pof_msg *m)
         if (!json_object_get(b, "dev_id")) /* OpenFlow 1.0's SET_CONFIG (liberal/) */
             return m->u.config.no_dev_id;
         return !m->u.config.no_dev_id && ival(b, "dev_id") == m->u.config.dev_id;
+    case POFT_QUERYALL_REQUEST:
+        if (!json_object_get(b, "slot_id")) /* the bare header of earlier controllers (liberal/): every slot */
+            return m->u.queryall.no_body && m->u.queryall.slot_id == POF_SLOT_ALL;
+        return !m->u.queryall.no_body && ival(b, "slot_id") == m->u.queryall.slot_id;
     case POFT_GROUP_MOD: {
         const struct pof_group_mod *g = &m->u.group_mod;
         json_t *as = json_object_get(b, "actions");
@@ -252,9 +256,10 @@ static void check_refused(json_t *doc, const struct pof_msg *msg, const char *pa
 {
     struct pof_dp *dp = pof_dp_create();
     struct pof_status st = {0};
-    int rc = msg->hdr.type == POFT_METER_MOD   ? pof_dp_meter_mod(dp, &msg->u.meter_mod, &st)
-             : msg->hdr.type == POFT_GROUP_MOD ? pof_dp_group_mod(dp, &msg->u.group_mod, &st)
-                                               : 0;
+    int rc = msg->hdr.type == POFT_METER_MOD         ? pof_dp_meter_mod(dp, &msg->u.meter_mod, &st)
+             : msg->hdr.type == POFT_GROUP_MOD       ? pof_dp_group_mod(dp, &msg->u.group_mod, &st)
+             : msg->hdr.type == POFT_QUERYALL_REQUEST ? pof_queryall_check(&msg->u.queryall, &st)
+                                                     : 0;
     json_t *e = json_object_get(doc, "error");
     CHECK_MSG(rc < 0 && st.type == ival(e, "type") && st.code == ival(e, "code"), path);
     pof_dp_destroy(dp);
@@ -301,7 +306,7 @@ static int run_dir(const char *dir, enum kind kind)
 static void test_all_vectors(void)
 {
     static const struct { const char *sub; enum kind kind; int at_least; } dirs[] = {
-        {"", VALID, 25}, {"/invalid", INVALID, 6}, {"/refused", REFUSED, 2}, {"/liberal", LIBERAL, 1},
+        {"", VALID, 29}, {"/invalid", INVALID, 7}, {"/refused", REFUSED, 5}, {"/liberal", LIBERAL, 2},
         {"/unsupported", UNSUPPORTED, 2},
     };
     for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
@@ -342,6 +347,30 @@ static void test_config_forms_and_short_group_mod(void)
     CHECK(pof_decode(raw, sizeof(raw) - 1, &msg, &st) < 0 && st.code == POFBRC_BAD_LEN);
     raw[3] = (uint8_t)sizeof(raw);
     CHECK(pof_decode(raw, sizeof(raw), &msg, &st) == 0 && msg.hdr.type == POFT_GROUP_MOD);
+}
+
+/* QUERYALL_REQUEST: the reference's 8-byte body (slot_id, pad[6]), or no body (every slot); 1-7 bytes are BAD_LEN.
+ * A switch-built request is the 8-byte form; slots other than 0 and every slot are refused, as the reference
+ * refuses a slot it does not have. */
+static void test_queryall_forms_and_slots(void)
+{
+    static struct pof_msg msg;
+    uint8_t raw[POF_HEADER_LEN + POF_QUERYALL_SIZE] = {4, POFT_QUERYALL_REQUEST, 0, 0, 0, 0, 0, 9, 0xFF, 0xFF};
+    struct pof_status st;
+    for (uint8_t body = 0; body <= POF_QUERYALL_SIZE; body++) {
+        raw[3] = (uint8_t)(POF_HEADER_LEN + body);
+        int rc = pof_decode(raw, POF_HEADER_LEN + body, &msg, &st);
+        if (body == 0 || body == POF_QUERYALL_SIZE)
+            CHECK(rc == 0 && msg.u.queryall.no_body == (body == 0) && msg.u.queryall.slot_id == POF_SLOT_ALL);
+        else
+            CHECK(rc < 0 && st.type == POFET_BAD_REQUEST && st.code == POFBRC_BAD_LEN);
+    }
+    msg = (struct pof_msg){.hdr = {.type = POFT_QUERYALL_REQUEST}};
+    CHECK(pof_encode(&msg, raw, sizeof(raw)) == POF_HEADER_LEN + POF_QUERYALL_SIZE && raw[8] == 0 && raw[9] == 0);
+    CHECK(pof_queryall_check(&msg.u.queryall, &st) == 0);
+    msg.u.queryall.slot_id = 1;
+    CHECK(pof_queryall_check(&msg.u.queryall, &st) < 0 && st.type == POFET_SOFTWARE_FAILED &&
+          st.code == POF_INVALID_SLOT_ID);
 }
 
 static void test_truncated_prefixes_never_decode_past_end(void)
@@ -423,6 +452,7 @@ int main(int argc, char **argv)
     vector_dir = argc > 1 ? argv[1] : "../../spec/pof/vectors";
     RUN(test_all_vectors);
     RUN(test_config_forms_and_short_group_mod);
+    RUN(test_queryall_forms_and_slots);
     RUN(test_truncated_prefixes_never_decode_past_end);
     RUN(test_bad_counts_rejected);
     RUN(test_meter_mod_committed_rate_offset);

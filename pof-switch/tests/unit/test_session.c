@@ -1,7 +1,8 @@
 /* Interoperability with controllers written for the reference switch, over loopback TCP (ctl_loop.c plays the
- * controller): OpenFlow 1.0's 12-byte SET_CONFIG in the handshake, GROUP_MOD's answer, what a new controller
- * session does to the state (kept by default, cleared with the `reset` policy), and the ERROR that precedes a
- * close for lost framing or an unsupported HELLO. One switch, reconnected between the tests. */
+ * controller): OpenFlow 1.0's 12-byte SET_CONFIG in the handshake, GROUP_MOD's answer, QUERYALL's two forms and
+ * its slots, what a new controller session does to the state (kept by default, cleared with the `reset` policy),
+ * and the ERROR that precedes a close for lost framing or an unsupported HELLO. One switch, reconnected between
+ * the tests. */
 #include <string.h>
 
 #include "ctl_loop.h"
@@ -78,6 +79,35 @@ static void test_group_mod_answered_as_the_reference(void)
     m.u.group_mod.command = 9;
     expect_error(send_msg(&m), POFET_GROUP_MOD_FAILED, POFGMFC_BAD_COMMAND);
     CHECK(pof_conn_ready(sw.conn) && no_error_before_echo());
+}
+
+/* The answer to a QUERYALL up to its QUERYALL_FIN: true if it all came with this xid and without an ERROR. */
+static bool queryall_answered(uint32_t xid)
+{
+    for (int i = 0; i < 20; i++) {
+        if (ctl_recv() < 0 || rx->hdr.xid != xid || rx->hdr.type == POFT_ERROR)
+            return false;
+        if (rx->hdr.type == POFT_QUERYALL_FIN)
+            return true;
+    }
+    return false;
+}
+
+/* QUERYALL as the reference's controllers send it (8-byte body, slot 0xFFFF or 0) and as earlier ones did (no
+ * body: every slot); a slot the switch does not have is refused as the reference refuses it, without a FIN. */
+static void test_queryall_slots(void)
+{
+    struct pof_msg m = {.hdr = {.type = POFT_QUERYALL_REQUEST}};
+    m.u.queryall.slot_id = POF_SLOT_ALL;
+    CHECK(queryall_answered(send_msg(&m)));
+    m.u.queryall.slot_id = 0;
+    CHECK(queryall_answered(send_msg(&m)));
+    static const uint8_t bare[8] = {4, POFT_QUERYALL_REQUEST, 0, 8, 0, 0, 0x0F, 0x01};
+    ctl_send_raw(bare, sizeof(bare));
+    CHECK(queryall_answered(0x0F01));
+    m.u.queryall.slot_id = 3;
+    expect_error(send_msg(&m), POFET_SOFTWARE_FAILED, POF_INVALID_SLOT_ID);
+    CHECK(no_error_before_echo()); /* and no QUERYALL_FIN either */
 }
 
 /* Port 1 enabled, and MM 0 sends the frame out of port 2 (enabled too), counting it. */
@@ -208,6 +238,7 @@ int main(void)
     frame[12] = 0x08;
     RUN(test_of10_set_config_in_handshake);
     RUN(test_group_mod_answered_as_the_reference);
+    RUN(test_queryall_slots);
     RUN(test_state_kept_over_a_new_session_by_default);
     RUN(test_state_reset_for_a_new_session);
     RUN(test_bad_framing_error_arrives_before_the_close);

@@ -4,7 +4,12 @@ It dials the controller, runs the reference's handshake with the reference's ide
 pof-switch's "WiSlice", RESOURCE_REPORT with 128 groups), and then behaves as the reference does towards a
 controller: TABLE_MOD, FLOW_MOD, METER_MOD, COUNTER_MOD and PORT_MOD are taken without an answer (the reference
 stores a meter's rate but applies none), ECHO and COUNTER_REQUEST are answered, and MULTIPART (a WiSlice
-extension) gets ERROR BAD_REQUEST/BAD_TYPE. It forwards no packets. Messages go through pof-switch's Python codec
+extension) gets ERROR BAD_REQUEST/BAD_TYPE. QUERYALL_REQUEST is answered as the reference answers it on a switch it
+has just started (it keeps nothing of what it was sent): after the reference's 0.1 s pause, no tables, flows,
+meters or counters to replay, then QUERYALL_FIN with the request's xid; a slot other than 0 and 0xFFFF gets the
+reference's ERROR SOFTWARE_FAILED/INVALID_SLOT_ID instead. A request whose body is not the reference's 8 bytes with
+slot_id 0xFFFF is recorded in `violations` (the reference reads its slot from those bytes; without them it reads
+whatever its buffer holds). It forwards no packets. Messages go through pof-switch's Python codec
 (pof-switch/tests/pofwire.py), the codec the spec vectors check.
 """
 
@@ -13,6 +18,7 @@ from __future__ import annotations
 import socket
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +27,7 @@ import pofwire  # noqa: E402
 
 REFERENCE_VENDOR = "POF reference (fake)"
 BAD_REQUEST, BAD_TYPE = 1, 1
+QUERYALL_PAUSE_S = 0.1  # the reference waits this long before it answers QUERYALL
 
 
 def _port(dev_id: int, port_id: int) -> dict[str, Any]:
@@ -37,6 +44,8 @@ class FakeReferenceSwitch:
         self.dev_id = dev_id
         self.ports = ports
         self.received: list[dict[str, Any]] = []
+        # What the controller sent that the reference would not read as meant (e.g. a QUERYALL without its body).
+        self.violations: list[str] = []
         self.lock = threading.Lock()
         self.sock: socket.socket | None = None
         self.thread: threading.Thread | None = None
@@ -120,6 +129,19 @@ class FakeReferenceSwitch:
         for p in range(1, self.ports + 1):
             self._send("PORT_STATUS", gc["xid"], {"reason": 0, "port": _port(self.dev_id, p)})
 
+    def _answer_queryall(self, m: dict[str, Any]) -> None:
+        slot = m["body"].get("slot_id")
+        if slot != pofwire.ALL_SLOTS:
+            with self.lock:
+                self.violations.append(f"QUERYALL_REQUEST xid {m['xid']}: body {m['body']}, the reference reads "
+                                       f"slot_id 0xFFFF (every slot) from an 8-byte body")
+        if slot not in (None, 0, pofwire.ALL_SLOTS):
+            self._send("ERROR", m["xid"], {"type": pofwire.SOFTWARE_FAILED, "code": pofwire.INVALID_SLOT_ID,
+                                           "dev_id": self.dev_id, "slot_id": 0, "string": "POF_INVALID_SLOT_ID"})
+            return
+        time.sleep(QUERYALL_PAUSE_S)
+        self._send("QUERYALL_FIN", m["xid"])
+
     def _run(self) -> None:
         try:
             self._handshake()
@@ -134,6 +156,8 @@ class FakeReferenceSwitch:
                     self._send("ECHO_REPLY", xid, m["body"])
                 elif t == "COUNTER_REQUEST":
                     self._send("COUNTER_REPLY", xid, {**m["body"], "packets": 0, "bytes": 0})
+                elif t == "QUERYALL_REQUEST":
+                    self._answer_queryall(m)
                 elif t in ("MULTIPART_REQUEST", "BARRIER_REQUEST"):
                     self._send("ERROR", xid, {"type": BAD_REQUEST, "code": BAD_TYPE, "dev_id": self.dev_id,
                                               "slot_id": 0, "string": "unsupported message type"})

@@ -355,7 +355,7 @@ public final class PofSession {
         dumps.put(xid, dump);
         dump.future.whenComplete((r, e) -> dumps.remove(xid, dump));
         try {
-            send(new PofMessage(PofType.QUERYALL_REQUEST, xid, new PofBody.Empty()));
+            send(new PofMessage(PofType.QUERYALL_REQUEST, xid, new PofBody.QueryAll(PofBody.QueryAll.ALL_SLOTS)));
         } catch (IOException | PofCodecException e) {
             dump.future.completeExceptionally(e);
         }

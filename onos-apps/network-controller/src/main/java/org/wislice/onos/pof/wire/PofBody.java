@@ -23,7 +23,7 @@ public abstract class PofBody {
         }
     }
 
-    /** HELLO, FEATURES_REQUEST, GET_CONFIG_REQUEST, QUERYALL_REQUEST, QUERYALL_FIN: no body. */
+    /** HELLO, FEATURES_REQUEST, GET_CONFIG_REQUEST, QUERYALL_FIN: no body. */
     public static class Empty extends PofBody {
         @Override
         int wireSize() {
@@ -36,6 +36,57 @@ public abstract class PofBody {
 
         static Empty read(ByteBuffer b, int off, int len) {
             return new Empty();
+        }
+    }
+
+    /**
+     * QUERYALL_REQUEST (8): slot_id u16@0, pad[6], as the reference switch (built with POF_MULTIPLE_SLOTS) reads it;
+     * {@link #ALL_SLOTS} asks for every slot. An empty body, which earlier controllers sent, decodes as every slot
+     * (spec/pof "Liberal acceptance"); this codec always sends the 8 bytes.
+     */
+    public static class QueryAll extends PofBody {
+        public static final int SIZE = 8;
+        public static final int ALL_SLOTS = 0xFFFF;
+        /** ERROR SOFTWARE_FAILED / INVALID_SLOT_ID: the reference's answer to a slot it does not have. */
+        public static final int SOFTWARE_FAILED = 14;
+        public static final int INVALID_SLOT_ID = 0x5006;
+        public int slotId = ALL_SLOTS;
+
+        public QueryAll() {
+        }
+
+        public QueryAll(int slotId) {
+            this.slotId = slotId;
+        }
+
+        @Override
+        int wireSize() {
+            return SIZE;
+        }
+
+        @Override
+        void write(ByteBuffer b, int off) {
+            Wire.putU16(b, off, slotId);
+        }
+
+        static QueryAll read(ByteBuffer b, int off, int len) {
+            if (len == 0) {
+                return new QueryAll(ALL_SLOTS);
+            }
+            need("QUERYALL_REQUEST", len, SIZE);
+            return new QueryAll(Wire.u16(b, off));
+        }
+
+        /**
+         * Throws the ERROR pof-switch answers a request for a slot it does not have with: it has slot 0 only, so
+         * anything but 0 and every slot is SOFTWARE_FAILED / INVALID_SLOT_ID, as from the reference
+         * (spec/pof/vectors/refused).
+         */
+        public void check() {
+            if (slotId != 0 && slotId != ALL_SLOTS) {
+                throw new PofCodecException("QUERYALL for slot " + slotId + ", the switch has slot 0",
+                        SOFTWARE_FAILED, INVALID_SLOT_ID);
+            }
         }
     }
 

@@ -38,7 +38,7 @@ public enum PofType {
     COUNTER_MOD(31, PofBody.Counter.class),
     COUNTER_REQUEST(32, PofBody.Counter.class),
     COUNTER_REPLY(33, PofBody.Counter.class),
-    QUERYALL_REQUEST(34, PofBody.Empty.class),
+    QUERYALL_REQUEST(34, PofBody.QueryAll.class),
     QUERYALL_FIN(35, PofBody.Empty.class);
 
     private static final Map<Integer, PofType> BY_CODE = new HashMap<>();
@@ -101,6 +101,8 @@ public enum PofType {
             case COUNTER_REQUEST:
             case COUNTER_REPLY:
                 return PofBody.Counter.read(b, off, len);
+            case QUERYALL_REQUEST:
+                return PofBody.QueryAll.read(b, off, len);
             default:
                 if (bodyClass == PofBody.Empty.class) {
                     return new PofBody.Empty();

@@ -138,12 +138,16 @@ public class PofVectorTest {
             if (!Arrays.equals(PofCodec.encode(PofJson.fromJson(vector.get("message"))), wire)) {
                 failures.add(f.getName() + ": encodes to other bytes");
             }
-            if (!(msg.body() instanceof PofBody.MeterMod)) {
+            if (!(msg.body() instanceof PofBody.MeterMod) && !(msg.body() instanceof PofBody.QueryAll)) {
                 failures.add(f.getName() + ": no refusal check for " + msg.type());
                 continue;
             }
             try {
-                ((PofBody.MeterMod) msg.body()).check();
+                if (msg.body() instanceof PofBody.MeterMod) {
+                    ((PofBody.MeterMod) msg.body()).check();
+                } else {
+                    ((PofBody.QueryAll) msg.body()).check();
+                }
                 failures.add(f.getName() + ": not refused");
             } catch (PofCodecException e) {
                 if (e.errorType() != vector.at("/error/type").asInt()
@@ -179,6 +183,24 @@ public class PofVectorTest {
                 assertEquals(f.getName() + " error code", vector.at("/error/code").asInt(), e.errorCode());
             }
         }
+    }
+
+    /**
+     * QUERYALL_REQUEST goes out with the reference's 8-byte body (slot_id 0xFFFF: every slot); the bare header
+     * earlier controllers sent (liberal/) still decodes, as every slot; slots 0 and every slot pass the check.
+     */
+    @Test
+    public void queryAllHasTheReferenceBody() throws IOException {
+        byte[] wire = PofCodec.encode(new PofMessage(PofType.QUERYALL_REQUEST, 19,
+                new PofBody.QueryAll(PofBody.QueryAll.ALL_SLOTS)));
+        JsonNode vector = JSON.readTree(new File(vectorDir(), "queryall_request.json"));
+        assertEquals(vector.get("hex").asText(), Hex.encode(wire));
+        JsonNode empty = JSON.readTree(new File(new File(vectorDir(), "liberal"), "queryall_request_empty.json"));
+        PofMessage bare = PofCodec.decode(Hex.decode(empty.get("hex").asText()));
+        assertEquals(PofBody.QueryAll.ALL_SLOTS, bare.body(PofBody.QueryAll.class).slotId);
+        assertEquals(8 + PofBody.QueryAll.SIZE, PofCodec.encode(bare).length);
+        new PofBody.QueryAll(0).check();
+        bare.body(PofBody.QueryAll.class).check();
     }
 
     @Test
