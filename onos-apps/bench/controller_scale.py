@@ -6,6 +6,8 @@ in 3 measuring windows (the median window is reported). Event latency = time the
 agent's event timestamp (same host clock): it covers TCP, validation, the ConsistentMap write and ONOS event
 dispatch. Heap = the controller JVM's used heap (median of samples during the window).
 Writes bench/results/controller-scale.json through bench/benchlib.py; the N=100 run is the reference.
+bench/controller_scale_cluster.py runs the same phases on the three-node cluster with these functions: they take
+lists of agent ports and of REST request functions (one per node; here one of each).
 """
 from __future__ import annotations
 
@@ -15,7 +17,9 @@ import concurrent.futures
 import statistics
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ONOS_APPS = HERE.parent
@@ -23,7 +27,7 @@ sys.path.insert(0, str(ONOS_APPS / "tests"))
 sys.path.insert(0, str(ONOS_APPS.parent / "bench"))
 
 from benchlib import write_result  # noqa: E402
-from conftest import Onos, free_port  # noqa: E402
+from onos_helpers import Onos, free_port  # noqa: E402
 from fake_agent import FakeAgent  # noqa: E402
 from wislice_testbed.topology.onos import OnosUnavailable, onos_runtime  # noqa: E402
 
@@ -31,14 +35,19 @@ SECRET = "bench-secret"
 WIFI = "org.wislice.onos.wifi.impl.WifiManager"
 VAPS_PER_AGENT = 8
 
+# One node's REST: request(method, path, body=None, timeout=...) -> (HTTP code, JSON answer), as Onos.request.
+Request = Callable[..., tuple[int, Any]]
+
 
 def vap_spec(agent: int, n: int) -> dict:
     return {"vap_id": f"a{agent}-v{n}", "radio": "phy0", "ssid": f"slice-{n}", "security": {"mode": "open"},
             "tenant_id": n, "slice_id": f"s-{n}", "rate_limit": {"down_kbps": 10000, "up_kbps": 2000}}
 
 
-async def connect_all(port: int, count: int, offset: int) -> list[FakeAgent]:
-    agents = [FakeAgent(f"ap-{offset + i}", port=port, secret=SECRET) for i in range(count)]
+async def connect_all(ports: list[int], count: int, offset: int, secret: str = SECRET) -> list[FakeAgent]:
+    """Agents ap-<offset>... ap-<offset+count-1>; agent k dials ports[k % len(ports)] (round-robin over nodes)."""
+    agents = [FakeAgent(f"ap-{k}", port=ports[k % len(ports)], secret=secret)
+              for k in range(offset, offset + count)]
     sem = asyncio.Semaphore(50)  # bounded connect burst, as agents would reconnect with jitter
 
     async def one(a: FakeAgent) -> None:
@@ -50,13 +59,21 @@ async def connect_all(port: int, count: int, offset: int) -> list[FakeAgent]:
     return agents
 
 
-def create_vaps(onos: Onos, agents: list[FakeAgent], offset: int) -> float:
-    """Creates 8 vAPs per agent through REST (16 concurrent clients); returns vAPs created per second."""
+def vap_node(agent: int, n: int, nodes: int) -> int:
+    """The node whose REST creates vAP n of an agent: (agent + n) mod nodes, so with agents dialling round-robin
+    (agent mod nodes) the vAPs with n mod nodes != 0 are created on a node the agent is not connected to."""
+    return (agent + n) % nodes
+
+
+def create_vaps(requests: list[Request], agents: list[FakeAgent], offset: int) -> float:
+    """Creates 8 vAPs per agent through REST (16 concurrent clients), vAP n of agent a on requests[vap_node(a, n)];
+    returns vAPs created per second."""
     jobs = [(offset + i, n) for i in range(len(agents)) for n in range(VAPS_PER_AGENT)]
 
     def create(job: tuple[int, int]) -> int:
         agent, n = job
-        code, body = onos.request("POST", f"/onos/wifi/agents/ap-{agent}/vaps", vap_spec(agent, n), timeout=60)
+        request = requests[vap_node(agent, n, len(requests))]
+        code, body = request("POST", f"/onos/wifi/agents/ap-{agent}/vaps", vap_spec(agent, n), timeout=60)
         if code != 201:
             raise RuntimeError(f"vAP create failed: {code} {body}")
         return code
@@ -92,8 +109,8 @@ async def event_load(agents: list[FakeAgent], phase_no: int, seconds: float) -> 
     return sent
 
 
-def java_rss_mib(onos: Onos) -> float:
-    pid = onos.java_pid()
+def java_rss_mib(pid: int | None) -> float:
+    """The resident set of a process (the Karaf JVM), NaN when it cannot be read."""
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
@@ -103,62 +120,90 @@ def java_rss_mib(onos: Onos) -> float:
     return float("nan")
 
 
-async def window(onos: Onos, agents: list[FakeAgent], phase_no: int, seconds: float) -> dict:
-    """One measuring window: the controller's metrics reset, `seconds` of events, its latency percentiles."""
-    await asyncio.to_thread(onos.request, "DELETE", "/onos/wifi/metrics")
-    heap: list[float] = []
+async def window(requests: list[Request], agents: list[FakeAgent], phase_no: int, seconds: float) -> list[dict]:
+    """One measuring window: every node's metrics reset, `seconds` of events, each node's latency percentiles
+    (one dict per node, in the order of `requests`)."""
+    for request in requests:
+        await asyncio.to_thread(request, "DELETE", "/onos/wifi/metrics")
+    heap: list[list[float]] = [[] for _ in requests]
 
     async def sample_heap() -> None:
         while True:
             await asyncio.sleep(2)
-            _, mm = await asyncio.to_thread(onos.request, "GET", "/onos/wifi/metrics")
-            heap.append(mm["heap_used_mib"])
+            for samples, request in zip(heap, requests):
+                _, mm = await asyncio.to_thread(request, "GET", "/onos/wifi/metrics")
+                samples.append(mm["heap_used_mib"])
 
     sampler = asyncio.get_running_loop().create_task(sample_heap())
     sent = await event_load(agents, phase_no, seconds)
     await asyncio.sleep(1)  # let the last events drain
     sampler.cancel()
-    _, m = await asyncio.to_thread(onos.request, "GET", "/onos/wifi/metrics")
-    return {"assoc_sent": sent, "events_seen": m["events"], "event_p50_ms": m["event_p50_ms"],
-            "event_p99_ms": m["event_p99_ms"], "heap_mib": statistics.median(heap) if heap else m["heap_used_mib"],
-            "violations": m["protocol_violations"]}
+    out = []
+    for samples, request in zip(heap, requests):
+        _, m = await asyncio.to_thread(request, "GET", "/onos/wifi/metrics")
+        out.append({"assoc_sent": sent, "events_seen": m["events"], "event_p50_ms": m["event_p50_ms"],
+                    "event_p99_ms": m["event_p99_ms"],
+                    "heap_mib": statistics.median(samples) if samples else m["heap_used_mib"],
+                    "violations": m["protocol_violations"]})
+    return out
+
+
+async def grow_and_measure(requests: list[Request], ports: list[int], n: int, existing: list[FakeAgent],
+                           seconds: float, phase_no: int, windows: int, secret: str = SECRET) -> dict:
+    """Grows the agent population to n (round-robin over `ports`, vAPs over `requests`), checks the nodes count n
+    agents between them, then measures `windows` windows of `seconds`. Returns the agents, connect_s,
+    vap_create_per_s, vaps (as node 0 lists them) and runs: per window, one dict per node."""
+    offset = len(existing)
+    t0 = time.monotonic()
+    new = await connect_all(ports, n - offset, offset, secret)
+    connect_s = time.monotonic() - t0
+    vaps_per_s = await asyncio.to_thread(create_vaps, requests, new, offset)
+    agents = existing + new
+    connected = []
+    for request in requests:
+        _, m = await asyncio.to_thread(request, "GET", "/onos/wifi/metrics")
+        connected.append(m["agents_connected"])
+    assert sum(connected) == n, connected
+    runs = [await window(requests, agents, phase_no * windows + w, seconds) for w in range(windows)]
+    _, vaps = await asyncio.to_thread(requests[0], "GET", "/onos/wifi/vaps")
+    return {"agents": agents, "connect_s": connect_s, "vap_create_per_s": vaps_per_s, "vaps": len(vaps["vaps"]),
+            "agents_connected": connected, "runs": runs}
+
+
+async def run_sizes(phase: Callable[[int, list[FakeAgent], int], Awaitable[dict]], sizes: list[int]) -> list[dict]:
+    """phase(n, agents so far, phase number) -> {"agents", "result"} for each size; every agent closed at the end."""
+    agents: list[FakeAgent] = []
+    results = []
+    try:
+        for phase_no, n in enumerate(sizes):
+            out = await phase(n, agents, phase_no)
+            agents = out["agents"]
+            results.append(out["result"])
+    finally:
+        await asyncio.gather(*(a.close() for a in agents), return_exceptions=True)
+    return results
 
 
 async def phase(onos: Onos, port: int, n: int, existing: list[FakeAgent], seconds: float, phase_no: int,
                 windows: int) -> dict:
     """Grows the agent population to n, then measures events in `windows` windows of `seconds`: the result is
     the median window (one JVM pause decides a window's p99 on this 2-core machine)."""
-    offset = len(existing)
-    t0 = time.monotonic()
-    new = await connect_all(port, n - offset, offset)
-    connect_s = time.monotonic() - t0
-    vaps_per_s = await asyncio.to_thread(create_vaps, onos, new, offset)
-    agents = existing + new
-    code, m = await asyncio.to_thread(onos.request, "GET", "/onos/wifi/metrics")
-    assert m["agents_connected"] == n, m
-    runs = [await window(onos, agents, phase_no * windows + w, seconds) for w in range(windows)]
-    _, vaps = await asyncio.to_thread(onos.request, "GET", "/onos/wifi/vaps")
-    result = {"agents": n, "vaps": len(vaps["vaps"]),
+    out = await grow_and_measure([onos.request], [port], n, existing, seconds, phase_no, windows)
+    agents, connect_s, vaps_per_s = out["agents"], out["connect_s"], out["vap_create_per_s"]
+    runs = [per_node[0] for per_node in out["runs"]]
+    result = {"agents": n, "vaps": out["vaps"],
               "assoc_sent": sum(r["assoc_sent"] for r in runs), "events_seen": sum(r["events_seen"] for r in runs),
               **{k: statistics.median(r[k] for r in runs) for k in ("event_p50_ms", "event_p99_ms", "heap_mib")},
               "event_p99_ms_windows": [r["event_p99_ms"] for r in runs],
-              "rss_mib": java_rss_mib(onos), "connect_s": connect_s, "vap_create_per_s": vaps_per_s,
+              "rss_mib": java_rss_mib(onos.java_pid()), "connect_s": connect_s, "vap_create_per_s": vaps_per_s,
               "violations": max(r["violations"] for r in runs)}
     print(f"[controller-scale] {result}", flush=True)
     return {"agents": agents, "result": result}
 
 
 async def run(onos: Onos, port: int, sizes: list[int], seconds: float, windows: int) -> list[dict]:
-    agents: list[FakeAgent] = []
-    results = []
-    try:
-        for phase_no, n in enumerate(sizes):
-            out = await phase(onos, port, n, agents, seconds, phase_no, windows)
-            agents = out["agents"]
-            results.append(out["result"])
-    finally:
-        await asyncio.gather(*(a.close() for a in agents), return_exceptions=True)
-    return results
+    return await run_sizes(lambda n, agents, phase_no: phase(onos, port, n, agents, seconds, phase_no, windows),
+                           sizes)
 
 
 def main() -> int:
