@@ -26,8 +26,8 @@ OPERATION = (
     '"state":"pending"}],"tenant_id":1}\n')
 SLICE = (
     '{"bandwidth":{"down_cap_kbps":20000,"down_guaranteed_kbps":5000,"up_cap_kbps":0,"up_guaranteed_kbps":1000},'
-    '"created_at":"2024-05-01T12:00:00.500000+00:00","latency_budget_us":500,"latency_class":"low",'
-    '"mec_node":"mec-1","name":"video","pending_change":{"bandwidth":{"down_cap_kbps":20000,'
+    '"created_at":"2024-05-01T12:00:00.500000+00:00","handover_policy":"best_effort","latency_budget_us":500,'
+    '"latency_class":"low","mec_node":"mec-1","name":"video","pending_change":{"bandwidth":{"down_cap_kbps":20000,'
     '"down_guaranteed_kbps":8000,"up_cap_kbps":0,"up_guaranteed_kbps":1000},"latency_budget_us":300,'
     '"latency_class":"low"},"policies":[],"policy_state":[],"probe":null,"slice_id":40,'
     '"status":"active","status_reason":"","tag":null,"tenant_id":1,"vaps":[{"agent_id":"ap-1","hidden":false,'

@@ -112,6 +112,9 @@ class Slice(Base):
     # same order (policy.py): kept here so the dashboard and the API show it and a restart resumes it.
     policies: Mapped[list[Any]] = mapped_column(JSON, default=list)
     policy_state: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    # What the radio watch does when a client's handover into another of the slice's APs cannot be re-admitted
+    # there (handover_watch.py): "best_effort" (it stays, its guarantee not held) or "steer_back".
+    handover_policy: Mapped[str] = mapped_column(String(16), default="best_effort")
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     tenant: Mapped[Tenant] = relationship(back_populates="slices")
     vaps: Mapped[list[SliceVap]] = relationship(back_populates="slice", order_by="SliceVap.id")

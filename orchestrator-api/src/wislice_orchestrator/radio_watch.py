@@ -35,8 +35,10 @@ it within capacity: which slices could not move and why (possibly none moved: th
 Which vAP a client is on: the poll's Latest counts clients per slice only. When every reported radio fits even
 counting each vAP of every slice that has clients (or an unknown count), and none is overcommitted, that is enough;
 otherwise the watch asks once in that poll, GET /onos/wifi/clients (controllers.list_clients; failing: no sample).
-Steering runs in the telemetry thread: a round of k clients may hold a poll up to k controller timeouts. State is
-in memory: after a restart every radio starts "fits".
+It also asks every poll while a live slice has vAPs on 2+ APs: each such read is compared with the previous one for
+handovers, which are re-admitted on the new AP (handover_watch.py). Steering runs in the telemetry thread: a round
+of k clients may hold a poll up to k controller timeouts. State is in memory: after a restart every radio starts
+"fits".
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from sqlalchemy.orm import Session, selectinload, sessionmaker
 
 from .admission import Snapshot, check_radios, radio_capacity, ssid_key
 from .controllers import ControllerError, Controllers
+from .handover_watch import HandoverWatch
 from .models import Slice, event
 from .slice_qos import reserved_bandwidth
 from .telemetry import LIVE, Latest
@@ -77,6 +80,7 @@ class OwnVap:
     radio: str
     ssid: str
     up: bool
+    handover_policy: str = "best_effort"  # the slice's: what a refused re-admission on handover does
 
     @property
     def key(self) -> Radio:
@@ -108,6 +112,7 @@ class RadioWatch:
         self.on_event = on_event  # tests and metrics: (kind, facts) after each event is written
         self.states: dict[Radio, RadioState] = {}
         self._clients_failing = False
+        self.handovers = HandoverWatch(self)
 
     def state(self, agent_id: str, radio: str) -> dict[str, Any] | None:
         """{overcommitted, since} of a watched radio, None for one never reported."""
@@ -121,13 +126,18 @@ class RadioWatch:
         snap = self._snapshot(latest)
         capacity = {key: radio_capacity(snap, {"capacity_kbps": cap})[0] for key, cap in latest.radios.items()}
         vaps = self._load()
-        clients = self._clients(latest, vaps, capacity)
-        if clients is None:
+        got = self._clients(latest, vaps, capacity)
+        if got is None:
             return  # which vAPs have clients is unknown: no sample
+        clients, read = got
         active: dict[Radio, int] = {}
         for v in vaps:
             if clients.get(v.vap_id):
                 active[v.key] = active.get(v.key, 0) + v.guarantee_kbps
+        if read:
+            self.handovers.observe(clients, vaps, active, capacity, snap)
+        else:
+            self.handovers.forget()  # no slice spans two APs: no handover to tell
         for key in sorted(capacity):
             self._sample(key, capacity[key], active, vaps, clients, snap, latest.ts)
 
@@ -148,19 +158,24 @@ class RadioWatch:
             for s in rows:
                 guarantee = reserved_bandwidth(s).total_guaranteed_kbps
                 out += [OwnVap(s.id, s.tenant_id, s.status, guarantee, v.vap_id, v.agent_id, v.radio, v.ssid,
-                               v.state == "up") for v in s.vaps]
+                               v.state == "up", s.handover_policy) for v in s.vaps]
             return out
 
-    def _clients(self, latest: Latest, vaps: list[OwnVap], capacity: dict[Radio, int]) -> dict[str, list[str]] | None:
-        """vap_id -> the MACs associated to it; {} without a controller call when even counting every vAP of a slice
-        that has clients (or an unknown count) each radio fits; None when the clients cannot be read."""
+    def _clients(self, latest: Latest, vaps: list[OwnVap],
+                 capacity: dict[Radio, int]) -> tuple[dict[str, list[str]], bool] | None:
+        """(vap_id -> the MACs associated to it, whether they were read); ({}, False) without a controller call when
+        no slice spans two APs and even counting every vAP of a slice that has clients (or an unknown count) each
+        radio fits; None when the clients cannot be read."""
         bound: dict[Radio, int] = {}
+        spans: dict[int, set[str]] = {}
         for v in vaps:
+            spans.setdefault(v.slice_id, set()).add(v.agent_id)
             if latest.slices.get(v.slice_id, {}).get("clients") != 0:
                 bound[v.key] = bound.get(v.key, 0) + v.guarantee_kbps
         calm = all(bound.get(key, 0) <= cap for key, cap in capacity.items())
-        if calm and not any(self.states[key].overcommitted for key in capacity if key in self.states):
-            return {}  # every radio fits whoever has clients; an over radio's samples within need exact numbers
+        roaming = any(len(agents) > 1 for agents in spans.values())  # a handover to look for
+        if calm and not roaming and not any(self.states[key].overcommitted for key in capacity if key in self.states):
+            return {}, False  # every radio fits whoever has clients; an over radio's samples within need exact numbers
         try:
             listed = self.controllers.list_clients()
         except Exception as exc:  # ControllerError or a reply of the wrong shape: no sample this poll
@@ -177,7 +192,7 @@ class RadioWatch:
             vap_id = str(c.get("vap_id"))
             if where.get(vap_id) == c.get("agent_id"):
                 out.setdefault(vap_id, []).append(str(c["mac"]).lower())
-        return {k: sorted(v) for k, v in out.items()}
+        return {k: sorted(v) for k, v in out.items()}, True
 
     def _sample(self, key: Radio, cap: int, active: dict[Radio, int], vaps: list[OwnVap],
                 clients: dict[str, list[str]], snap: Snapshot, ts: float) -> None:
@@ -249,28 +264,35 @@ class RadioWatch:
         reasons: list[str] = []
         fits: list[tuple[int, str, OwnVap]] = []
         for o in same:
-            if not o.up:
-                reasons.append(f"its vAP {o.vap_id} on AP {o.agent_id} is not up")
-                continue
-            cap = next((radio_capacity(snap, r)[0] for a in snap.agents if a["agent_id"] == o.agent_id
-                        for r in a["radios"] if r["name"] == o.radio), None)
-            if cap is None:
-                reasons.append(f"AP {o.agent_id} radio {o.radio} reports no capacity this poll")
-                continue
-            used = active.get(o.key, 0)
-            added = 0 if clients.get(o.vap_id) else v.guarantee_kbps
-            if used > cap:
-                reasons.append(f"AP {o.agent_id} radio {o.radio} is itself over: {used} kbps of {cap}")
-                continue
-            over = check_radios(replace(snap, radio_reserved_kbps=active), {o.key: added})
-            if over:
-                reasons += over
-                continue
-            fits.append((cap - used - added, o.agent_id, o))
+            room, why = self._room(o, v.guarantee_kbps, clients, active, snap)
+            if room is None:
+                reasons.append(why)
+            else:
+                fits.append((room, o.agent_id, o))
         if not fits:
             return None, "; ".join(reasons)
         fits.sort(key=lambda f: (-f[0], f[1]))
         return fits[0][2], ""
+
+    @staticmethod
+    def _room(o: OwnVap, guarantee: int, clients: dict[str, list[str]], active: dict[Radio, int],
+              snap: Snapshot) -> tuple[int | None, str]:
+        """The kbps `o`'s radio has left once it takes a station of `guarantee` kbps (which adds to its active
+        guarantees only when `o` has no client yet: admission.check_radios), or None and why it cannot."""
+        if not o.up:
+            return None, f"its vAP {o.vap_id} on AP {o.agent_id} is not up"
+        cap = next((radio_capacity(snap, r)[0] for a in snap.agents if a["agent_id"] == o.agent_id
+                    for r in a["radios"] if r["name"] == o.radio), None)
+        if cap is None:
+            return None, f"AP {o.agent_id} radio {o.radio} reports no capacity this poll"
+        used = active.get(o.key, 0)
+        added = 0 if clients.get(o.vap_id) else guarantee
+        if used > cap:
+            return None, f"AP {o.agent_id} radio {o.radio} is itself over: {used} kbps of {cap}"
+        over = check_radios(replace(snap, radio_reserved_kbps=active), {o.key: added})
+        if over:
+            return None, "; ".join(over)
+        return cap - used - added, ""
 
     def _steer(self, mac: str, v: OwnVap, target: OwnVap, cap: int, active: int) -> None:
         facts = {"agent_id": v.agent_id, "radio": v.radio, "capacity_kbps": cap, "active_kbps": active,

@@ -203,6 +203,7 @@ class SliceService:
                            latency_budget_us=body.get("latency_budget_us"), probe=body.get("probe"),
                            bandwidth=Bandwidth.from_dict(body["bandwidth"]), status="creating",
                            mec_node=plan.mec_node, path_links=plan.link_keys(), policies=body.get("policies", []),
+                           handover_policy=body.get("handover_policy", "best_effort"),
                            policy_state=[initial_state() for _ in body.get("policies", [])])
             db.add(slice_)
             db.flush()
@@ -342,11 +343,12 @@ class SliceService:
 
     # --- live change ------------------------------------------------------------------------------------------
     def update_slice(self, db: Session, slice_: Slice, bandwidth: Bandwidth, latency_class: str | None,
-                     latency_budget_us: int | None) -> Operation:
+                     latency_budget_us: int | None, handover_policy: str | None = None) -> Operation:
         """Re-admit an active slice with new guarantees/caps and/or latency class and budget (the slice's own
         reservation left out, only what grows checked) and queue the update_slice operation that applies them on
         the controllers. `latency_budget_us` is the budget the slice will have (the caller merged class and budget).
-        The slice keeps its values until the operation succeeds; meanwhile admission counts the larger of both."""
+        The slice keeps its values until the operation succeeds; meanwhile admission counts the larger of both.
+        A handover_policy is the orchestrator's own (nothing to apply): set with the operation's record."""
         with self.admitting(db):
             if slice_.status != "active":
                 raise Conflict(f"slice is {slice_.status}; only an active slice can be changed")
@@ -391,13 +393,14 @@ class SliceService:
                            if new_class else {"old": {}, "new": {}})
                 steps.append(new_step("update_path", path_id=slice_path_id(slice_),
                                       old=path_rates(old) | classes["old"], new=path_rates(bandwidth) | classes["new"]))
+            slice_.handover_policy = handover_policy or slice_.handover_policy
             slice_.pending_change = {"bandwidth": bandwidth.to_dict(), "latency_class": latency_class or
                                      slice_.latency_class, "latency_budget_us": latency_budget_us}
             op = Operation(kind="update_slice", tenant_id=slice_.tenant_id, slice_id=slice_.id, steps=steps)
             self.runner.claim(op)
             db.add(op)
             event(db, "slice", f"slice {slice_.id} {slice_.name!r} change admitted: {describe(slice_.pending_change)}"
-                               f"; applying", slice_.tenant_id)
+                               f", handover policy {slice_.handover_policy}; applying", slice_.tenant_id)
             db.commit()
         self.runner.submit(op.id)
         return op

@@ -25,6 +25,16 @@ from .base import (
     params_field,
 )
 
+HANDOVER_POLICIES = ("best_effort", "steer_back")
+HANDOVER_DESCRIPTION = (
+    "what the orchestrator does when one of the slice's clients roams to another of its APs whose radio cannot hold "
+    "the slice's guarantee with the guarantees already active there (an event handover_refused either way): "
+    "best_effort keeps the station there with best effort (its guarantee is not held on that AP); steer_back steers "
+    "it back to the AP it came from when that AP's radio holds it (else it stays, best effort). See "
+    "docs/mobility.md, Re-admission on handover")
+HANDOVER_POLICY = validate.OneOf(HANDOVER_POLICIES, error="must be one of best_effort (the station stays, its "
+                                 "guarantee not held) or steer_back (steered back to the AP it came from)")
+
 BUDGET_DESCRIPTION = ("latency budget of the wired + MEC part in microseconds: required (> 0) for the latency classes "
                       "low and ultra_low, absent or null for best_effort (else 422)")
 
@@ -150,11 +160,15 @@ class SlicePatchSchema(Strict):
     latency_budget_us = Int(validate=validate.Range(min=1, max=MAX_BUDGET_US), allow_none=True, metadata={
         "description": BUDGET_DESCRIPTION + "; merged with latency_class onto the slice: a change to best_effort "
                        "drops the budget, a change to a latency class keeps the current one unless given"})
+    handover_policy = fields.String(validate=HANDOVER_POLICY, metadata={
+        "description": HANDOVER_DESCRIPTION + "; the orchestrator's own setting (nothing on the controllers): the "
+                       "slice has it once the change is accepted"})
 
     @validates_schema
     def something_to_change(self, data, **_kwargs):  # noqa: ANN001 - marshmallow hook signature
-        if not data.get("bandwidth") and "latency_class" not in data and "latency_budget_us" not in data:
-            raise ValidationError("give bandwidth (at least one field), latency_class and/or latency_budget_us")
+        if not data.get("bandwidth") and not {"latency_class", "latency_budget_us", "handover_policy"} & data.keys():
+            raise ValidationError("give bandwidth (at least one field), latency_class, latency_budget_us and/or "
+                                  "handover_policy")
 
 
 class PendingChangeSchema(Schema):
@@ -211,6 +225,8 @@ class SliceCreateSchema(Strict):
     policies = fields.List(fields.Nested(PolicySchema), load_default=list, validate=validate.Length(max=4),
                            metadata={"description": "closed-loop assurance the orchestrator runs for the slice"})
     probe = fields.Nested(ProbeSchema, allow_none=True, load_default=None, metadata={"description": PROBE_DESCRIPTION})
+    handover_policy = fields.String(validate=HANDOVER_POLICY, load_default="best_effort",
+                                    metadata={"description": HANDOVER_DESCRIPTION})
 
     @validates_schema
     def budget_fits_class(self, data, **_kwargs):  # noqa: ANN001 - marshmallow hook signature
@@ -267,6 +283,7 @@ class SliceSchema(Schema):
     probe = fields.Nested(ProbeSchema, allow_none=True, metadata={
         "description": "the latency probes the slice asked for (null: none); its vAPs run them while it has a "
                        "latency class"})
+    handover_policy = fields.String(metadata={"description": HANDOVER_DESCRIPTION})
     policy_state = fields.List(fields.Nested(PolicyStateSchema), metadata={
         "description": "the policy engine's state of each policy, in the same order"})
     created_at = UtcDateTime()
