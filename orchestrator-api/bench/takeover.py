@@ -76,7 +76,7 @@ def main() -> int:
     if times:
         metrics["takeover_s"] = round(benchlib.median(times), 3)
     notes = (f"{args.runs} runs in {time.monotonic() - started:.0f} s (2 cores shared); orch-a killed (SIGKILL) while "
-             f"the fake controllers held its create_path, orch-b rolled the creation back; lease "
+             f"the fake controllers held its create_path, orch-b to roll the creation back; lease "
              f"{takeover_scenario.LEASE_S:g} s renewed every {takeover_scenario.RENEW_S:g} s, so a takeover takes "
              f"{takeover_scenario.LEASE_S - takeover_scenario.RENEW_S:g}-{takeover_scenario.LEASE_S:g} s + orch-b's "
              f"next keeper round + the rollback; kill -> ended per run: "
