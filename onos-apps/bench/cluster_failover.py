@@ -133,29 +133,34 @@ def main() -> int:
                "mastership_s": med("mastership_s"), "rejoin_s": med("after_rejoin_s"),
                "rest_forward_p50_ms": round(statistics.median(out["rest_ms"]), 1), "lost_or_leaked": lost,
                "pings_lost": sum(r["pings_lost"] for r in runs), "kills": len(runs),
+               "stale_flow_views": sum(len(r["stale_views"]) + len(r["after_stale_views"]) for r in runs),
                "loadavg_start": round(load_start, 2), "loadavg_end": round(load_end, 2)}
     units = {"nodes": "nodes", "failover_s": "s", "slice_gap_ms": "ms", "orphan_gap_ms": "ms", "redial_s": "s",
              "mastership_s": "s", "rejoin_s": "s", "rest_forward_p50_ms": "ms", "lost_or_leaked": "items",
-             "pings_lost": "pings", "kills": "kills", "loadavg_start": "1-min load", "loadavg_end": "1-min load"}
+             "pings_lost": "pings", "kills": "kills", "stale_flow_views": "views", "loadavg_start": "1-min load", "loadavg_end": "1-min load"}
     per_round = "; ".join(
         f"kill {r['victim']}: orphans {r['orphans']} -> {r['new_masters']}, redial {r['redial_s']} s, mastership "
         f"{r['mastership_s']} s, failover {r['failover_s']} s, gaps kept {r['kept_gap_ms']} ms / orphan "
         f"{r['orphan_gap_ms']} ms, the orphans' datapath sampled every 50 ms {r['orphan_datapath']}, rejoin "
-        f"{r['after_rejoin_s']} s, differences {r['differences'] + r['after_differences']}" for r in runs)
+        f"{r['after_rejoin_s']} s, differences {r['differences'] + r['after_differences']}, stale flow views "
+        f"{r['stale_views'] + r['after_stale_views']}" for r in runs)
     notes = (
         "Three ONOS 2.5.6 nodes over three Atomix 3.1.9 nodes on this machine (runtime/onos-cluster), three real "
         "pofswitch-afp switches dialling the nodes' POF listeners in rotated orders (one master each), a one-hop "
         "slice with up and down meters (20 Mbit/s) over each, a 10 ms ping through each "
         "(onos-apps/tests/cluster/real_switches.py). Each kill: kill -9 of a node's Karaf (a node not killed "
         "before, mastering some but not all switches). failover_s = kill -> every orphaned switch available and "
-        "mastered by a survivor in both survivors' views AND each survivor's view of every switch's pof flows "
-        "and meters (ids, states, bands) plus each switch's own flow and table counts (management socket `stats`) "
-        "exactly as before the kill. redial_s = kill -> the switch logged its handshake with a survivor; "
+        "mastered by a survivor in both survivors' views AND every switch's pof flows in its master's view, "
+        "every survivor's view of its meters (ids, states, bands) and each switch's own flow and table counts "
+        "(management socket `stats`) exactly as before the kill (a non-master node's view of the flows goes through "
+        "ONOS's flow store to the master and may be stale: stale_flow_views counts those seen at the end of each "
+        "failover and rejoin, docs/onos-cluster.md). redial_s = kill -> the switch logged its handshake with a survivor; "
         "mastership_s = kill -> both survivors name the new master. slice_gap_ms = the largest interval between "
         "consecutive ping replies (10 ms when nothing is lost) from the kill to 1 s after failover, for the "
         "slices whose master survived; orphan_gap_ms the same for the killed node's switches; pings_lost = "
         "sequence numbers never answered over all streams and kills. lost_or_leaked = flows and meters missing, "
-        "extra or in another state in a survivor's view, or flows/tables more or fewer on a switch, after each "
+        "extra or in another state in the master's (flows) or a survivor's (meters) view, or flows/tables more or "
+        "fewer on a switch, after each "
         "failover and after each rejoin (every node's view), plus what was left on any node or switch once the "
         "slices were deleted; vAPs and vNFs are not part of this scenario (no agents are killed over). "
         "rejoin_s = the killed node restarted (same directory and ports) -> READY in every view. "

@@ -145,6 +145,14 @@ class Cluster:
         return time.monotonic() - t0
 
 
+def keep_logs(run_dir: Path) -> Path:
+    """Copies every node's karaf.log and the Atomix nodes' logs out of the cluster directory (removed at the end)."""
+    kept = Path(tempfile.mkdtemp(prefix="wislice-cluster-failure-"))
+    for log in [*run_dir.glob("onos-*/karaf/data/log/karaf.log"), *run_dir.glob("atomix-*.log")]:
+        shutil.copy(log, kept / (log.parts[len(run_dir.parts)] + ("-karaf.log" if log.name == "karaf.log" else "")))
+    return kept
+
+
 @contextlib.contextmanager
 def running_cluster(say: Callable[[str], None] = print) -> Iterator[Cluster]:
     """onos-cluster up in a private directory; down (every process by its pid, the directory removed) on exit."""
@@ -155,6 +163,10 @@ def running_cluster(say: Callable[[str], None] = print) -> Iterator[Cluster]:
                             timeout=420)
         say(up.stdout)
         assert up.returncode == 0, f"onos-cluster up failed:\n{up.stdout}\n{up.stderr[-3000:]}"
-        yield Cluster(env, json.loads((Path(run_dir) / "cluster.json").read_text()))
+        try:
+            yield Cluster(env, json.loads((Path(run_dir) / "cluster.json").read_text()))
+        except BaseException:
+            say(f"cluster logs kept in {keep_logs(Path(run_dir))}")
+            raise
     finally:
         subprocess.run([sys.executable, str(CLUSTER), "down"], env=env, capture_output=True, timeout=300)

@@ -1,16 +1,32 @@
-"""The cluster both test modules here use: one per module (each marker runs in its own session)."""
+"""The cluster both test modules here use: one per module (each marker runs in its own session). When a test on it
+failed, every node's logs are kept outside the cluster directory (removed at the end) and their place printed."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
-from cluster_helpers import ONOS_APPS, Cluster, running_cluster
+from cluster_helpers import ONOS_APPS, Cluster, keep_logs, running_cluster
+
+FAILED: list[str] = []
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: Any, call: Any) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed:
+        FAILED.append(item.nodeid)
 
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Cluster]:
     if not (ONOS_APPS / "network-controller" / "target").exists():
         pytest.skip("WiSlice apps not built (make -C onos-apps build)")
+    failed_before = len(FAILED)
     with running_cluster() as running:
         yield running
+        if len(FAILED) > failed_before:
+            print(f"cluster logs kept in {keep_logs(Path(running.env['ONOS_CLUSTER_DIR']))}")

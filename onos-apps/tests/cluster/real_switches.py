@@ -177,39 +177,61 @@ def install_slice(cluster: Cluster, node: str, sw: Switch) -> dict[str, Any]:
 
 
 def state(cluster: Cluster, nodes: list[str], switches: list[Switch]) -> dict[str, Any]:
-    """Every node's view of each switch's pof flows and meters (None where the node does not answer, its error
-    in ``errors``), and the switch's own flow and table counts. The REST reads run in parallel: a node that does
-    not master a device may wait up to 15 s for its master's answer (cluster_helpers.Cluster.flows)."""
+    """The state the failover must keep: each switch's pof flows in its master's view (``flows``, None where the
+    master does not answer), its meters in every node's view (``meters``: WiSlice's cluster-wide meter store), and
+    the switch's own flow and table counts. Other nodes' views of the flows are kept apart (``flows_elsewhere``):
+    a node that does not master a device reads them from the master through ONOS's flow store, which in this
+    runtime (onos-core-dist 2.4.0) can time out or answer empty for minutes (docs/onos-cluster.md); they are
+    reported, not required. The REST reads run in parallel."""
+    masters = {sw.device: cluster.master(nodes[0], sw.device) for sw in switches}
     jobs = [(n, sw.device, kind) for n in nodes for sw in switches for kind in ("flows", "meters")]
     with ThreadPoolExecutor(len(jobs)) as pool:
         got = list(pool.map(lambda job: getattr(cluster, job[2])(job[0], job[1]), jobs))
-    views: dict[str, Any] = {n: {sw.device: {} for sw in switches} for n in nodes}
+    flows: dict[str, Any] = {sw.device: None for sw in switches}
+    elsewhere: dict[str, Any] = {n: {} for n in nodes}
+    meters: dict[str, Any] = {n: {} for n in nodes}
     for (n, device, kind), value in zip(jobs, got):
-        views[n][device][kind] = value
-    errors = {f"{n} {d}": cluster.errors.get((n, d)) for n, d, kind in jobs if views[n][d][kind] is None}
-    return {"views": views, "errors": errors,
+        if kind == "meters":
+            meters[n][device] = value
+        elif masters[device] == n:
+            flows[device] = value
+        else:
+            elsewhere[n][device] = value
+    errors = {f"{n} {d} {kind}": cluster.errors.get((n, d)) for (n, d, kind), value in zip(jobs, got)
+              if value is None and (kind == "meters" or masters[d] == n)}
+    return {"masters": masters, "flows": flows, "meters": meters, "flows_elsewhere": elsewhere, "errors": errors,
             "switch": {sw.device: {k: sw.stats()[k] for k in ("flows", "tables")} for sw in switches}}
 
 
 def differences(before: dict[str, Any], after: dict[str, Any], nodes: list[str]) -> tuple[int, list[str]]:
-    """What ``after`` lost or gained against ``before`` on ``nodes`` and on the switches: every flow or meter
-    missing, extra or in another state in a node's view, and every flow or table more or less on a switch.
-    ``before`` may come from another node (views are meant to be equal). Returns (count, descriptions)."""
+    """What ``after`` lost or gained against ``before``: every flow missing, extra or in another state in the
+    device's master's view, every meter so in a node of ``nodes``, and every flow or table more or less on a
+    switch. ``before``'s meters may come from other nodes (every view is meant to be equal). Returns (count,
+    descriptions)."""
     count, what = 0, []
-    reference = next(iter(before["views"].values()))
+    for device, ref in before["flows"].items():
+        now = after["flows"][device]
+        if now is None:
+            count += 1
+            what.append(f"{device}'s master {after['masters'][device]} does not answer for its flows: "
+                        f"{after['errors']}")
+            continue
+        diff = set(ref.items()) ^ set(now.items())
+        if diff:
+            count += len({k for k, _ in diff})
+            what.append(f"{device} flows (master {after['masters'][device]}): {sorted(diff)}")
+    reference = next(iter(before["meters"].values()))
     for node in nodes:
         for device, ref in reference.items():
-            now = after["views"][node][device]
-            for kind in ("flows", "meters"):
-                if now[kind] is None:
-                    count += 1
-                    what.append(f"{node} does not answer for {device} {kind}: "
-                                f"{after['errors'].get(f'{node} {device}')}")
-                    continue
-                diff = set(ref[kind].items()) ^ set(now[kind].items())
-                if diff:
-                    count += len({k for k, _ in diff})
-                    what.append(f"{node} {device} {kind}: {sorted(diff)}")
+            now = after["meters"][node][device]
+            if now is None:
+                count += 1
+                what.append(f"{node} does not answer for {device} meters: {after['errors']}")
+                continue
+            diff = set(ref.items()) ^ set(now.items())
+            if diff:
+                count += len({k for k, _ in diff})
+                what.append(f"{node} {device} meters: {sorted(diff)}")
     for device, ref in before["switch"].items():
         for kind, n in ref.items():
             now = after["switch"][device][kind]
@@ -219,9 +241,17 @@ def differences(before: dict[str, Any], after: dict[str, Any], nodes: list[str])
     return count, what
 
 
+def stale_views(st: dict[str, Any]) -> list[str]:
+    """Non-master nodes whose view of a device's flows is not its master's (reported, not required: state())."""
+    return [f"{n} {d}: {'no answer' if v is None else f'{len(v)} flows'} (master {st['masters'][d]}: "
+            f"{len(st['flows'][d] or {})})" for n, views in st["flows_elsewhere"].items() for d, v in views.items()
+            if v != st["flows"][d]]
+
+
 def wait_state(cluster: Cluster, nodes: list[str], switches: list[Switch], want: dict[str, Any],
                timeout: float) -> dict[str, Any]:
-    """Polls until every node in ``nodes`` and every switch show exactly ``want``; the last state either way."""
+    """Polls until the masters' flows, every node's meters in ``nodes`` and every switch show exactly ``want``;
+    the last state either way."""
     deadline = time.monotonic() + timeout
     while True:
         now = state(cluster, nodes, switches)
@@ -231,12 +261,11 @@ def wait_state(cluster: Cluster, nodes: list[str], switches: list[Switch], want:
 
 
 def settled(st: dict[str, Any]) -> bool:
-    """Every node answers with the same view, each switch has flows, and every flow and meter is ADDED."""
-    views = list(st["views"].values())
-    first = views[0]
-    return all(v == first for v in views) and all(
-        d["flows"] and d["meters"] and set(d["flows"].values()) == {"ADDED"}
-        and {s for s, _ in d["meters"].values()} == {"ADDED"} for d in first.values())
+    """Every switch has a master, whose view holds its flows, all ADDED; every node's meters are alike, all ADDED."""
+    meters = list(st["meters"].values())
+    return all(st["masters"].values()) and all(m == meters[0] for m in meters) and all(
+        flows and set(flows.values()) == {"ADDED"} for flows in st["flows"].values()) and all(
+        m and {s for s, _ in m.values()} == {"ADDED"} for m in meters[0].values())
 
 
 class SwitchSampler:
@@ -334,7 +363,8 @@ def failover_round(cluster: Cluster, rig: Rig, victim: str, before: dict[str, An
             "failover_s": round(failover_s, 2), "lost_or_leaked": lost, "differences": what,
             "kept_gap_ms": max((gaps[sw.device]["gap_ms"] for sw in kept), default=None),
             "orphan_gap_ms": max((gaps[sw.device]["gap_ms"] for sw in orphans), default=None),
-            "pings_lost": sum(g["lost"] for g in gaps.values()), "gaps": gaps, "orphan_datapath": datapath}
+            "pings_lost": sum(g["lost"] for g in gaps.values()), "gaps": gaps, "orphan_datapath": datapath,
+            "stale_views": stale_views(after)}
 
 
 def rejoin(cluster: Cluster, rig: Rig, victim: str, before: dict[str, Any], timeout: float = 60) -> dict[str, Any]:
@@ -344,7 +374,8 @@ def rejoin(cluster: Cluster, rig: Rig, victim: str, before: dict[str, Any], time
     nodes = sorted(cluster.nodes)
     after = wait_state(cluster, nodes, rig.switches, before, timeout)
     lost, what = differences(before, after, nodes)
-    return {"rejoin_s": round(rejoin_s, 1), "lost_or_leaked": lost, "differences": what}
+    return {"rejoin_s": round(rejoin_s, 1), "lost_or_leaked": lost, "differences": what,
+            "stale_views": stale_views(after)}
 
 
 def remove_slices(cluster: Cluster, node: str, rig: Rig, empty: dict[str, Any], timeout: float = 30) -> tuple[

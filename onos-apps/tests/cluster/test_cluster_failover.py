@@ -1,8 +1,7 @@
 """Issue 17's failover on a real three-node ONOS cluster with real pofswitch-afp switches, metered slices and
-traffic (real_switches.py). Marker `cluster_failover` (make -C onos-apps test-cluster-failover): not in make test
-while the product bugs it records last (docs/onos-cluster.md: the orphaned switch's flows removed and re-added on
-failover; views that do not answer after a rejoin; a restarted node whose REST is not up in 120 s in 2 of 8
-restarts). Measured numbers are printed (pytest -s)."""
+traffic (real_switches.py). Marker `cluster_failover` (make -C onos-apps test-cluster-failover). Measured numbers
+are printed (pytest -s), with the non-master nodes' flow views that were not the master's (reported, not
+required: real_switches.state)."""
 
 from __future__ import annotations
 
@@ -16,7 +15,7 @@ from wislice_testbed.pytest_plugin import requires_root
 
 pytestmark = pytest.mark.cluster_failover
 KEPT_GAP_MS = 200  # see the test's bounds
-ORPHAN_GAP_MS = 10000
+ORPHAN_GAP_MS = 1000
 
 
 def test_failover_with_real_switches_slices_and_traffic(cluster: Cluster, tmp_path: Path) -> None:
@@ -24,8 +23,9 @@ def test_failover_with_real_switches_slices_and_traffic(cluster: Cluster, tmp_pa
     masters); a metered slice over each (POSTed on A, and on C for switch 2: through a node that is not the
     master), a 10 ms ping through each. kill -9 of A's Karaf: switch 2's stream goes on (its master B survives),
     switch 1 dials B at once, a survivor becomes its master, and its flows and meters are exactly what they were
-    (none lost, none duplicated: on the switch and in both survivors' views); its stream resumes. A restarted
-    rejoins and sees the same state; the slices deleted leave nothing behind on any node or switch."""
+    (none lost, none duplicated: on the switch, in its master's view and in every node's meters); its stream
+    resumes. A restarted rejoins and sees the same state; the slices deleted leave nothing behind on any node or
+    switch."""
     requires_root("real switches need root (namespaces, veths)")
     if not POFSWITCH.exists():
         pytest.skip(f"{POFSWITCH} not built (make -C pof-switch build)")
@@ -52,32 +52,22 @@ def test_failover_with_real_switches_slices_and_traffic(cluster: Cluster, tmp_pa
         assert out["lost_or_leaked"] == 0, out["differences"]
         # Bounds: switch 2 never lost its master, so its datapath and session were untouched: the 200 ms allow
         # for scheduling on a 2-core machine running three Karafs (measured 24-43 ms). Switch 1 keeps its tables
-        # across sessions (on-connect keep), so its stream should not pause either; it does, for 2.3-5.1 s
-        # (known_bugs below): 10 s bounds that.
+        # across sessions (on-connect keep) and the new session's controller keeps its entries (QUERYALL, claimed
+        # by ONOS's rules): its stream must not pause for the failover either (measured 73 ms; it was 2.3-5.1 s
+        # while the flows were deleted and re-added), and its flows never leave the switch.
         assert out["kept_gap_ms"] <= KEPT_GAP_MS, out
         assert out["orphan_gap_ms"] <= ORPHAN_GAP_MS, out
         assert out["failover_s"] <= 30, out
-        known_bugs = []
         flows_before = before["switch"][sw1.device]["flows"]
-        if out["orphan_datapath"][sw1.device]["flows_min"] < flows_before:
-            known_bugs.append(f"the orphaned switch's flows fell from {flows_before} to "
-                              f"{out['orphan_datapath'][sw1.device]['flows_min']} during the failover (a new "
-                              f"session's reconciliation removes them, then re-adds them): {out['orphan_datapath']}")
+        assert out["orphan_datapath"][sw1.device]["flows_min"] == flows_before, out["orphan_datapath"]
+        assert out["orphan_datapath"][sw1.device]["samples"] >= 20, out["orphan_datapath"]
 
-        back = rejoin(cluster, rig, a, before, timeout=20)
+        back = rejoin(cluster, rig, a, before, timeout=30)
         print("rejoin numbers: " + json.dumps(back))
-        # Views that do not answer after the rejoin (seen: A's "no codec to encode extension", A's and C's "no
-        # master for available device") are product bugs; any flow or meter that differs fails.
-        unread = [d for d in back["differences"] if " does not answer for " in d]
-        assert back["lost_or_leaked"] == len(unread), back["differences"]
-        known_bugs += unread
+        assert back["lost_or_leaked"] == 0, back["differences"]
         assert cluster.master(a, sw1.device) == out["new_masters"][sw1.device]
         rig.stop_streams()
         leaked, what = remove_slices(cluster, b, rig, empty)
-        unread = [d for d in what if " does not answer for " in d]
-        assert leaked == len(unread), what
-        known_bugs += unread
-        if known_bugs:  # everything else passed; with them fixed the test passes (then drop this)
-            pytest.xfail("product bugs (issue 17): " + "; ".join(known_bugs))
+        assert leaked == 0, what
     finally:
         rig.close()
