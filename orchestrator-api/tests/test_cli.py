@@ -60,6 +60,10 @@ def test_slice_update(served, capsys):
     assert code == 1 and "409 slice change does not fit" in err and "radio phy0" in err
     code, _, err = run(capsys, url, w.tenant_a, "slice", "update", "1", sid)
     assert code == 1 and "nothing to change" in err
+    assert s["handover_policy"] == "best_effort"  # the create's default
+    code, out, _ = run(capsys, url, w.tenant_a, "slice", "update", "1", sid, "--handover-policy", "steer_back")
+    assert code == 0 and "succeeded" in out, out
+    assert w.call("GET", f"/api/v1/tenants/1/slices/{sid}", w.tenant_a).get_json()["handover_policy"] == "steer_back"
 
 
 def test_slice_policies(served, capsys):

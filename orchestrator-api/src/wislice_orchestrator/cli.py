@@ -18,6 +18,7 @@ import requests
 
 from . import cli_clients, cli_firmware
 from .cli_slice_args import latency_lines, probe_arg, transcode_arg
+from .schemas.slices import HANDOVER_POLICIES
 
 
 class CliError(Exception):
@@ -182,6 +183,7 @@ def cmd_slices(a, c):
     elif a.action == "create":
         body = {"name": a.name, "latency_class": a.latency, "vaps": a.vap, "vnfs": a.vnf or [],
                 "policies": a.transcode or [], "latency_budget_us": a.budget_us, "probe": a.probe,
+                "handover_policy": a.handover_policy,
                 "bandwidth": {"down_guaranteed_kbps": a.down, "up_guaranteed_kbps": a.up,
                               "down_cap_kbps": a.down_cap, "up_cap_kbps": a.up_cap}}
         headers = {"Idempotency-Key": a.idempotency_key} if a.idempotency_key else None
@@ -222,9 +224,11 @@ def cmd_slice(a, c):
         body["latency_class"] = a.latency_class
     if a.budget_us is not None:
         body["latency_budget_us"] = a.budget_us
+    if a.handover_policy:
+        body["handover_policy"] = a.handover_policy
     if not body:
         raise CliError("nothing to change: give --down-guaranteed/--down-cap/--up-guaranteed/--up-cap, "
-                       "--latency-class and/or --budget-us")
+                       "--latency-class, --budget-us and/or --handover-policy")
     op = c.call("PATCH", f"/tenants/{a.tenant}/slices/{a.slice}", body)
     if not a.no_wait:
         op = c.wait(op)
@@ -408,6 +412,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--probe", type=probe_arg, metavar="SOURCE_IP,TARGET_IP[,INTERVAL_MS]",
                    help="latency slices: probe the path from SOURCE_IP (a free address in your station subnet) to "
                         "TARGET_IP (your first vNF or a server behind it); show then prints p50/p99 vs the budget")
+    s.add_argument("--handover-policy", default="best_effort", choices=HANDOVER_POLICIES,
+                   help="a station that roams into an AP whose radio cannot hold the guarantee: kept, or steered back")
     s.add_argument("--idempotency-key")
     s.add_argument("--no-wait", action="store_true", help="return the operation at once")
     s.set_defaults(run=cmd_slices)
@@ -424,6 +430,7 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument("--latency-class", choices=["best_effort", "low", "ultra_low"])
     up.add_argument("--budget-us", type=int, metavar="US", help="new latency budget in microseconds (a latency class "
                                                                 "keeps its current one unless given)")
+    up.add_argument("--handover-policy", choices=HANDOVER_POLICIES)
     up.add_argument("--no-wait", action="store_true", help="return the operation at once")
     up.set_defaults(run=cmd_slice)
     pol = one_sub.add_parser("policies", help="show a slice's closed-loop policies and their state, or replace them")
