@@ -37,6 +37,7 @@ class FakeAgent:
     welcomed: asyncio.Event = field(default_factory=asyncio.Event)
     synced: asyncio.Event = field(default_factory=asyncio.Event)
     closed_reason: str | None = None
+    last_sync: dict[str, Any] = field(default_factory=dict)  # the last syncVaps/syncVnfs answer: what it changed
 
     def __post_init__(self) -> None:
         self._reader: asyncio.StreamReader | None = None
@@ -174,8 +175,9 @@ class FakeAgent:
         removed = [v for v in self.vaps if v not in wanted]
         kept = [v for v in wanted if v not in created]
         self.vaps = dict(wanted)
+        self.last_sync = {"created": created, "removed": removed, "kept": kept, "failed": []}
         self.synced.set()
-        return {"created": created, "removed": removed, "kept": kept, "failed": []}
+        return self.last_sync
 
     def _m_getStatus(self, p: dict[str, Any]) -> dict[str, Any]:
         if self.role == "mec":
@@ -241,8 +243,9 @@ class FakeAgent:
         removed = [v for v in self.vnfs if v not in wanted]
         kept = [v for v in wanted if v in self.vnfs]
         self.vnfs = dict(wanted)
+        self.last_sync = {"created": created, "removed": removed, "kept": kept, "failed": []}
         self.synced.set()
-        return {"created": created, "removed": removed, "kept": kept, "failed": []}
+        return self.last_sync
 
     def _m_getStatistics(self, p: dict[str, Any]) -> dict[str, Any]:
         stats = [{"vnf_id": i, "cpu_pct": 1.5, "memory_mib": 32,

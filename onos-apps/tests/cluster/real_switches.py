@@ -176,19 +176,21 @@ def install_slice(cluster: Cluster, node: str, sw: Switch) -> dict[str, Any]:
     return sl
 
 
-def state(cluster: Cluster, nodes: list[str], switches: list[Switch]) -> dict[str, Any]:
+def state(cluster: Cluster, nodes: list[str], switches: list[Switch], elsewhere: bool = False) -> dict[str, Any]:
     """The state the failover must keep: each switch's pof flows in its master's view (``flows``, None where the
     master does not answer), its meters in every node's view (``meters``: WiSlice's cluster-wide meter store), and
     the switch's own flow and table counts. Other nodes' views of the flows are kept apart (``flows_elsewhere``):
     a node that does not master a device reads them from the master through ONOS's flow store, which in this
     runtime (onos-core-dist 2.4.0) can time out or answer empty for minutes (docs/onos-cluster.md); they are
-    reported, not required. The REST reads run in parallel."""
-    masters = {sw.device: cluster.master(nodes[0], sw.device) for sw in switches}
-    jobs = [(n, sw.device, kind) for n in nodes for sw in switches for kind in ("flows", "meters")]
+    reported, not required, and read only with ``elsewhere`` (a read can hold a REST thread of the master for
+    15 s). The REST reads run in parallel."""
+    masters = {sw.device: next((m for n in nodes if (m := cluster.master(n, sw.device))), None) for sw in switches}
+    jobs = [(n, sw.device, kind) for n in nodes for sw in switches for kind in ("flows", "meters")
+            if kind == "meters" or masters[sw.device] == n or elsewhere]
     with ThreadPoolExecutor(len(jobs)) as pool:
         got = list(pool.map(lambda job: getattr(cluster, job[2])(job[0], job[1]), jobs))
     flows: dict[str, Any] = {sw.device: None for sw in switches}
-    elsewhere: dict[str, Any] = {n: {} for n in nodes}
+    others: dict[str, Any] = {n: {} for n in nodes}
     meters: dict[str, Any] = {n: {} for n in nodes}
     for (n, device, kind), value in zip(jobs, got):
         if kind == "meters":
@@ -196,10 +198,10 @@ def state(cluster: Cluster, nodes: list[str], switches: list[Switch]) -> dict[st
         elif masters[device] == n:
             flows[device] = value
         else:
-            elsewhere[n][device] = value
+            others[n][device] = value
     errors = {f"{n} {d} {kind}": cluster.errors.get((n, d)) for (n, d, kind), value in zip(jobs, got)
               if value is None and (kind == "meters" or masters[d] == n)}
-    return {"masters": masters, "flows": flows, "meters": meters, "flows_elsewhere": elsewhere, "errors": errors,
+    return {"masters": masters, "flows": flows, "meters": meters, "flows_elsewhere": others, "errors": errors,
             "switch": {sw.device: {k: sw.stats()[k] for k in ("flows", "tables")} for sw in switches}}
 
 
@@ -351,6 +353,7 @@ def failover_round(cluster: Cluster, rig: Rig, victim: str, before: dict[str, An
     after = wait_state(cluster, survivors, rig.switches, before, timeout)
     failover_s = time.monotonic() - killed
     lost, what = differences(before, after, survivors)
+    stale = stale_views(state(cluster, survivors, rig.switches, elsewhere=True))
     time.sleep(1.0)
     datapath = sampler.summary()
     gaps = {sw.device: sw.stream.gaps(since) for sw in rig.switches if sw.stream}
@@ -364,7 +367,7 @@ def failover_round(cluster: Cluster, rig: Rig, victim: str, before: dict[str, An
             "kept_gap_ms": max((gaps[sw.device]["gap_ms"] for sw in kept), default=None),
             "orphan_gap_ms": max((gaps[sw.device]["gap_ms"] for sw in orphans), default=None),
             "pings_lost": sum(g["lost"] for g in gaps.values()), "gaps": gaps, "orphan_datapath": datapath,
-            "stale_views": stale_views(after)}
+            "stale_views": stale}
 
 
 def rejoin(cluster: Cluster, rig: Rig, victim: str, before: dict[str, Any], timeout: float = 60) -> dict[str, Any]:
@@ -375,7 +378,7 @@ def rejoin(cluster: Cluster, rig: Rig, victim: str, before: dict[str, Any], time
     after = wait_state(cluster, nodes, rig.switches, before, timeout)
     lost, what = differences(before, after, nodes)
     return {"rejoin_s": round(rejoin_s, 1), "lost_or_leaked": lost, "differences": what,
-            "stale_views": stale_views(after)}
+            "stale_views": stale_views(state(cluster, nodes, rig.switches, elsewhere=True))}
 
 
 def remove_slices(cluster: Cluster, node: str, rig: Rig, empty: dict[str, Any], timeout: float = 30) -> tuple[

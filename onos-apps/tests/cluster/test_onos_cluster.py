@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import threading
 import time
 from typing import Any
 
@@ -47,7 +48,44 @@ def dial(controllers: list[int], deadline_s: float = 60, dev_id: int = DEV_ID) -
         time.sleep(0.2)
 
 
+class AgentLoop:
+    """Protocol-level agents on an event loop of their own thread: they answer the controller's pings and requests
+    while the test kills and restarts nodes."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+
+    def run(self, coro: Any, timeout: float = 60) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    def close(self, agents: list[FakeAgent]) -> None:
+        for agent in agents:
+            self.run(agent.close(), 10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        self.loop.close()
+
+
+def connect(loop: AgentLoop, agent: FakeAgent, port: int) -> None:
+    """(Re)connects the agent to a node's listener and waits for the node's sync of its desired state."""
+    agent.port = port
+    agent.synced.clear()
+    loop.run(agent.connect(retry_s=30))
+    loop.run(asyncio.wait_for(agent.synced.wait(), 30))
+
+
+def listed(cluster: Cluster, node: str, kind: str, key: str, value: Any) -> list[dict[str, Any]]:
+    """The node's GET /onos/{wifi/vaps,nfv/vnfs} items whose ``key`` is ``value`` ([] if it does not answer)."""
+    code, body = cluster.get(node, f"/onos/{kind}")
+    return [x for x in body[kind.split("/")[1]] if x.get(key) == value] if code == 200 else []
+
+
 def test_cluster_forms_fails_over_and_rejoins(cluster: Cluster) -> None:
+    """The cluster forms; the node a switch and two agents (an AP and a MEC node) are connected to is killed: the
+    switch and the agents go to the next node of their lists, which takes the switch's mastership and syncs the
+    agents' desired vAP and vNF (kept, not recreated: none lost, none twice); the killed node rejoins."""
     a, b, c = sorted(cluster.nodes)
     numbers: dict[str, Any] = {"nodes": 3, **cluster.state["timings_s"]}
     for node in (a, b, c):
@@ -58,7 +96,23 @@ def test_cluster_forms_fails_over_and_rejoins(cluster: Cluster) -> None:
     # The switch dials A first; B sees the device and A as its master through the cluster's stores.
     controllers = [cluster.nodes[n]["pof"] for n in (a, b, c)]
     switch = dial(controllers)
+    loop = AgentLoop()
+    secret = cluster.state["secret"]
+    ap, mec = FakeAgent("ap-fo", role="ap", secret=secret), FakeAgent("mec-fo", role="mec", secret=secret)
     try:
+        connect(loop, ap, cluster.nodes[a]["wifi"])
+        connect(loop, mec, cluster.nodes[a]["nfv"])
+        # Created through the other nodes' REST (forwarded to A, where the agents are).
+        vap = {"vap_id": "fo-v1", "radio": "phy0", "ssid": "fo", "security": {"mode": "open"}, "tenant_id": 1,
+               "slice_id": "s-fo", "rate_limit": {"down_kbps": 10000, "up_kbps": 2000}}
+        code, out = cluster.request(b, "POST", "/onos/wifi/agents/ap-fo/vaps", vap, timeout=30)
+        assert code == 201, out
+        vnf = {"tenant_id": 1, "instance_id": 7, "image": "firewall", "params": {}, "cpu": 1, "memory_mib": 64,
+               "chain_position": 0, "node": "mec-fo"}
+        code, out = cluster.request(c, "POST", "/onos/nfv/vnfs", vnf, timeout=30)
+        assert code == 201, out
+        vnf_id = out["vnf"]["vnf_id"]
+        assert list(ap.vaps) == ["fo-v1"] and list(mec.vnfs) == [vnf_id]
         wait_for(f"{b} sees {DEVICE} available, mastered by {a}",
                  lambda: cluster.available(b, DEVICE) and cluster.master(b, DEVICE) == a, 30)
         killed = cluster.kill(a)
@@ -78,12 +132,29 @@ def test_cluster_forms_fails_over_and_rejoins(cluster: Cluster) -> None:
         wait_for(f"{b} and {c} see {a} down", lambda: all(
             cluster.view(n).get(a) not in ("READY", "ACTIVE") for n in (b, c)), 60)
 
+        # The agents lost A; they dial B (next in their lists): B syncs what they are meant to run, which they
+        # still run: kept, nothing created or removed, and every survivor lists each once.
+        wait_for("the agents see their node gone", lambda: ap.closed_reason and mec.closed_reason, 60, 0.1)
+        agents_killed = time.monotonic()
+        connect(loop, ap, cluster.nodes[b]["wifi"])
+        connect(loop, mec, cluster.nodes[b]["nfv"])
+        numbers["agents_resynced_s"] = round(time.monotonic() - agents_killed, 2)
+        assert ap.last_sync == {"created": [], "removed": [], "kept": ["fo-v1"], "failed": []}, ap.last_sync
+        assert mec.last_sync == {"created": [], "removed": [], "kept": [vnf_id], "failed": []}, mec.last_sync
+        assert list(ap.vaps) == ["fo-v1"] and list(mec.vnfs) == [vnf_id]
+        for n in (b, c):
+            assert len(listed(cluster, n, "wifi/vaps", "vap_id", "fo-v1")) == 1, n
+            assert [v.get("node") for v in listed(cluster, n, "nfv/vnfs", "vnf_id", vnf_id)] == ["mec-fo"], n
+
         # A restarted on the same directory and ports rejoins; it sees the device and its new master.
         numbers["rejoin_s"] = round(cluster.restart(a), 1)
         wait_for(f"{a} sees {DEVICE} mastered by {survivor}",
                  lambda: cluster.available(a, DEVICE) and cluster.master(a, DEVICE) == survivor, 60)
+        assert len(listed(cluster, a, "wifi/vaps", "vap_id", "fo-v1")) == 1
+        assert len(listed(cluster, a, "nfv/vnfs", "vnf_id", vnf_id)) == 1
     finally:
         switch.close()
+        loop.close([ap, mec])
     print("cluster numbers: " + json.dumps(numbers))
 
 
