@@ -84,15 +84,15 @@ def create_vaps(requests: list[Request], agents: list[FakeAgent], offset: int) -
     return len(jobs) / (time.monotonic() - t0)
 
 
-async def event_load(agents: list[FakeAgent], phase_no: int, seconds: float) -> int:
-    """Each agent: a client associates, half a second later it disassociates, every second; agents are spread
-    over the first second. Returns the associations sent: the events whose latency the controller records (map
+async def event_load(agents: list[FakeAgent], phase_no: int, seconds: float, period: float = 1.0) -> int:
+    """Each agent: a client associates, half a period later it disassociates, every `period` s (1 s: 2 events per
+    agent per second); agents are spread over the first period. Returns the associations sent: the events whose latency the controller records (map
     inserts). MACs carry the phase number, so no client of an earlier phase is ever updated instead of inserted."""
     sent = 0
 
     async def run(i: int, a: FakeAgent) -> None:
         nonlocal sent
-        await asyncio.sleep(i / len(agents))
+        await asyncio.sleep(period * i / len(agents))
         end = time.monotonic() + seconds
         pair = 0
         while time.monotonic() < end:
@@ -100,9 +100,9 @@ async def event_load(agents: list[FakeAgent], phase_no: int, seconds: float) -> 
             mac = "02:%02x:%02x:%02x:%02x:01" % (phase_no, i >> 8 & 0xff, i & 0xff, pair % 256)
             await a.event("clientAssociated", {"vap_id": vap, "mac": mac, "signal_dbm": -50})
             sent += 1
-            await asyncio.sleep(0.5)
+            await asyncio.sleep(period / 2)
             await a.event("clientDisassociated", {"vap_id": vap, "mac": mac})
-            await asyncio.sleep(0.5)
+            await asyncio.sleep(period / 2)
             pair += 1
 
     await asyncio.gather(*(run(i, a) for i, a in enumerate(agents)))
@@ -120,7 +120,8 @@ def java_rss_mib(pid: int | None) -> float:
     return float("nan")
 
 
-async def window(requests: list[Request], agents: list[FakeAgent], phase_no: int, seconds: float) -> list[dict]:
+async def window(requests: list[Request], agents: list[FakeAgent], phase_no: int, seconds: float,
+                 period: float = 1.0) -> list[dict]:
     """One measuring window: every node's metrics reset, `seconds` of events, each node's latency percentiles
     (one dict per node, in the order of `requests`)."""
     for request in requests:
@@ -135,7 +136,7 @@ async def window(requests: list[Request], agents: list[FakeAgent], phase_no: int
                 samples.append(mm["heap_used_mib"])
 
     sampler = asyncio.get_running_loop().create_task(sample_heap())
-    sent = await event_load(agents, phase_no, seconds)
+    sent = await event_load(agents, phase_no, seconds, period)
     await asyncio.sleep(1)  # let the last events drain
     sampler.cancel()
     out = []
@@ -149,7 +150,8 @@ async def window(requests: list[Request], agents: list[FakeAgent], phase_no: int
 
 
 async def grow_and_measure(requests: list[Request], ports: list[int], n: int, existing: list[FakeAgent],
-                           seconds: float, phase_no: int, windows: int, secret: str = SECRET) -> dict:
+                           seconds: float, phase_no: int, windows: int, secret: str = SECRET,
+                           period: float = 1.0) -> dict:
     """Grows the agent population to n (round-robin over `ports`, vAPs over `requests`), checks the nodes count n
     agents between them, then measures `windows` windows of `seconds`. Returns the agents, connect_s,
     vap_create_per_s, vaps (as node 0 lists them) and runs: per window, one dict per node."""
@@ -164,7 +166,7 @@ async def grow_and_measure(requests: list[Request], ports: list[int], n: int, ex
         _, m = await asyncio.to_thread(request, "GET", "/onos/wifi/metrics")
         connected.append(m["agents_connected"])
     assert sum(connected) == n, connected
-    runs = [await window(requests, agents, phase_no * windows + w, seconds) for w in range(windows)]
+    runs = [await window(requests, agents, phase_no * windows + w, seconds, period) for w in range(windows)]
     _, vaps = await asyncio.to_thread(requests[0], "GET", "/onos/wifi/vaps")
     return {"agents": agents, "connect_s": connect_s, "vap_create_per_s": vaps_per_s, "vaps": len(vaps["vaps"]),
             "agents_connected": connected, "runs": runs}
