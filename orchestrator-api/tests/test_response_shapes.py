@@ -32,7 +32,8 @@ SLICE = (
     '"latency_class":"low"},"policies":[],"policy_state":[],"probe":null,"slice_id":40,'
     '"status":"active","status_reason":"","tag":null,"tenant_id":1,"vaps":[{"agent_id":"ap-1","hidden":false,'
     '"max_clients":null,"pof_port":12,"radio":"phy0","security_mode":"wpa2-psk","ssid":"video-wifi","state":"up",'
-    '"vap_id":"t1s40v1"}],"vnfs":[{"address":"0.1.0.7","chain_position":0,"cpu":0.1,"image":"firewall",'
+    '"vap_id":"t1s40v1"}],"vnf_follow":false,"vnfs":[{"address":"0.1.0.7","chain_position":0,"cpu":0.1,'
+    '"image":"firewall",'
     '"instance_id":7,"memory_mib":128,"node":"mec-1","params":{"mode":"drop"},"state":"running","vnf_id":65543},'
     '{"address":"0.1.0.8","chain_position":1,"cpu":0.2,"image":"nat","instance_id":8,"memory_mib":256,'
     '"node":"mec-1","params":{},"state":"running","vnf_id":65544}]}\n')

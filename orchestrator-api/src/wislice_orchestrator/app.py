@@ -26,6 +26,7 @@ from .radio_watch import RadioWatch
 from .rollout import RolloutRunner
 from .service import SliceService
 from .telemetry import TelemetryCollector
+from .vnf_follow import connect as connect_vnf_follow
 
 log = logging.getLogger(__name__)
 
@@ -113,6 +114,7 @@ def create_app(test_config: dict[str, Any] | None = None, controllers: Controlle
                                  app.config["RADIO_WATCH_SAMPLES"], app.config["RADIO_WATCH_HOLD_S"])
         telemetry.observers.append(radio_watch.observe)
     app.extensions["wislice_radio_watch"] = radio_watch
+    app.extensions["wislice_vnf_follow"] = connect_vnf_follow(radio_watch, service, app.config["VNF_FOLLOW_HOLD_S"])
     metrics.add_telemetry(telemetry)
     _bootstrap(session_factory, settings)
     app.extensions["wislice_firmware_keys"] = fw.load_keys(app.config["FIRMWARE_KEYS"])  # a bad key stops the start

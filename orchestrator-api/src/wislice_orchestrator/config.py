@@ -61,6 +61,9 @@ DEFAULTS: dict[str, Any] = {
     "RADIO_WATCH": True,
     "RADIO_WATCH_SAMPLES": 3,
     "RADIO_WATCH_HOLD_S": 30.0,
+    # vNF follow (vnf_follow.py, docs/mobility.md "The vNF follows"): a slice's chain moves at most once per
+    # VNF_FOLLOW_HOLD_S seconds. Needs RADIO_WATCH (which sees the handovers).
+    "VNF_FOLLOW_HOLD_S": 30.0,
     # GET /metrics needs an operator token unless this is on (a scraper on a trusted network without a token).
     "METRICS_PUBLIC": False,
     # Largest request body, bytes (413 above it, from the Content-Length alone). The largest legitimate body is a
@@ -84,7 +87,7 @@ INT_KEYS = {"AP_BUDGET_KBPS", "HISTORY_MAX_ROWS", "TELEMETRY_MAX_SLICES", "TELEM
             "MAX_CONTENT_LENGTH", "TOKEN_TTL_S", "FIRMWARE_MAX_BYTES", "OPERATOR_TOKEN_TTL_S", "TOKEN_MAX_TTL_S",
             "RADIO_WATCH_SAMPLES"}
 FLOAT_KEYS = {"ONOS_TIMEOUT_S", "HISTORY_KEEP_S", "TELEMETRY_INTERVAL_S", "TELEMETRY_WINDOW_S", "LEASE_S",
-              "LEASE_RENEW_S", "ROLLOUT_POLL_S", "RADIO_WATCH_HOLD_S"}
+              "LEASE_RENEW_S", "ROLLOUT_POLL_S", "RADIO_WATCH_HOLD_S", "VNF_FOLLOW_HOLD_S"}
 BOOL_KEYS = {"START_WORKER", "TELEMETRY", "METRICS_PUBLIC", "RADIO_WATCH"}
 
 

@@ -19,11 +19,13 @@ the shortfall) and S's handover_policy:
   load balancing checks a target); the steer, its events (client_steered / steer_refused / steer_failed) and its
   errors are the radio watch's. When X cannot take it, no steer: the event says why and the station stays.
 A station steered back is seen at X in the next read: a handover Y -> X, re-admitted as any other. State (the
-previous read) is in memory: the first read after a restart sees no handover.
+previous read) is in memory: the first read after a restart sees no handover. After each read, `follow` (the vNF
+follow, vnf_follow.py) gets where every station is and the slices that saw a handover.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +41,8 @@ class HandoverWatch:
     def __init__(self, watch: RadioWatch) -> None:
         self.watch = watch
         self.seen: dict[str, str] = {}  # mac -> the vap_id it was on in the previous read
+        # The vNF follow (app.py connects it): (this read: mac -> vap_id, the vAPs, slice -> its latest handover's AP).
+        self.follow: Callable[[dict[str, str], list[OwnVap], dict[int, str]], None] | None = None
 
     def forget(self) -> None:
         """No read this poll because no slice spans two APs: the next read starts afresh."""
@@ -64,12 +68,16 @@ class HandoverWatch:
         # Steering back changes where the guarantees are active: planned on copies, as the radio watch's round does.
         planned_clients = {k: list(v) for k, v in clients.items()}
         planned_active = dict(active)
+        moved: dict[int, str] = {}
         for mac in sorted(now):
             old, new = by_id.get(before.get(mac, "")), by_id.get(now[mac])
             if old is None or new is None or old.slice_id != new.slice_id or old.agent_id == new.agent_id:
                 continue
+            moved[new.slice_id] = new.agent_id
             self._handover(mac, old, new, new.vap_id in had_clients, planned_clients, planned_active, capacity,
                            snap)
+        if self.follow is not None:
+            self.follow(now, vaps, moved)
 
     def _handover(self, mac: str, x: OwnVap, y: OwnVap, had_clients: bool, clients: dict[str, list[str]],
                   active: dict[Radio, int], capacity: dict[Radio, int], snap: Snapshot) -> None:

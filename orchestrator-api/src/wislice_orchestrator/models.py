@@ -115,6 +115,9 @@ class Slice(Base):
     # What the radio watch does when a client's handover into another of the slice's APs cannot be re-admitted
     # there (handover_watch.py): "best_effort" (it stays, its guarantee not held) or "steer_back".
     handover_policy: Mapped[str] = mapped_column(String(16), default="best_effort")
+    # The slice asked that its vNF chain follow its clients to the MEC node nearest their AP after a handover
+    # (vnf_follow.py).
+    vnf_follow: Mapped[bool] = mapped_column(default=False)
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     tenant: Mapped[Tenant] = relationship(back_populates="slices")
     vaps: Mapped[list[SliceVap]] = relationship(back_populates="slice", order_by="SliceVap.id")
@@ -175,6 +178,8 @@ class SliceVnf(Base):
     memory_mib: Mapped[int] = mapped_column(Integer, default=128)
     chain_position: Mapped[int] = mapped_column(Integer, default=0)
     node: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    # planned | running | removing; left_behind: a vNF follow moved the chain to another node and could not remove
+    # this one from the old node (out of the path; deleting the slice or the vNF retries).
     state: Mapped[str] = mapped_column(String(16), default="planned")
     ports: Mapped[list[Any]] = mapped_column(JSON, default=list)
     slice: Mapped[Slice] = relationship(back_populates="vnfs")

@@ -8,6 +8,7 @@ from sqlalchemy.orm import Session
 
 from .bandwidth import Bandwidth
 from .models import Operation, Slice, event
+from .vnf_follow import follow_failed, followed
 
 
 def on_success(db: Session, op: Operation) -> None:
@@ -45,6 +46,8 @@ def on_success(db: Session, op: Operation) -> None:
             slice_.mec_node = None
             slice_.path_links = []
         event(db, "slice", f"slice {slice_.id}: vNF removed", slice_.tenant_id)
+    elif op.kind == "follow_vnf":
+        followed(db, op, slice_)
     else:
         event(db, "slice", f"slice {slice_.id}: {op.kind} done", slice_.tenant_id)
 
@@ -77,6 +80,9 @@ def on_failure(db: Session, op: Operation) -> None:
         slice_.pending_change = None
         if "rollback incomplete" in op.error:
             slice_.status_reason = f"a change could not be undone everywhere: {op.error}"[:500]
+    elif op.kind == "follow_vnf":
+        follow_failed(db, op, slice_)
+        level = "warn"
     else:
         # A deletion that could not finish: the slice keeps its reservations until a retry succeeds.
         slice_.status_reason = f"{op.kind} incomplete: {op.error}"[:500]

@@ -180,7 +180,7 @@ class SagaRunner:
                 assert op is not None
                 why = ("an orchestrator restart" if owner in (None, self.terms.owner)
                        else f"orchestrator instance {owner} (its lease expired: it crashed or lost the database)")
-                if op.status == "running" and op.kind not in ROLL_FORWARD:
+                if op.status == "running" and op.kind not in ROLL_FORWARD and not committed(op.steps):
                     op.status = "rolling_back"
                     op.error = op.error or f"interrupted by {why}; rolling back"
                 doing = "rolling back" if op.status == "rolling_back" else "finishing"
@@ -252,7 +252,7 @@ class SagaRunner:
                 step, exc = failed
                 op.error = f"step '{step_label(step)}' failed: {exc}"[:1000]
                 self._save(db, op, steps)
-                if op.kind in ROLL_FORWARD:
+                if op.kind in ROLL_FORWARD or committed(steps):
                     self._finish(db, op, "failed")
                 else:
                     op.status = "rolling_back"
@@ -344,6 +344,12 @@ class SagaRunner:
         op.finished_at = dt.datetime.now(dt.UTC).replace(tzinfo=None)
         (self.on_success if status == "succeeded" else self.on_failure)(db, op)
         self._hold(db, op)
+
+
+def committed(steps: list[dict[str, Any]]) -> bool:
+    """A step marked `commit` is done: the operation is past its point of no return and is finished rather than
+    undone (a vNF follow once the slice's path leads to the new chain: vnf_follow.py)."""
+    return any(s["state"] == "done" and s["ref"].get("commit") for s in steps)
 
 
 def _until_answered(call: Callable[[], Any]) -> Any:

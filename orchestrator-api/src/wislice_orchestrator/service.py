@@ -204,6 +204,7 @@ class SliceService:
                            bandwidth=Bandwidth.from_dict(body["bandwidth"]), status="creating",
                            mec_node=plan.mec_node, path_links=plan.link_keys(), policies=body.get("policies", []),
                            handover_policy=body.get("handover_policy", "best_effort"),
+                           vnf_follow=body.get("vnf_follow", False),
                            policy_state=[initial_state() for _ in body.get("policies", [])])
             db.add(slice_)
             db.flush()
@@ -212,8 +213,7 @@ class SliceService:
                 db.add(SliceVap(slice=slice_, vap_id=vap_id, agent_id=v["agent_id"],
                                 radio=v["radio"], ssid=v["ssid"], security_mode=v["security"]["mode"],
                                 sealed_passphrase=seal_passphrase(db, v["security"].get("passphrase"), vap_id),
-                                hidden=v["hidden"],
-                                max_clients=v.get("max_clients"),
+                                hidden=v["hidden"], max_clients=v.get("max_clients"),
                                 path_links=plan.route_keys(k - 1) if plan.mec_node else None))
             first = self._next_instance(db, tenant.id)
             for k, v in enumerate(body["vnfs"]):
@@ -264,8 +264,7 @@ class SliceService:
             vap = SliceVap(slice=slice_, vap_id=vap_id, agent_id=body["agent_id"],
                            radio=body["radio"], ssid=body["ssid"], security_mode=body["security"]["mode"],
                            sealed_passphrase=seal_passphrase(db, body["security"].get("passphrase"), vap_id),
-                           hidden=body["hidden"],
-                           max_clients=body.get("max_clients"),
+                           hidden=body["hidden"], max_clients=body.get("max_clients"),
                            path_links=plan.route_keys(0) if slice_.mec_node else None)
             db.add(vap)
             db.flush()
@@ -343,12 +342,12 @@ class SliceService:
 
     # --- live change ------------------------------------------------------------------------------------------
     def update_slice(self, db: Session, slice_: Slice, bandwidth: Bandwidth, latency_class: str | None,
-                     latency_budget_us: int | None, handover_policy: str | None = None) -> Operation:
+                     latency_budget_us: int | None, own: dict[str, Any] | None = None) -> Operation:
         """Re-admit an active slice with new guarantees/caps and/or latency class and budget (the slice's own
         reservation left out, only what grows checked) and queue the update_slice operation that applies them on
         the controllers. `latency_budget_us` is the budget the slice will have (the caller merged class and budget).
         The slice keeps its values until the operation succeeds; meanwhile admission counts the larger of both.
-        A handover_policy is the orchestrator's own (nothing to apply): set with the operation's record."""
+        `own`: the orchestrator's own settings (handover_policy, vnf_follow; nothing to apply), set with the record."""
         with self.admitting(db):
             if slice_.status != "active":
                 raise Conflict(f"slice is {slice_.status}; only an active slice can be changed")
@@ -393,7 +392,8 @@ class SliceService:
                            if new_class else {"old": {}, "new": {}})
                 steps.append(new_step("update_path", path_id=slice_path_id(slice_),
                                       old=path_rates(old) | classes["old"], new=path_rates(bandwidth) | classes["new"]))
-            slice_.handover_policy = handover_policy or slice_.handover_policy
+            for key, value in (own or {}).items():
+                setattr(slice_, key, value)
             slice_.pending_change = {"bandwidth": bandwidth.to_dict(), "latency_class": latency_class or
                                      slice_.latency_class, "latency_budget_us": latency_budget_us}
             op = Operation(kind="update_slice", tenant_id=slice_.tenant_id, slice_id=slice_.id, steps=steps)

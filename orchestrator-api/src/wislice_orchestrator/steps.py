@@ -81,16 +81,18 @@ def slice_path_id(slice_: Slice, skip_vap: str | None = None) -> str | None:
     return path_id(slice_, vaps[0]) if vaps else None
 
 
-def vap_route(topo: Topology, slice_: Slice, vap: SliceVap) -> Route | None:
+def vap_route(topo: Topology, slice_: Slice, vap: SliceVap, to: dict[str, Any] | None = None) -> Route | None:
     """The wired route of a vAP's path, AP switch -> MEC switch: the one placement reserved for it (SliceVap
     .path_links), or for vAPs recorded before those were kept, re-derived over the slice's reserved links.
-    None when it is no longer in the topology."""
+    None when it is no longer in the topology. `to` (a vNF follow): {"node", "routes": {vap_id: keys}}, the
+    route to another MEC node in place of the slice's."""
     src = topo.attachments.get(vap.agent_id)
-    dst = topo.attachments.get(slice_.mec_node or "")
+    dst = topo.attachments.get((to["node"] if to else slice_.mec_node) or "")
     if src is None or dst is None:
         return None
-    if vap.path_links is not None:
-        route = topo.resolve(src, list(vap.path_links))
+    keys = to["routes"].get(vap.vap_id) if to else vap.path_links
+    if keys is not None:
+        route = topo.resolve(src, list(keys))
         if route is None:
             return None
         end = route[-1][0].other(route[-1][1]) if route else src
@@ -100,10 +102,12 @@ def vap_route(topo: Topology, slice_: Slice, vap: SliceVap) -> Route | None:
     return sub.shortest_path(src, dst, 64)
 
 
-def _vap_hops(topo: Topology, slice_: Slice, vap: SliceVap, chain: list[tuple[int, int]]) -> list[dict[str, Any]]:
+def _vap_hops(topo: Topology, slice_: Slice, vap: SliceVap, chain: list[tuple[int, int]],
+              to: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """One vAP's whole forward route: its AP switch -> planned links -> MEC switch -> vNF chain -> egress."""
-    links = vap_route(topo, slice_, vap)
-    src, dst = topo.attachments.get(vap.agent_id), topo.attachments.get(slice_.mec_node or "")
+    links = vap_route(topo, slice_, vap, to)
+    src = topo.attachments.get(vap.agent_id)
+    dst = topo.attachments.get((to["node"] if to else slice_.mec_node) or "")
     if links is None or src is None or dst is None:
         raise ControllerError(409, "no_path", f"reserved links no longer connect {src} to {dst}")
     if vap.pof_port is None:
@@ -112,23 +116,25 @@ def _vap_hops(topo: Topology, slice_: Slice, vap: SliceVap, chain: list[tuple[in
 
 
 def path_body(db: Session, slice_: Slice, exclude_vnf_row: int | None = None,
-              skip_vap: str | None = None) -> dict[str, Any]:
+              skip_vap: str | None = None, to: dict[str, Any] | None = None) -> dict[str, Any]:
     """The slice's one SlicePath: its main vAP's route as `hops` (main_branch_id = that vAP), every other vAP's
-    route a branch (branch_id = its vap_id) cut where it joins the main path (slice_path.py)."""
+    route a branch (branch_id = its vap_id) cut where it joins the main path (slice_path.py). Its chain: the slice's
+    vNFs but a left-behind one; with `to` (a vNF follow: {"node", "routes", "rows"}), the vNF rows `rows` on MEC
+    node `node` over `routes` instead."""
     topo = load_topology(db)
     vaps = path_vaps(slice_, skip_vap)
     if not vaps:
         raise ControllerError(409, "no_path", f"slice {slice_.id} has no vAP to carry a path")
     chain = []
     for vnf in sorted(slice_.vnfs, key=lambda v: v.chain_position):
-        if vnf.id == exclude_vnf_row:
+        if vnf.id == exclude_vnf_row or (vnf.id not in to["rows"] if to else vnf.state == "left_behind"):
             continue
         ports = [p["pof_port"] for p in vnf.ports or [] if p.get("pof_port") is not None]
         if not ports:
             raise ControllerError(409, "no_port", f"vNF {vnf.vnf_id} has no pof-switch port")
         chain.append((ports[0], ports[-1]))
     main = vaps[0]
-    hops = _vap_hops(topo, slice_, main, chain)
+    hops = _vap_hops(topo, slice_, main, chain, to)
     body: dict[str, Any] = {"slice_id": path_id(slice_, main), "tenant_id": slice_.tenant_id,
                             **path_rates(slice_.bandwidth), "latency_class": slice_.latency_class, "hops": hops}
     if slice_.tag is not None:
@@ -136,7 +142,7 @@ def path_body(db: Session, slice_: Slice, exclude_vnf_row: int | None = None,
     body["main_branch_id"] = main.vap_id
     branches = []
     for vap in vaps[1:]:
-        cut = cut_branch(hops, _vap_hops(topo, slice_, vap, chain))
+        cut = cut_branch(hops, _vap_hops(topo, slice_, vap, chain, to))
         if isinstance(cut, str):
             raise ControllerError(409, "no_join", f"vAP {vap.vap_id}: {cut}")
         branches.append({"branch_id": vap.vap_id, "hops": cut})
@@ -180,7 +186,7 @@ def apply_create_vap(db: Session, ref: dict[str, Any], state: dict[str, Any]) ->
 def call_create_vnf(ctl: Controllers, db: Session, ref: dict[str, Any]) -> Callable[[], Any]:
     vnf = _vnf(db, ref)
     near = vnf.slice.vaps[0].agent_id if vnf.slice.vaps else None
-    spec, node = vnf_spec(vnf), vnf.slice.mec_node
+    spec, node = vnf_spec(vnf), ref.get("node") or vnf.slice.mec_node  # a vNF follow pins the new chain's node
     return lambda: ctl.create_vnf(spec, node=node, near_ap=near)
 
 
@@ -227,6 +233,26 @@ def do_replace_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[
         if not exc.not_found:
             raise
     return do_create_path(ctl, db, ref)
+
+
+def do_switch_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[str, Any]:
+    """A vNF follow (vnf_follow.py): the slice's one path replaced by one to the new MEC node through the new chain
+    (ref["to"]: node, routes, rows); the same path id, so delete first (there is no path PATCH)."""
+    _ignore_missing(lambda: ctl.delete_path(ref["path_id"]))
+    slice_ = db.get(Slice, ref["slice"])
+    assert slice_ is not None
+    reply = ctl.create_path(path_body(db, slice_, to=ref["to"]))
+    return {"tag": reply.get("tag"), "hops": len(reply.get("hops", []))}
+
+
+def do_retire_vnf(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[str, Any]:
+    """A vNF of the chain a follow left: removed from its old node. It no longer carries the slice's traffic, so
+    a failure does not undo the move: it is left behind (its result says why; the row stays, out of the path)."""
+    try:
+        _ignore_missing(lambda: ctl.delete_vnf(ref["vnf_id"]))
+    except ControllerError as exc:
+        return {"left_behind": f"{exc.status} {exc}"[:300]}
+    return {}
 
 
 def do_update_vap(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[str, Any]:
@@ -293,6 +319,12 @@ def undo_replace_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> Non
         ctl.create_path(path_body(db, slice_, exclude_vnf_row=ref.get("exclude_row"), skip_vap=ref.get("exclude_vap")))
 
 
+def undo_switch_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> None:
+    """Put back the path to the old node as it was before the follow (its body, journalled when it was planned)."""
+    _ignore_missing(lambda: ctl.delete_path(ref["path_id"]))
+    ctl.create_path(ref["old_body"])
+
+
 def undo_update_vap(ctl: Controllers, db: Session, ref: dict[str, Any]) -> None:
     _ignore_missing(lambda: ctl.update_vap(ref["vap_id"], ref["old"]))
 
@@ -314,6 +346,8 @@ DO: dict[str, Callable[[Controllers, Session, dict[str, Any]], dict[str, Any]]] 
     "create_vnf": do_create_vnf,
     "create_path": do_create_path,
     "replace_path": do_replace_path,
+    "switch_path": do_switch_path,
+    "retire_vnf": do_retire_vnf,
     "update_vap": do_update_vap,
     "update_vap_class": do_update_vap_class,
     "update_path": do_update_path,
@@ -327,6 +361,8 @@ UNDO: dict[str, Callable[[Controllers, Session, dict[str, Any]], None]] = {
     "create_vnf": undo_create_vnf,
     "create_path": undo_create_path,
     "replace_path": undo_replace_path,
+    "switch_path": undo_switch_path,
+    "retire_vnf": undo_nothing,
     "update_vap": undo_update_vap,
     "update_vap_class": undo_update_vap_class,
     "update_path": undo_update_path,

@@ -110,8 +110,9 @@ def update_slice(body: dict[str, Any], tenant_id: int, slice_id: int) -> Any:
     each path's down/up rates on the controllers, undone on failure. Until it
     ends the slice shows the change as `pending_change` (admission holds the larger of old and new values) and
     keeps its `bandwidth` and `latency_class`, which take the new values when it succeeds. The slice must be
-    active with no other operation running (else 409). `handover_policy` (best_effort | steer_back) is the
-    orchestrator's own: the slice has it as soon as the change is accepted; alone, the operation has no steps."""
+    active with no other operation running (else 409). `handover_policy` (best_effort | steer_back) and
+    `vnf_follow` are the orchestrator's own: the slice has them as soon as the change is accepted; alone, the
+    operation has no steps."""
     auth.require_tenant(tenant_id)
     slice_ = get_slice(tenant_id, slice_id)
     try:
@@ -123,8 +124,8 @@ def update_slice(body: dict[str, Any], tenant_id: int, slice_id: int) -> Any:
     errors = latency_budget_errors(latency_class, budget, (bandwidth.down.cap_kbps, bandwidth.up.cap_kbps))
     if errors:  # the merged result, as a create would be checked: a latency class without budget, or the reverse
         abort_with(422, messages={"json": errors})
-    return _accepted(service().update_slice(db(), slice_, bandwidth, body.get("latency_class"), budget,
-                                            body.get("handover_policy")))
+    own = {key: body[key] for key in ("handover_policy", "vnf_follow") if key in body}
+    return _accepted(service().update_slice(db(), slice_, bandwidth, body.get("latency_class"), budget, own))
 
 
 @blp.put(SLICE + "/policies")

@@ -32,6 +32,11 @@ HANDOVER_DESCRIPTION = (
     "best_effort keeps the station there with best effort (its guarantee is not held on that AP); steer_back steers "
     "it back to the AP it came from when that AP's radio holds it (else it stays, best effort). See "
     "docs/mobility.md, Re-admission on handover")
+VNF_FOLLOW_DESCRIPTION = (
+    "true: after a handover of the slice's clients, its vNF chain moves to the MEC node nearest (fewest wired links) "
+    "the AP where most of its stations are, make-before-break (a new chain there, the slice's path switched to it, "
+    "the old chain removed; events vnf_follow_started, vnf_followed, vnf_follow_failed); its vNFs are recreated, so "
+    "a stateful vNF loses its state. Default false. See docs/mobility.md, The vNF follows")
 HANDOVER_POLICY = validate.OneOf(HANDOVER_POLICIES, error="must be one of best_effort (the station stays, its "
                                  "guarantee not held) or steer_back (steered back to the AP it came from)")
 
@@ -163,12 +168,15 @@ class SlicePatchSchema(Strict):
     handover_policy = fields.String(validate=HANDOVER_POLICY, metadata={
         "description": HANDOVER_DESCRIPTION + "; the orchestrator's own setting (nothing on the controllers): the "
                        "slice has it once the change is accepted"})
+    vnf_follow = fields.Boolean(metadata={
+        "description": VNF_FOLLOW_DESCRIPTION + "; the orchestrator's own setting, as handover_policy"})
 
     @validates_schema
     def something_to_change(self, data, **_kwargs):  # noqa: ANN001 - marshmallow hook signature
-        if not data.get("bandwidth") and not {"latency_class", "latency_budget_us", "handover_policy"} & data.keys():
-            raise ValidationError("give bandwidth (at least one field), latency_class, latency_budget_us and/or "
-                                  "handover_policy")
+        own = {"latency_class", "latency_budget_us", "handover_policy", "vnf_follow"}
+        if not data.get("bandwidth") and not own & data.keys():
+            raise ValidationError("give bandwidth (at least one field), latency_class, latency_budget_us, "
+                                  "handover_policy and/or vnf_follow")
 
 
 class PendingChangeSchema(Schema):
@@ -227,6 +235,7 @@ class SliceCreateSchema(Strict):
     probe = fields.Nested(ProbeSchema, allow_none=True, load_default=None, metadata={"description": PROBE_DESCRIPTION})
     handover_policy = fields.String(validate=HANDOVER_POLICY, load_default="best_effort",
                                     metadata={"description": HANDOVER_DESCRIPTION})
+    vnf_follow = fields.Boolean(load_default=False, metadata={"description": VNF_FOLLOW_DESCRIPTION})
 
     @validates_schema
     def budget_fits_class(self, data, **_kwargs):  # noqa: ANN001 - marshmallow hook signature
@@ -284,6 +293,7 @@ class SliceSchema(Schema):
         "description": "the latency probes the slice asked for (null: none); its vAPs run them while it has a "
                        "latency class"})
     handover_policy = fields.String(metadata={"description": HANDOVER_DESCRIPTION})
+    vnf_follow = fields.Boolean(metadata={"description": VNF_FOLLOW_DESCRIPTION})
     policy_state = fields.List(fields.Nested(PolicyStateSchema), metadata={
         "description": "the policy engine's state of each policy, in the same order"})
     created_at = UtcDateTime()
