@@ -156,6 +156,15 @@ def test_not_when_the_nearest_node_is_the_slices(world):
     assert chain_calls(world, since) == [] and follows(world) == [] and get_slice(world, sid)["mec_node"] == "mec-1"
 
 
+def test_a_tie_goes_to_the_ap_of_the_latest_handover(world):
+    sid, vaps = make_slice(world, stations=2)
+    poll(world, 0)
+    roam(world, macs_on(world, vaps["ap-1"])[0], vaps["ap-2"])  # one on each AP
+    poll(world, 2)
+    assert get_slice(world, sid)["mec_node"] == "mec-2"
+    assert "(1 on AP ap-1, 1 on AP ap-2)" in events(world, "vnf_follow_started")[0]["message"]
+
+
 @pytest.mark.parametrize("method", ["create_vnf", "create_path"])
 def test_a_failure_before_the_switch_rolls_back(world, method):
     sid, vaps = make_slice(world)
