@@ -8,6 +8,8 @@ import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * The flow entries the provider has put on one switch: which table index and counter each uses, and the
@@ -49,6 +51,8 @@ final class DeviceFlows {
 
     private final Map<FlowId, Entry> entries = new HashMap<>();
     private final Map<FlowId, Held> held = new HashMap<>();
+    /** Held entries a batch on its way will claim (the master found their rules in ONOS's flow store). */
+    private final Map<FlowId, Held> claiming = new HashMap<>();
     private int pollsAsMasterWithHeld;
     private final Map<Integer, BitSet> usedIndexes = new HashMap<>();
     private final BitSet usedCounters = new BitSet();
@@ -104,7 +108,18 @@ final class DeviceFlows {
 
     /** Takes the held entry with this flow id out of the held ones (its index and counter stay taken), or null. */
     synchronized Held claim(FlowId id) {
-        return held.remove(id);
+        Held h = held.remove(id);
+        return h != null ? h : claiming.remove(id);
+    }
+
+    /** Marks held entries as being claimed by a batch on its way: no later poll counts or claims them again. */
+    synchronized void claiming(List<FlowId> ids) {
+        for (FlowId id : ids) {
+            Held h = held.remove(id);
+            if (h != null) {
+                claiming.put(id, h);
+            }
+        }
     }
 
     /** Makes a claimed held entry this rule's installed entry, at the index and with the counter it has. */
@@ -127,16 +142,25 @@ final class DeviceFlows {
     }
 
     /**
-     * Counts a statistics poll made while this node masters the switch and entries are still held; once ONOS had
-     * {@code polls} of them to claim what it has, returns the rest (taken out of the held ones), else none.
+     * Counts a poll in which the switch's master read ONOS's flow store ({@code stored}: the rules it has) while
+     * entries are still held; once {@code polls} such reads lacked a held entry's rule, returns the held entries
+     * whose rule the last read lacked (taken out of the held ones), else none. A read that has every held rule
+     * (they are being claimed) restarts the count.
      */
-    synchronized List<Held> unclaimedAfter(int polls) {
-        if (held.isEmpty() || ++pollsAsMasterWithHeld < polls) {
+    synchronized List<Held> unclaimedAfter(int polls, Set<FlowId> stored) {
+        List<FlowId> absent = held.keySet().stream().filter(id -> !stored.contains(id)).collect(Collectors.toList());
+        if (absent.isEmpty()) {
+            pollsAsMasterWithHeld = 0;
             return List.of();
         }
-        List<Held> rest = List.copyOf(held.values());
-        held.clear();
-        return rest;
+        if (++pollsAsMasterWithHeld < polls) {
+            return List.of();
+        }
+        return absent.stream().map(held::remove).collect(Collectors.toList());
+    }
+
+    synchronized List<FlowId> heldIds() {
+        return List.copyOf(held.keySet());
     }
 
     synchronized int heldCount() {

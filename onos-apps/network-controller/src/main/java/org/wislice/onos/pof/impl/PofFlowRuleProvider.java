@@ -6,12 +6,14 @@ import org.onosproject.net.DeviceId;
 import org.onosproject.net.flow.CompletedBatchOperation;
 import org.onosproject.net.flow.DefaultFlowEntry;
 import org.onosproject.net.flow.FlowEntry;
+import org.onosproject.net.flow.FlowId;
 import org.onosproject.net.flow.FlowRule;
 import org.onosproject.net.flow.oldbatch.FlowRuleBatchEntry;
 import org.onosproject.net.flow.oldbatch.FlowRuleBatchOperation;
 import org.onosproject.net.flow.FlowRuleProvider;
 import org.onosproject.net.flow.FlowRuleProviderRegistry;
 import org.onosproject.net.flow.FlowRuleProviderService;
+import org.onosproject.net.flow.FlowRuleService;
 import org.onosproject.net.provider.AbstractProvider;
 import org.osgi.service.component.ComponentContext;
 import org.osgi.service.component.annotations.Activate;
@@ -33,6 +35,7 @@ import org.wislice.onos.pof.wire.PofType;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -60,15 +63,15 @@ import static org.wislice.onos.pof.impl.OsgiPropertyConstants.STATS_POLL_SECONDS
  * Statistics: each entry gets a POF counter (while the switch has some free); COUNTER_REQUEST every poll period
  * gives packets and bytes.
  * A connecting switch is asked what it holds (QUERYALL) before its first batch; entries an earlier session left
- * are kept and claimed by ONOS's rules ({@link SwitchReconciler}); those ONOS has not claimed after
- * {@link #HELD_GRACE_POLLS} polls on the switch's master are deleted.
+ * are kept and claimed by ONOS's rules ({@link SwitchReconciler}): when ONOS (re)adds the rule, or, on the switch's
+ * master, at the next poll that finds the rule in ONOS's flow store. An entry whose rule the store, answering on
+ * the master, lacks (or is removing) in {@link #HELD_GRACE_POLLS} polls is deleted.
  */
 @Component(immediate = true, property = {STATS_POLL_SECONDS + ":Integer=" + STATS_POLL_SECONDS_DEFAULT})
 public class PofFlowRuleProvider extends AbstractProvider implements FlowRuleProvider {
     private static final long BARRIER_TIMEOUT_S = 10;
     private static final long QUERYALL_TIMEOUT_S = 5;
-    /** Statistics polls as master (each pushes the entries, so ONOS re-adds what it misses) before held entries
-     *  that no rule claimed are deleted: the first one may come right after mastership moved. */
+    /** Polls as master in which ONOS's flow store answered without a held entry's rule before it is deleted. */
     static final int HELD_GRACE_POLLS = 2;
     private final Logger log = getLogger(getClass());
 
@@ -80,6 +83,9 @@ public class PofFlowRuleProvider extends AbstractProvider implements FlowRulePro
 
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected MastershipService mastershipService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected FlowRuleService flowRuleService;
 
     private FlowRuleProviderService providerService;
     private final Map<DeviceId, DeviceFlows> devices = new ConcurrentHashMap<>();
@@ -287,7 +293,7 @@ public class PofFlowRuleProvider extends AbstractProvider implements FlowRulePro
     private void pollAll() {
         for (DeviceId d : devices.keySet()) {
             try {
-                dropUnclaimed(d);
+                reconcileHeld(d);
                 poll(d);
             } catch (RuntimeException e) {
                 log.warn("{}: statistics poll failed: {}", d, e.getMessage());
@@ -295,13 +301,35 @@ public class PofFlowRuleProvider extends AbstractProvider implements FlowRulePro
         }
     }
 
-    /** Deletes the held entries ONOS has not claimed within the grace polls (only on the switch's master). */
-    void dropUnclaimed(DeviceId deviceId) {
+    /**
+     * On the switch's master: held entries whose rule ONOS's flow store has (added or being added) are claimed by
+     * it (nothing sent when the entry is the rule), those whose rule it lacks or is removing are deleted once that
+     * held for {@link #HELD_GRACE_POLLS} polls. A store that cannot answer yet (a new master's flow table still
+     * synchronising) decides nothing: the switch keeps forwarding meanwhile.
+     */
+    void reconcileHeld(DeviceId deviceId) {
         DeviceFlows flows = devices.get(deviceId);
         if (flows == null || flows.heldCount() == 0 || !mastershipService.isLocalMaster(deviceId)) {
             return;
         }
-        List<DeviceFlows.Held> gone = flows.unclaimedAfter(HELD_GRACE_POLLS);
+        Map<FlowId, FlowEntry> stored = new HashMap<>();
+        try {
+            for (FlowEntry e : flowRuleService.getFlowEntries(deviceId)) {
+                if (e.state() == FlowEntry.FlowEntryState.ADDED || e.state() == FlowEntry.FlowEntryState.PENDING_ADD) {
+                    stored.put(e.id(), e);
+                }
+            }
+        } catch (RuntimeException e) {
+            log.debug("{}: flow store not readable yet ({}); held entries wait", deviceId, e.toString());
+            return;
+        }
+        List<FlowRule> known = flows.heldIds().stream().filter(stored::containsKey).map(stored::get)
+                .collect(Collectors.toList());
+        if (!known.isEmpty()) {
+            flows.claiming(known.stream().map(FlowRule::id).collect(Collectors.toList()));
+            program(deviceId, known, List.of());
+        }
+        List<DeviceFlows.Held> gone = flows.unclaimedAfter(HELD_GRACE_POLLS, stored.keySet());
         if (gone.isEmpty()) {
             return;
         }

@@ -48,6 +48,7 @@ public class PofFlowBatchOrderTest {
         flowProvider.providerRegistry = flows;
         flowProvider.controller = controller;
         flowProvider.mastershipService = new RecordingRegistries.Mastership();
+        flowProvider.flowRuleService = new RecordingRegistries.StoredFlows();
         flowProvider.activate(null);
         sw = new FakeSwitch(port, 1, 2);
         sw.handshake();

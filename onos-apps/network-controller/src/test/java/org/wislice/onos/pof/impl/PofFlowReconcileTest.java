@@ -6,6 +6,7 @@ import org.junit.Test;
 import org.onosproject.TestApplicationId;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.flow.CompletedBatchOperation;
+import org.onosproject.net.flow.DefaultFlowEntry;
 import org.onosproject.net.flow.FlowEntry;
 import org.onosproject.net.flow.FlowRule;
 import org.onosproject.net.flow.oldbatch.FlowRuleBatchEntry;
@@ -33,7 +34,8 @@ import static org.junit.Assert.assertTrue;
 /**
  * A switch that kept its slice tables and entries from an earlier controller session (pof-switch's default, as
  * after a controller node's failover): the flow provider keeps them and ONOS's rules claim them by flow id, so
- * nothing is deleted and re-added; what nobody claims is deleted on the master after the grace polls.
+ * nothing is deleted and re-added; on the switch's master, held entries are claimed from ONOS's flow store, and
+ * what the store lacks for the grace polls is deleted.
  */
 public class PofFlowReconcileTest {
     private static final DeviceId DEV = DeviceId.deviceId("pof:00000001");
@@ -43,6 +45,7 @@ public class PofFlowReconcileTest {
     private PofControllerImpl controller;
     private RecordingRegistries.Flows flows;
     private RecordingRegistries.Mastership mastership;
+    private RecordingRegistries.StoredFlows stored;
     private PofFlowRuleProvider flowProvider;
     private FakeSwitch sw;
     private int port;
@@ -58,6 +61,8 @@ public class PofFlowReconcileTest {
         flowProvider.providerRegistry = flows;
         flowProvider.controller = controller;
         flowProvider.mastershipService = mastership;
+        stored = new RecordingRegistries.StoredFlows();
+        flowProvider.flowRuleService = stored;
         flowProvider.activate(null);
         SlicePath path = new SlicePath("s1", 3, 9, 0, false, List.of(new SlicePath.Hop("pof:00000001", 1, 2),
                 new SlicePath.Hop("pof:00000001", 2, 1)), List.of());
@@ -94,7 +99,11 @@ public class PofFlowReconcileTest {
 
     /** The FLOW_MOD an earlier session installed for {@code rule} (as QUERYALL replays it). */
     private static FlowMod installed(FlowRule rule) {
-        return PofFlowTranslator.toFlowMod(rule, FlowMod.ADD, null, HELD_INDEX, HELD_COUNTER);
+        return installed(rule, HELD_INDEX, HELD_COUNTER);
+    }
+
+    private static FlowMod installed(FlowRule rule, long index, long counter) {
+        return PofFlowTranslator.toFlowMod(rule, FlowMod.ADD, null, index, counter);
     }
 
     private CompletedBatchOperation run(FlowRuleBatchEntry.FlowRuleOperation op, FlowRule rule, long id)
@@ -158,31 +167,59 @@ public class PofFlowReconcileTest {
     }
 
     @Test
-    public void unclaimedEntriesAreDeletedOnlyByTheMasterAfterTheGracePolls() throws Exception {
+    public void unclaimedEntriesAreDeletedOnlyByTheMasterAfterTheGracePollsOfAStoreWithoutThem() throws Exception {
         connectHolding(installed(rules.get(0)));
         mastership.local = false;
         for (int i = 0; i < PofFlowRuleProvider.HELD_GRACE_POLLS + 2; i++) {
-            flowProvider.dropUnclaimed(DEV);
+            flowProvider.reconcileHeld(DEV);
         }
         assertNull("a node that does not master the switch deletes nothing", sw.next(PofType.FLOW_MOD, 300));
         mastership.local = true;
+        stored.failure = new IllegalStateException("flow table of a new master not synchronised yet");
+        for (int i = 0; i < PofFlowRuleProvider.HELD_GRACE_POLLS + 2; i++) {
+            flowProvider.reconcileHeld(DEV);
+        }
+        assertNull("a store that cannot answer decides nothing", sw.next(PofType.FLOW_MOD, 300));
+        stored.failure = null;
         for (int i = 1; i < PofFlowRuleProvider.HELD_GRACE_POLLS; i++) {
-            flowProvider.dropUnclaimed(DEV);
+            flowProvider.reconcileHeld(DEV);
         }
         assertNull("not within the grace polls", sw.next(PofType.FLOW_MOD, 300));
-        flowProvider.dropUnclaimed(DEV);
+        flowProvider.reconcileHeld(DEV);
         FlowMod del = sw.next(PofType.FLOW_MOD, 5000).body(FlowMod.class);
         assertEquals(FlowMod.DELETE, del.command);
         assertEquals(HELD_INDEX, del.index);
         assertEquals(rules.get(0).id().value(), del.cookie);
         PofBody.Counter counter = sw.next(PofType.COUNTER_MOD, 1000).body(PofBody.Counter.class);
         assertEquals(HELD_COUNTER, counter.counterId);
-        flowProvider.dropUnclaimed(DEV);
+        flowProvider.reconcileHeld(DEV);
         assertNull("once", sw.next(PofType.FLOW_MOD, 300));
         // The rule added later gets an entry of its own (the index is free again).
         run(FlowRuleBatchEntry.FlowRuleOperation.ADD, rules.get(0), 1);
         FlowMod add = sw.next(PofType.FLOW_MOD, 1000).body(FlowMod.class);
         assertEquals(FlowMod.ADD, add.command);
+    }
+
+    @Test
+    public void masterClaimsHeldEntriesWhoseRulesItsFlowStoreHasWithoutTouchingTheSwitch() throws Exception {
+        connectHolding(installed(rules.get(0)), installed(rules.get(1), HELD_INDEX + 1, HELD_COUNTER + 1));
+        // The store has rule 0 (ADDED, as after a failover); rule 1 it is removing: that entry goes.
+        stored.entries.add(new DefaultFlowEntry(rules.get(0), FlowEntry.FlowEntryState.ADDED));
+        stored.entries.add(new DefaultFlowEntry(rules.get(1), FlowEntry.FlowEntryState.PENDING_REMOVE));
+        for (int i = 0; i < PofFlowRuleProvider.HELD_GRACE_POLLS; i++) {
+            flowProvider.reconcileHeld(DEV);
+        }
+        long until = System.currentTimeMillis() + 5000;
+        while (flows.pushed.get(DEV).isEmpty() && System.currentTimeMillis() < until) {
+            Thread.sleep(10);
+        }
+        List<FlowEntry> pushed = flows.pushed.get(DEV);
+        assertEquals("rule 0 claimed and reported ADDED", List.of(rules.get(0).id()),
+                pushed.stream().map(FlowEntry::id).collect(Collectors.toList()));
+        FlowMod del = sw.next(PofType.FLOW_MOD, 5000).body(FlowMod.class);
+        assertEquals("only the entry of the rule being removed goes", FlowMod.DELETE, del.command);
+        assertEquals(HELD_INDEX + 1, del.index);
+        assertNull("nothing sent for the claimed entry", sw.next(PofType.FLOW_MOD, 300));
     }
 
     @Test

@@ -81,6 +81,7 @@ public class PofProvidersTest {
         flowProvider.providerRegistry = flows;
         flowProvider.controller = controller;
         flowProvider.mastershipService = new RecordingRegistries.Mastership();
+        flowProvider.flowRuleService = new RecordingRegistries.StoredFlows();
         flowProvider.activate(null);
         meterProvider = new PofMeterProvider();
         meterProvider.providerRegistry = meters;

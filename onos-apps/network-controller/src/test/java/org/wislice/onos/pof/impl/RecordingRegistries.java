@@ -2,6 +2,7 @@ package org.wislice.onos.pof.impl;
 
 import org.onosproject.mastership.MastershipServiceAdapter;
 import org.onosproject.net.DeviceId;
+import org.onosproject.net.flow.FlowRuleServiceAdapter;
 import org.onosproject.net.device.DeviceDescription;
 import org.onosproject.net.device.DeviceProvider;
 import org.onosproject.net.device.DeviceProviderRegistryAdapter;
@@ -31,6 +32,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 
 /** Provider registries whose provider services record what the providers report. */
@@ -89,6 +91,20 @@ final class RecordingRegistries {
         @Override
         public boolean isLocalMaster(DeviceId deviceId) {
             return local;
+        }
+    }
+
+    /** ONOS's flow store as a test sets it: the entries getFlowEntries answers, or an exception while it fails. */
+    static final class StoredFlows extends FlowRuleServiceAdapter {
+        final List<FlowEntry> entries = new CopyOnWriteArrayList<>();
+        volatile RuntimeException failure;
+
+        @Override
+        public Iterable<FlowEntry> getFlowEntries(DeviceId deviceId) {
+            if (failure != null) {
+                throw failure;
+            }
+            return List.copyOf(entries);
         }
     }
 
