@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-from orch_helpers import make_world, slice_body
+from orch_helpers import insert_slice_row, make_world, slice_body
 from test_radio_watch import ROOMY, macs_on, poll, set_capacity
 from test_saga import Crash, make_world_again
 
@@ -284,14 +284,7 @@ def test_migration_0012_on_sqlite(tmp_path):
     engine = db.make_engine(f"sqlite:///{tmp_path / 'follow.db'}")
     try:
         db.upgrade(engine, "0011")
-        with engine.begin() as conn:
-            conn.execute(sa.text("INSERT INTO tenants (id, name, quota_slices, quota_vaps, quota_bandwidth_kbps, "
-                                 "quota_cpu, quota_memory_mib, created_at) VALUES (1, 'a', 1, 1, 1, 1, 1, "
-                                 "'2026-01-01')"))
-            conn.execute(sa.text("INSERT INTO slices (id, tenant_id, name, down_guaranteed_kbps, up_guaranteed_kbps, "
-                                 "down_cap_kbps, up_cap_kbps, latency_class, status, status_reason, path_links, "
-                                 "policies, policy_state, created_at) VALUES (7, 1, 's', 0, 0, 0, 0, 'best_effort', "
-                                 "'active', '', '[]', '[]', '[]', '2026-01-01')"))
+        insert_slice_row(engine)  # slice 7 of tenant 1, as a database from before the migration holds it
         db.upgrade(engine, "0012")
         with engine.connect() as conn:  # a slice from before does not follow
             assert conn.execute(sa.text("SELECT vnf_follow FROM slices WHERE id = 7")).scalar() in (0, False)
