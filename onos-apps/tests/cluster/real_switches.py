@@ -165,7 +165,15 @@ class Rig:
 
 
 def install_slice(cluster: Cluster, node: str, sw: Switch) -> dict[str, Any]:
-    """A one-hop slice over the switch (port 1 -> 2 up, back down), each direction metered, POSTed on ``node``."""
+    """A one-hop slice over the switch (port 1 -> 2 up, back down), each direction metered, POSTed on ``node``
+    once that node's device store has the switch's ports (they reach a node that is not the master a little after
+    the device: "has no port 1" otherwise, seen once)."""
+
+    def ports() -> set[str]:
+        code, body = cluster.get(node, f"/onos/v1/devices/{sw.device}/ports")
+        return {p["port"] for p in body["ports"]} if code == 200 else set()
+
+    wait_for(f"{node} lists {sw.device}'s ports 1 and 2", lambda: ports() >= {"1", "2"}, 30)
     sw.slice_id = f"fo-{sw.dev_id}"
     body = {"slice_id": sw.slice_id, "tenant_id": sw.dev_id, "rate_kbps": RATE_KBPS,
             "hops": [{"device_id": sw.device, "in_port": 1, "out_port": 2}]}
