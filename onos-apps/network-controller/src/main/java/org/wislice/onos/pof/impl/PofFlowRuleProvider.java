@@ -71,8 +71,14 @@ import static org.wislice.onos.pof.impl.OsgiPropertyConstants.STATS_POLL_SECONDS
 public class PofFlowRuleProvider extends AbstractProvider implements FlowRuleProvider {
     private static final long BARRIER_TIMEOUT_S = 10;
     private static final long QUERYALL_TIMEOUT_S = 5;
-    /** Polls as master in which ONOS's flow store answered without a held entry's rule before it is deleted. */
-    static final int HELD_GRACE_POLLS = 2;
+    /**
+     * Polls as master in which ONOS's flow store answered without a held entry's rule before it is deleted (12 x
+     * the 5 s period: a minute). A new master's flow store answers from its own copy while it still synchronises the
+     * device's flows from the previous term (a cluster bench run: empty for 7 s after mastership moved), so only a
+     * long absence tells an entry ONOS no longer wants (a slice removed while its switch was away) from one it will
+     * re-add: such an entry forwards for a minute more, a wrongly deleted one would stop a live slice.
+     */
+    static final int HELD_GRACE_POLLS = 12;
     private final Logger log = getLogger(getClass());
 
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
