@@ -218,15 +218,32 @@ def budget_migration_round_trip(engine: Any) -> None:
     db.upgrade(engine)
 
 
-def insert_slice_row(engine: Any) -> None:
-    """Tenant 1 and its slice 7 as raw rows, with the columns every migration up to 0010 has: a database from before
-    a migration that adds a slice column (its tests check the value the row gets)."""
+def check_slice_column_migration(path: Path, before: str, revision: str, column: str, defaults: tuple) -> None:
+    """A migration that adds a slice column, on SQLite: a slice from before gets one of ``defaults``, the downgrade
+    drops the column and keeps the table (its AUTOINCREMENT, the row), and the upgrade to head works again."""
     import sqlalchemy as sa
 
-    with engine.begin() as conn:
-        conn.execute(sa.text("INSERT INTO tenants (id, name, quota_slices, quota_vaps, quota_bandwidth_kbps, "
-                             "quota_cpu, quota_memory_mib, created_at) VALUES (1, 'a', 1, 1, 1, 1, 1, '2026-01-01')"))
-        conn.execute(sa.text("INSERT INTO slices (id, tenant_id, name, down_guaranteed_kbps, up_guaranteed_kbps, "
-                             "down_cap_kbps, up_cap_kbps, latency_class, status, status_reason, path_links, "
-                             "policies, policy_state, created_at) VALUES (7, 1, 's', 0, 0, 0, 0, 'best_effort', "
-                             "'active', '', '[]', '[]', '[]', '2026-01-01')"))
+    from wislice_orchestrator import db
+
+    engine = db.make_engine(f"sqlite:///{path}")
+    try:
+        db.upgrade(engine, before)
+        with engine.begin() as conn:
+            conn.execute(sa.text("INSERT INTO tenants (id, name, quota_slices, quota_vaps, quota_bandwidth_kbps, "
+                                 "quota_cpu, quota_memory_mib, created_at) VALUES (1, 'a', 1, 1, 1, 1, 1, "
+                                 "'2026-01-01')"))
+            conn.execute(sa.text("INSERT INTO slices (id, tenant_id, name, down_guaranteed_kbps, up_guaranteed_kbps, "
+                                 "down_cap_kbps, up_cap_kbps, latency_class, status, status_reason, path_links, "
+                                 "policies, policy_state, created_at) VALUES (7, 1, 's', 0, 0, 0, 0, 'best_effort', "
+                                 "'active', '', '[]', '[]', '[]', '2026-01-01')"))
+        db.upgrade(engine, revision)
+        with engine.connect() as conn:
+            assert conn.execute(sa.text(f"SELECT {column} FROM slices WHERE id = 7")).scalar() in defaults
+        db.downgrade(engine, before)
+        assert column not in {c["name"] for c in sa.inspect(engine).get_columns("slices")}
+        with engine.connect() as conn:
+            ddl = conn.execute(sa.text("SELECT sql FROM sqlite_master WHERE name = 'slices'")).scalar()
+            assert "AUTOINCREMENT" in ddl and conn.execute(sa.text("SELECT name FROM slices")).scalar() == "s"
+        db.upgrade(engine)
+    finally:
+        engine.dispose()

@@ -8,10 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-from orch_helpers import insert_slice_row, make_world, slice_body
+from orch_helpers import check_slice_column_migration, make_world, slice_body
 from test_radio_watch import ROOMY, add_ap, kinds, macs_on, make_slice, poll, set_capacity, steers
-
-from wislice_orchestrator import db
 
 OPENAPI = json.loads((Path(__file__).resolve().parents[1] / "openapi.json").read_text())
 
@@ -194,20 +192,4 @@ def test_a_failed_read_keeps_the_previous_one(world):
 
 
 def test_migration_0011_on_sqlite(tmp_path):
-    import sqlalchemy as sa
-
-    engine = db.make_engine(f"sqlite:///{tmp_path / 'handover.db'}")
-    try:
-        db.upgrade(engine, "0010")
-        insert_slice_row(engine)  # slice 7 of tenant 1, as a database from before the migration holds it
-        db.upgrade(engine, "0011")
-        with engine.connect() as conn:  # a slice from before keeps the default
-            assert conn.execute(sa.text("SELECT handover_policy FROM slices WHERE id = 7")).scalar() == "best_effort"
-        db.downgrade(engine, "0010")
-        assert "handover_policy" not in {c["name"] for c in sa.inspect(engine).get_columns("slices")}
-        with engine.connect() as conn:
-            ddl = conn.execute(sa.text("SELECT sql FROM sqlite_master WHERE name = 'slices'")).scalar()
-            assert "AUTOINCREMENT" in ddl and conn.execute(sa.text("SELECT name FROM slices")).scalar() == "s"
-        db.upgrade(engine)
-    finally:
-        engine.dispose()
+    check_slice_column_migration(tmp_path / "handover.db", "0010", "0011", "handover_policy", ("best_effort",))

@@ -12,11 +12,10 @@ import json
 from pathlib import Path
 
 import pytest
-from orch_helpers import insert_slice_row, make_world, slice_body
+from orch_helpers import check_slice_column_migration, make_world, slice_body
 from test_radio_watch import ROOMY, macs_on, poll, set_capacity
 from test_saga import Crash, make_world_again
 
-from wislice_orchestrator import db
 from wislice_orchestrator.models import Operation, Setting, Slice
 
 OPENAPI = json.loads((Path(__file__).resolve().parents[1] / "openapi.json").read_text())
@@ -279,20 +278,4 @@ def test_vnf_follow_in_the_schema(world):
 
 
 def test_migration_0012_on_sqlite(tmp_path):
-    import sqlalchemy as sa
-
-    engine = db.make_engine(f"sqlite:///{tmp_path / 'follow.db'}")
-    try:
-        db.upgrade(engine, "0011")
-        insert_slice_row(engine)  # slice 7 of tenant 1, as a database from before the migration holds it
-        db.upgrade(engine, "0012")
-        with engine.connect() as conn:  # a slice from before does not follow
-            assert conn.execute(sa.text("SELECT vnf_follow FROM slices WHERE id = 7")).scalar() in (0, False)
-        db.downgrade(engine, "0011")
-        assert "vnf_follow" not in {c["name"] for c in sa.inspect(engine).get_columns("slices")}
-        with engine.connect() as conn:
-            ddl = conn.execute(sa.text("SELECT sql FROM sqlite_master WHERE name = 'slices'")).scalar()
-            assert "AUTOINCREMENT" in ddl and conn.execute(sa.text("SELECT name FROM slices")).scalar() == "s"
-        db.upgrade(engine)
-    finally:
-        engine.dispose()
+    check_slice_column_migration(tmp_path / "follow.db", "0011", "0012", "vnf_follow", (0, False))
