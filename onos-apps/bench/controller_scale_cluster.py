@@ -41,6 +41,7 @@ from controller_scale import (  # noqa: E402
     vap_node,
 )
 from fake_agent import FakeAgent  # noqa: E402
+from wislice_testbed.topology.onos import karaf_java_pid  # noqa: E402
 
 PER_NODE = ("events_seen", "event_p50_ms", "event_p99_ms", "heap_mib", "rss_mib", "agents_connected")
 PER_NODE_UNITS = {"events_seen": "events", "event_p50_ms": "ms", "event_p99_ms": "ms", "heap_mib": "MiB",
@@ -51,21 +52,6 @@ def node_request(cluster: Cluster, node: str) -> Request:
     """Node's REST as controller_scale calls it; 30 s by default (Cluster.request's 5 s is short for 3 loaded JVMs
     on 2 cores)."""
     return lambda method, path, body=None, timeout=30: cluster.request(node, method, path, body, timeout)
-
-
-def java_pid(cluster: Cluster, node: str) -> int | None:
-    """The node's Karaf JVM: karaf.pid names the bin/karaf script, the JVM is its descendant (as Onos.java_pid)."""
-    try:
-        todo = [cluster.karaf_pid(node)]
-        while todo:
-            pid = todo.pop()
-            if Path(f"/proc/{pid}/exe").resolve().name == "java":
-                return pid
-            for task in Path(f"/proc/{pid}/task").iterdir():
-                todo += [int(c) for c in (task / "children").read_text().split()]
-    except (OSError, ValueError):
-        pass
-    return None
 
 
 async def phase(cluster: Cluster, nodes: list[str], n: int, existing: list[FakeAgent], seconds: float,
@@ -82,7 +68,8 @@ async def phase(cluster: Cluster, nodes: list[str], n: int, existing: list[FakeA
             "events_seen": sum(r["events_seen"] for r in mine),
             **{key: statistics.median(r[key] for r in mine) for key in ("event_p50_ms", "event_p99_ms", "heap_mib")},
             "event_p99_ms_windows": [r["event_p99_ms"] for r in mine],
-            "rss_mib": java_rss_mib(java_pid(cluster, node)), "agents_connected": out["agents_connected"][k],
+            "rss_mib": java_rss_mib(karaf_java_pid(Path(cluster.nodes[node]["run_dir"]) / "karaf.pid")),
+            "agents_connected": out["agents_connected"][k],
             "violations": max(r["violations"] for r in mine)}
     result = {"agents": n, "vaps": out["vaps"], "assoc_sent": sum(w[0]["assoc_sent"] for w in runs),
               "connect_s": round(out["connect_s"], 2), "vap_create_per_s": round(out["vap_create_per_s"], 1),

@@ -36,6 +36,19 @@ COMPONENTS = {"wifi": "org.wislice.onos.wifi.impl.WifiManager", "nfv": "org.wisl
 READY_PATHS = {"wifi": "/onos/wifi/agents", "nfv": "/onos/nfv/nodes", "pof": "/onos/pof/switches"}
 
 
+def karaf_java_pid(pid_file: Path) -> int | None:
+    """The Karaf JVM's pid: an onos-runtime pid file names the bin/karaf script, the JVM is its descendant."""
+    with suppress(OSError, ValueError):
+        todo = [int(pid_file.read_text().split()[0])]
+        while todo:
+            pid = todo.pop()
+            if Path(f"/proc/{pid}/exe").resolve().name == "java":
+                return pid
+            for task in Path(f"/proc/{pid}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+    return None
+
+
 class OnosUnavailable(RuntimeError):
     """The runtime or an app is not built on this machine."""
 
@@ -148,16 +161,7 @@ class Onos:
         return wait_for(what, check, timeout=timeout, period=period)
 
     def java_pid(self) -> int | None:
-        """The Karaf JVM's pid: the runtime's pid file names the bin/karaf script, the JVM is its descendant."""
-        with suppress(OSError, ValueError):
-            todo = [int((self.run_dir / "karaf.pid").read_text().split()[0])]
-            while todo:
-                pid = todo.pop()
-                if Path(f"/proc/{pid}/exe").resolve().name == "java":
-                    return pid
-                for task in Path(f"/proc/{pid}/task").iterdir():
-                    todo += [int(c) for c in (task / "children").read_text().split()]
-        return None
+        return karaf_java_pid(self.run_dir / "karaf.pid")
 
     def switch_connected(self, device_id: str) -> bool:
         return any(s["device_id"] == device_id and s.get("connected")
