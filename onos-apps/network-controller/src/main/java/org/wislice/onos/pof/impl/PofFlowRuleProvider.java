@@ -210,8 +210,7 @@ public class PofFlowRuleProvider extends AbstractProvider implements FlowRulePro
                 DeviceFlows.Entry old = flows.get(rule.id());
                 DeviceFlows.Held held = old == null ? flows.claim(rule.id()) : null;
                 if (held != null && held.table != rule.tableId()) {
-                    msgs.addAll(SwitchReconciler.deleteHeld(session, List.of(held)));
-                    flows.free(held);
+                    msgs.addAll(SwitchReconciler.deleteHeld(session, flows, List.of(held)));
                     held = null;
                 }
                 if (held != null) {
@@ -247,8 +246,7 @@ public class PofFlowRuleProvider extends AbstractProvider implements FlowRulePro
             if (e == null) {
                 DeviceFlows.Held held = flows.claim(rule.id());
                 if (held != null) {
-                    msgs.addAll(SwitchReconciler.deleteHeld(session, List.of(held)));
-                    flows.free(held);
+                    msgs.addAll(SwitchReconciler.deleteHeld(session, flows, List.of(held)));
                 }
                 continue;
             }
@@ -347,12 +345,11 @@ public class PofFlowRuleProvider extends AbstractProvider implements FlowRulePro
             log.info("{}: deleting {} flow entries an earlier session left that ONOS does not have", deviceId,
                     gone.size());
             try {
-                session.sendAll(SwitchReconciler.deleteHeld(session, gone));
+                session.sendAll(SwitchReconciler.deleteHeld(session, flows, gone));
             } catch (IOException e) {
                 log.warn("{}: deleting unclaimed entries failed: {}", deviceId, e.getMessage());
                 return CompletableFuture.completedFuture(Set.of());
             }
-            gone.forEach(flows::free);
             return session.barrier().orTimeout(BARRIER_TIMEOUT_S, TimeUnit.SECONDS)
                     .handle((reply, err) -> Set.<FlowRule>of());
         });

@@ -77,8 +77,11 @@ final class SwitchReconciler {
         return raw;
     }
 
-    /** FLOW_MOD DELETE (and its counter's COUNTER_MOD DELETE) for held entries nobody claimed. */
-    static List<PofMessage> deleteHeld(PofSession session, List<DeviceFlows.Held> gone) {
+    /**
+     * FLOW_MOD DELETE (and its counter's COUNTER_MOD DELETE) for held entries nobody claimed; their indexes and
+     * counters are free again in {@code flows}.
+     */
+    static List<PofMessage> deleteHeld(PofSession session, DeviceFlows flows, List<DeviceFlows.Held> gone) {
         List<PofMessage> msgs = new ArrayList<>();
         for (DeviceFlows.Held h : gone) {
             FlowMod del = new FlowMod();
@@ -94,6 +97,7 @@ final class SwitchReconciler {
                 msgs.add(new PofMessage(PofType.COUNTER_MOD, session.nextXid(),
                         new PofBody.Counter(PofBody.Counter.DELETE, h.mod.counterId)));
             }
+            flows.free(h);
         }
         return msgs;
     }
