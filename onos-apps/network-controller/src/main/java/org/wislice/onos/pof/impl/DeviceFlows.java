@@ -99,7 +99,7 @@ final class DeviceFlows {
             return false;
         }
         used.set((int) mod.index);
-        if (mod.counterId > 0 && mod.counterId < counterLimit) {
+        if (inRange(mod.counterId)) {
             usedCounters.set((int) mod.counterId);
         }
         held.put(id, new Held(mod, table));
@@ -124,7 +124,7 @@ final class DeviceFlows {
 
     /** Makes a claimed held entry this rule's installed entry, at the index and with the counter it has. */
     synchronized Entry adopt(FlowRule rule, Held h) {
-        long counter = h.mod.counterId > 0 && h.mod.counterId < counterLimit ? h.mod.counterId : 0;
+        long counter = inRange(h.mod.counterId) ? h.mod.counterId : 0;
         Entry e = new Entry(rule, h.mod.index, counter, System.currentTimeMillis());
         entries.put(rule.id(), e);
         return e;
@@ -136,7 +136,7 @@ final class DeviceFlows {
         if (used != null) {
             used.clear((int) h.mod.index);
         }
-        if (h.mod.counterId > 0 && h.mod.counterId < counterLimit) {
+        if (inRange(h.mod.counterId)) {
             usedCounters.clear((int) h.mod.counterId);
         }
     }
@@ -157,6 +157,11 @@ final class DeviceFlows {
             return List.of();
         }
         return absent.stream().map(held::remove).collect(Collectors.toList());
+    }
+
+    /** A counter id this provider allocates (1 .. counterLimit - 1); a held entry's other ids are not tracked. */
+    private boolean inRange(long counterId) {
+        return counterId > 0 && counterId < counterLimit;
     }
 
     synchronized List<FlowId> heldIds() {
