@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from wislice_testbed.topology.common import wait_for
+
 ONOS_APPS = Path(__file__).resolve().parents[2]
 CLUSTER = ONOS_APPS / "runtime" / "onos-cluster"
 RUNTIME = ONOS_APPS / "runtime" / "onos-runtime"
@@ -32,17 +34,6 @@ CLUSTER_SCRIPT = importlib.util.module_from_spec(importlib.util.spec_from_loader
 _loader.exec_module(CLUSTER_SCRIPT)
 
 POF_APP = "org.wislice.pof"
-
-
-def wait_for(what: str, check: Callable[[], Any], timeout: float, period: float = 0.2) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what}: not within {timeout:.0f} s")
-        time.sleep(period)
 
 
 class Cluster:
@@ -119,25 +110,16 @@ class Cluster:
         """The environment onos-cluster starts the node with (its ports, agent listeners, cluster.json, keys)."""
         return dict(self.env, **CLUSTER_SCRIPT.node_env(self.state, self.nodes[node]))
 
-    def keep_log(self, node: str) -> str:
-        """Copies the node's karaf.log out of the cluster directory (removed at the end) for a failure report."""
-        log = Path(self.nodes[node]["run_dir"]) / "karaf" / "data" / "log" / "karaf.log"
-        if not log.exists():
-            return f"\n(no karaf.log for {node})"
-        kept = Path(tempfile.mkdtemp(prefix="wislice-cluster-failure-")) / f"{node}-karaf.log"
-        shutil.copy(log, kept)
-        return f"\n{node}'s karaf.log kept in {kept}"
-
     def restart(self, node: str, ready_s: float = 120) -> float:
         """Starts the killed node again on its directory and ports; waits until every node sees every node READY.
         Returns the seconds it took."""
         t0 = time.monotonic()
         started = subprocess.run([sys.executable, str(RUNTIME), "start"], env=self.runtime_env(node),
                                  capture_output=True, text=True, timeout=300)
-        assert started.returncode == 0, started.stdout + started.stderr + self.keep_log(node)
+        assert started.returncode == 0, started.stdout + started.stderr  # logs: kept for the failure (keep_logs)
         try:
             wait_for(f"{node} READY in every view", lambda: self.all_ready(list(self.nodes)), ready_s, 0.5)
-        except AssertionError as exc:
+        except TimeoutError as exc:
             views = {n: self.view(n) for n in self.nodes}
             log = Path(self.nodes[node]["run_dir"]) / "karaf" / "data" / "log" / "karaf.log"
             tail = "\n".join(log.read_text(errors="replace").splitlines()[-40:]) if log.exists() else "(no log)"
