@@ -211,7 +211,7 @@ def do_create_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[s
     slice_ = db.get(Slice, ref["slice"])
     assert slice_ is not None
     reply = ctl.create_path(path_body(db, slice_, exclude_vnf_row=ref.get("without_row"),
-                                      skip_vap=ref.get("without_vap")))
+                                      skip_vap=ref.get("without_vap"), to=ref.get("to")))
     if slice_.tag is None and reply.get("tag") is not None:
         slice_.tag = int(reply["tag"])  # the controller assigns the slice tag once; later paths reuse it
     result: dict[str, Any] = {"tag": reply.get("tag"), "hops": len(reply.get("hops", []))}
@@ -225,24 +225,15 @@ def do_create_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[s
 
 
 def do_replace_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[str, Any]:
-    """Re-install the slice's path after its vNF chain or its vAPs changed (there is no branch PATCH): delete the
-    old path (`old_path_id` when the main vAP changes with it), add the new one."""
+    """Re-install the slice's path after its vNF chain or its vAPs changed, or (a vNF follow, vnf_follow.py: the
+    path to the new MEC node through the new chain, ref["to"]: node, routes, rows) its MEC node: there is no path
+    or branch PATCH, so delete the old path (`old_path_id` when the main vAP changes with it), add the new one."""
     try:
         ctl.delete_path(ref.get("old_path_id") or ref["path_id"])
     except ControllerError as exc:
         if not exc.not_found:
             raise
     return do_create_path(ctl, db, ref)
-
-
-def do_switch_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[str, Any]:
-    """A vNF follow (vnf_follow.py): the slice's one path replaced by one to the new MEC node through the new chain
-    (ref["to"]: node, routes, rows); the same path id, so delete first (there is no path PATCH)."""
-    _ignore_missing(lambda: ctl.delete_path(ref["path_id"]))
-    slice_ = db.get(Slice, ref["slice"])
-    assert slice_ is not None
-    reply = ctl.create_path(path_body(db, slice_, to=ref["to"]))
-    return {"tag": reply.get("tag"), "hops": len(reply.get("hops", []))}
 
 
 def do_retire_vnf(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[str, Any]:
@@ -346,7 +337,7 @@ DO: dict[str, Callable[[Controllers, Session, dict[str, Any]], dict[str, Any]]] 
     "create_vnf": do_create_vnf,
     "create_path": do_create_path,
     "replace_path": do_replace_path,
-    "switch_path": do_switch_path,
+    "switch_path": do_replace_path,
     "retire_vnf": do_retire_vnf,
     "update_vap": do_update_vap,
     "update_vap_class": do_update_vap_class,
