@@ -10,6 +10,8 @@ DEFAULTS: dict[str, Any] = {
     "DATABASE_URL": "sqlite:///wislice-orchestrator.db",
     # "rest" drives the ONOS apps on ONOS_URL (the only kind; tests hand create_app their own fake controllers).
     "CONTROLLERS": "rest",
+    # One ONOS node's base URL, or a cluster's nodes comma-separated: calls go to the node that answered last and
+    # move on to the next only when one certainly did not reach it (controllers/nodes.py).
     "ONOS_URL": "http://127.0.0.1:8181",
     "ONOS_USER": "onos",
     "ONOS_PASSWORD": "",

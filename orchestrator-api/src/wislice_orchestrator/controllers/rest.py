@@ -1,4 +1,5 @@
-"""REST clients for the ONOS apps (/onos/wifi, /onos/nfv, /onos/pof on port 8181, HTTP basic auth)."""
+"""REST clients for the ONOS apps (/onos/wifi, /onos/nfv, /onos/pof on port 8181, HTTP basic auth), on one node
+or on a cluster's nodes (nodes.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from urllib.parse import quote
 import requests
 
 from .base import ControllerError, Controllers, Json
+from .nodes import ClusterNodes, parse_node_urls
 
 # The WiFi controller's per-AP resources of the upgrade contract (issue 18).
 WIFI_APS = "/onos/wifi/aps"
@@ -24,20 +26,16 @@ def segment(value: str) -> str:
 
 class RestControllers(Controllers):
     def __init__(self, base_url: str, user: str, password: str, timeout_s: float = 10.0) -> None:
-        self.base_url = base_url.rstrip("/")
+        # base_url: one ONOS node's base URL, or a comma-separated list of a cluster's nodes (nodes.py).
+        self.nodes = ClusterNodes(parse_node_urls(base_url))
         self.timeout_s = timeout_s
         self.http = requests.Session()
         self.http.auth = (user, password)
         self.http.headers["Accept"] = "application/json"
 
     def _call(self, method: str, path: str, body: Json | None = None, params: dict[str, str] | None = None) -> Any:
-        url = self.base_url + path
-        try:
-            resp = self.http.request(method, url, json=body, params=params, timeout=self.timeout_s)
-        except requests.Timeout as exc:
-            raise ControllerError(504, "timeout", f"{method} {path}: controller did not answer in time") from exc
-        except requests.RequestException as exc:
-            raise ControllerError(502, "unreachable", f"{method} {path}: {exc}") from exc
+        resp = self.nodes.send(method, path, lambda node: self.http.request(
+            method, node + path, json=body, params=params, timeout=self.timeout_s))
         if resp.status_code >= 400:
             fallback = "not_found" if resp.status_code == 404 else "internal"
             try:
