@@ -7,120 +7,16 @@ Server commands (serve, db-upgrade, create-operator-token) use the WISLICE_* set
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import requests
-
-from . import cli_clients, cli_firmware
-from .cli_slice_args import latency_lines, probe_arg, transcode_arg
-from .schemas.slices import HANDOVER_POLICIES
-
-
-class CliError(Exception):
-    pass
-
-
-# --- output ---------------------------------------------------------------------------------------------------
-def table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
-    """A plain text table with the given columns; nested values are shown compactly."""
-    def cell(value: Any) -> str:
-        if value is None:
-            return "-"
-        if isinstance(value, dict | list):
-            return json.dumps(value, separators=(",", ":"))
-        return str(value)
-
-    cells = [[cell(r.get(c)) for c in columns] for r in rows]
-    widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
-    lines = ["  ".join(c.upper().ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip()]
-    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip() for row in cells]
-    return "\n".join(lines)
-
-
-# --- REST client ----------------------------------------------------------------------------------------------
-class Client:
-    def __init__(self, url: str, token: str | None) -> None:
-        self.url = url.rstrip("/")
-        self.http = requests.Session()
-        if token:
-            self.http.headers["Authorization"] = f"Bearer {token}"
-
-    def call(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None) -> Any:
-        try:
-            resp = self.http.request(method, self.url + "/api/v1" + path, json=body, headers=headers, timeout=30)
-        except requests.RequestException as exc:
-            raise CliError(f"cannot reach {self.url}: {exc}") from exc
-        if resp.status_code >= 400:
-            try:
-                problem = resp.json()
-                detail = problem.get("detail") or problem.get("title")
-                extra = problem.get("errors")
-                raise CliError(f"{resp.status_code} {problem.get('title')}: {detail}"
-                               + (f"\n{json.dumps(extra, indent=2)}" if extra else ""))
-            except ValueError:
-                raise CliError(f"{resp.status_code}: {resp.text[:300]}") from None
-        return resp.json() if resp.content else None
-
-    def wait(self, op: dict[str, Any], timeout_s: float = 120) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout_s
-        while op["status"] in ("pending", "running", "rolling_back"):
-            if time.monotonic() > deadline:
-                raise CliError(f"operation {op['operation_id']} still {op['status']} after {timeout_s:g} s")
-            time.sleep(0.2)
-            op = self.call("GET", f"/operations/{op['operation_id']}")
-        return op
+from . import cli_clients, cli_firmware, cli_slices
+from .cli_base import Client, CliError, show, table, tenant_id
 
 
 # --- commands -------------------------------------------------------------------------------------------------
-def _vap_arg(text: str) -> dict[str, Any]:
-    """AGENT[:RADIO]=SSID[:PASSPHRASE]"""
-    try:
-        where, ssid = text.split("=", 1)
-    except ValueError:
-        raise argparse.ArgumentTypeError("use AGENT[:RADIO]=SSID[:PASSPHRASE]") from None
-    agent, _, radio = where.partition(":")
-    ssid, _, phrase = ssid.partition(":")
-    vap: dict[str, Any] = {"agent_id": agent, "radio": radio or "phy0", "ssid": ssid}
-    vap["security"] = {"mode": "wpa2-psk", "passphrase": phrase} if phrase else {"mode": "open"}
-    return vap
-
-
-def _vnf_arg(text: str) -> dict[str, Any]:
-    """IMAGE[:CPU[:MEMORY_MIB]]"""
-    parts = text.split(":")
-    try:
-        vnf: dict[str, Any] = {"image": parts[0]}
-        if len(parts) > 1:
-            vnf["cpu"] = float(parts[1])
-        if len(parts) > 2:
-            vnf["memory_mib"] = int(parts[2])
-    except ValueError:
-        raise argparse.ArgumentTypeError("use IMAGE[:CPU[:MEMORY_MIB]]") from None
-    return vnf
-
-
-def _tenant(args: argparse.Namespace, client: Client) -> int:
-    if args.tenant is not None:
-        return args.tenant
-    me = client.call("GET", "/me")
-    if me["tenant_id"] is None:
-        raise CliError("operators must say --tenant N")
-    return me["tenant_id"]
-
-
-def show(args: argparse.Namespace, data: Any, key: str | None, columns: Sequence[str]) -> None:
-    if args.json:
-        print(json.dumps(data, indent=2, sort_keys=True))
-        return
-    rows = data[key] if key else [data]
-    print(table(rows, columns))
-
-
 def cmd_me(a, c):
     show(a, c.call("GET", "/me"), None, ["role", "tenant_id"])
 
@@ -146,7 +42,7 @@ def cmd_tenants(a, c):
 def cmd_tokens(a: argparse.Namespace, c: Client) -> None:
     """tokens list/issue/revoke: a tenant's tokens (default: the caller's tenant; operators say --tenant N) or,
     with --operator, the operator tokens. Listings never show a secret; issue prints the new token once."""
-    base = "/operator-tokens" if a.operator else f"/tenants/{_tenant(a, c)}/tokens"
+    base = "/operator-tokens" if a.operator else f"/tenants/{tenant_id(a, c)}/tokens"
     columns = ["token_id", "role", "tenant_id", "name", "created_at", "expires_at", "revoked", "last_used_at"]
     if a.action == "list":
         show(a, c.call("GET", base), "tokens", columns)
@@ -162,84 +58,9 @@ def cmd_tokens(a: argparse.Namespace, c: Client) -> None:
         print(f"token {a.id} revoked")
 
 
-def cmd_slices(a, c):
-    t = _tenant(a, c)
-    if a.action == "list":
-        data = c.call("GET", f"/tenants/{t}/slices")
-        for s in data["slices"]:
-            s["vaps"], s["vnfs"] = len(s["vaps"]), len(s["vnfs"])
-            s["down_kbps"] = f"{s['bandwidth']['down_guaranteed_kbps']}..{s['bandwidth']['down_cap_kbps'] or 'inf'}"
-        show(a, data, "slices", ["slice_id", "name", "status", "latency_class", "down_kbps", "vaps", "vnfs",
-                                 "mec_node"])
-    elif a.action == "show":
-        s = c.call("GET", f"/tenants/{t}/slices/{a.slice}")
-        if s.get("probe"):  # a probed latency slice: its measured latency from the telemetry
-            tele = c.call("GET", f"/tenants/{t}/slices/{a.slice}/telemetry?since={time.time():.0f}")
-            s["latency"] = tele.get("latency")
-        show(a, s, None, ["slice_id", "name", "status", "status_reason", "latency_class", "latency_budget_us",
-                          "mec_node", "tag"])
-        if s.get("probe") and not a.json:
-            print("\n".join(latency_lines(s["latency"])))
-    elif a.action == "create":
-        body = {"name": a.name, "latency_class": a.latency, "vaps": a.vap, "vnfs": a.vnf or [],
-                "policies": a.transcode or [], "latency_budget_us": a.budget_us, "probe": a.probe,
-                "handover_policy": a.handover_policy,
-                "bandwidth": {"down_guaranteed_kbps": a.down, "up_guaranteed_kbps": a.up,
-                              "down_cap_kbps": a.down_cap, "up_cap_kbps": a.up_cap}}
-        headers = {"Idempotency-Key": a.idempotency_key} if a.idempotency_key else None
-        op = c.call("POST", f"/tenants/{t}/slices", body, headers)
-        if not a.no_wait:
-            op = c.wait(op)
-        show(a, op, None, ["operation_id", "slice_id", "status", "progress", "error"])
-        if op["status"] == "failed":
-            raise CliError(f"slice creation failed: {op['error']}")
-    elif a.action == "rm":
-        op = c.call("DELETE", f"/tenants/{t}/slices/{a.slice}")
-        show(a, op if a.no_wait else c.wait(op), None, ["operation_id", "slice_id", "status", "error"])
-    elif a.action == "stats":
-        show(a, c.call("GET", f"/tenants/{t}/slices/{a.slice}/stats"), None, ["slice_id", "tx_bps", "rx_bps",
-                                                                               "clients"])
-
-
-def cmd_slice(a, c):
-    """slice update TENANT SLICE: change a live slice's bandwidth (the options given), latency class and/or budget;
-    slice policies TENANT SLICE: show its policies and their state, or replace them (--transcode, --clear)."""
-    if a.action == "policies":
-        url = f"/tenants/{a.tenant}/slices/{a.slice}"
-        data = (c.call("PUT", url + "/policies", {"policies": [] if a.clear else a.transcode})
-                if a.clear or a.transcode else c.call("GET", url))
-        rows = [{"policy": i, "type": p["type"], "per_client_kbps": p["per_client_down_kbps"],
-                 "bitrate_kbps": p["transcoder"]["bitrate_kbps"], **{k: st.get(k) for k in
-                 ("state", "vnf_id", "reaction_s", "reason")}}
-                for i, (p, st) in enumerate(zip(data["policies"], data["policy_state"], strict=False))]
-        show(a, {"policies": rows} if not a.json else data, "policies",
-             ["policy", "type", "per_client_kbps", "bitrate_kbps", "state", "vnf_id", "reaction_s", "reason"])
-        return
-    body: dict[str, Any] = {}
-    bandwidth = {f"{way}_{kind}_kbps": getattr(a, f"{way}_{kind}") for way in ("down", "up")
-                 for kind in ("guaranteed", "cap") if getattr(a, f"{way}_{kind}") is not None}
-    if bandwidth:
-        body["bandwidth"] = bandwidth
-    if a.latency_class:
-        body["latency_class"] = a.latency_class
-    if a.budget_us is not None:
-        body["latency_budget_us"] = a.budget_us
-    if a.handover_policy:
-        body["handover_policy"] = a.handover_policy
-    if not body:
-        raise CliError("nothing to change: give --down-guaranteed/--down-cap/--up-guaranteed/--up-cap, "
-                       "--latency-class, --budget-us and/or --handover-policy")
-    op = c.call("PATCH", f"/tenants/{a.tenant}/slices/{a.slice}", body)
-    if not a.no_wait:
-        op = c.wait(op)
-    show(a, op, None, ["operation_id", "slice_id", "status", "progress", "error"])
-    if op["status"] == "failed":
-        raise CliError(f"slice change failed (old rates restored): {op['error']}")
-
-
 def cmd_parts(what: str, columns: list[str]) -> Callable[[argparse.Namespace, Client], None]:
     def run(a, c):
-        show(a, c.call("GET", f"/tenants/{_tenant(a, c)}/slices/{a.slice}/{what}"), what, columns)
+        show(a, c.call("GET", f"/tenants/{tenant_id(a, c)}/slices/{a.slice}/{what}"), what, columns)
     return run
 
 
@@ -392,54 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
     tk.add_argument("--ttl", type=int, metavar="SECONDS", help="issue: its lifetime (default: the configured one)")
     tk.set_defaults(run=cmd_tokens)
 
-    s = sub.add_parser("slices", help="slices of a tenant")
-    s.add_argument("action", choices=["list", "show", "create", "rm", "stats"])
-    s.add_argument("slice", type=int, nargs="?")
-    s.add_argument("--tenant", type=int, help="default: the token's tenant")
-    s.add_argument("--name")
-    s.add_argument("--vap", type=_vap_arg, action="append", help="AGENT[:RADIO]=SSID[:PASSPHRASE], repeatable")
-    s.add_argument("--vnf", type=_vnf_arg, action="append", help="IMAGE[:CPU[:MEMORY_MIB]], in chain order")
-    s.add_argument("--down", type=int, default=0, help="guaranteed downlink kbps")
-    s.add_argument("--up", type=int, default=0, help="guaranteed uplink kbps")
-    s.add_argument("--down-cap", type=int, default=0)
-    s.add_argument("--up-cap", type=int, default=0)
-    s.add_argument("--latency", default="best_effort", choices=["best_effort", "low", "ultra_low"])
-    s.add_argument("--budget-us", type=int, metavar="US",
-                   help="latency budget of the wired + MEC part, microseconds (required with --latency low/ultra_low)")
-    s.add_argument("--transcode", type=transcode_arg, action="append", metavar="PER_CLIENT:BITRATE[:HOLD[:RELEASE]]",
-                   help="policy: deploy a transcoder (BITRATE kbps per stream) when clients x PER_CLIENT kbps "
-                        "exceed the down guarantee for HOLD s; remove it after RELEASE s within")
-    s.add_argument("--probe", type=probe_arg, metavar="SOURCE_IP,TARGET_IP[,INTERVAL_MS]",
-                   help="latency slices: probe the path from SOURCE_IP (a free address in your station subnet) to "
-                        "TARGET_IP (your first vNF or a server behind it); show then prints p50/p99 vs the budget")
-    s.add_argument("--handover-policy", default="best_effort", choices=HANDOVER_POLICIES,
-                   help="a station that roams into an AP whose radio cannot hold the guarantee: kept, or steered back")
-    s.add_argument("--idempotency-key")
-    s.add_argument("--no-wait", action="store_true", help="return the operation at once")
-    s.set_defaults(run=cmd_slices)
-
-    one = sub.add_parser("slice", help="change one slice (tenants: their own; operators: any)")
-    one_sub = one.add_subparsers(dest="action", required=True)
-    up = one_sub.add_parser("update", help="change a live slice's bandwidth (options not given stay as they are) "
-                                           "and/or latency class; re-admitted, 409 with the reasons if it does not fit")
-    up.add_argument("tenant", type=int)
-    up.add_argument("slice", type=int)
-    for way in ("down", "up"):
-        up.add_argument(f"--{way}-guaranteed", type=int, metavar="KBPS", help=f"guaranteed {way}link kbps")
-        up.add_argument(f"--{way}-cap", type=int, metavar="KBPS", help=f"{way}link cap kbps (0 = uncapped)")
-    up.add_argument("--latency-class", choices=["best_effort", "low", "ultra_low"])
-    up.add_argument("--budget-us", type=int, metavar="US", help="new latency budget in microseconds (a latency class "
-                                                                "keeps its current one unless given)")
-    up.add_argument("--handover-policy", choices=HANDOVER_POLICIES)
-    up.add_argument("--no-wait", action="store_true", help="return the operation at once")
-    up.set_defaults(run=cmd_slice)
-    pol = one_sub.add_parser("policies", help="show a slice's closed-loop policies and their state, or replace them")
-    pol.add_argument("tenant", type=int)
-    pol.add_argument("slice", type=int)
-    pol.add_argument("--transcode", type=transcode_arg, action="append", metavar="PER_CLIENT:BITRATE[:HOLD[:RELEASE]]",
-                     help="a transcode_on_overload policy (repeatable); the list replaces the slice's policies")
-    pol.add_argument("--clear", action="store_true", help="remove every policy")
-    pol.set_defaults(run=cmd_slice)
+    cli_slices.add_parsers(sub)
 
     for what, cols in (("vaps", ["vap_id", "agent_id", "radio", "ssid", "security_mode", "state"]),
                        ("vnfs", ["vnf_id", "address", "image", "cpu", "memory_mib", "node", "state"]),

@@ -6,10 +6,10 @@ import argparse
 import json
 from typing import Any
 
+from .cli_base import CliError
+
 
 def cmd_steer(a: argparse.Namespace, c: Any) -> None:
-    from .cli import CliError  # cli imports this module
-
     if not (a.to_vap or a.to_bssid or a.to_agent):
         raise CliError("give --to-vap, --to-bssid or --to-agent")
     body: dict[str, Any] = {"target_bssid": a.to_bssid} if a.to_bssid else {"target_vap": a.to_vap} if a.to_vap else {}

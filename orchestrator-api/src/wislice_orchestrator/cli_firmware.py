@@ -11,19 +11,13 @@ from typing import Any
 
 import requests
 
+from .cli_base import CliError, show, table
+
 AP_COLUMNS = ["agent_id", "stage", "state", "attempts", "from_version", "reason"]
 ROLLOUT_COLUMNS = ["rollout_id", "firmware_id", "version", "status", "counts", "created_at", "reason"]
 
 
-def _show(a: argparse.Namespace, data: Any, key: str | None, columns: list[str]) -> None:
-    from .cli import show  # cli imports this module: import at call time
-
-    show(a, data, key, columns)
-
-
 def cmd_upload(a: argparse.Namespace, c: Any) -> None:
-    from .cli import CliError
-
     image, sig = Path(a.file), Path(a.signature or f"{a.file}.sig")
     for path in (image, sig):
         if not path.is_file():
@@ -43,12 +37,12 @@ def cmd_upload(a: argparse.Namespace, c: Any) -> None:
         errors = problem.get("errors")
         raise CliError(f"{resp.status_code} {problem.get('title')}: {problem.get('detail') or ''}"
                        + (f"\n{json.dumps(errors, indent=2)}" if errors else ""))
-    _show(a, resp.json(), None, ["firmware_id", "version", "kind", "size", "sha256", "key_id"])
+    show(a, resp.json(), None, ["firmware_id", "version", "kind", "size", "sha256", "key_id"])
 
 
 def cmd_list_firmware(a: argparse.Namespace, c: Any) -> None:
-    _show(a, c.call("GET", "/firmware"), "firmware", ["firmware_id", "version", "kind", "size", "sha256",
-                                                      "created_at"])
+    show(a, c.call("GET", "/firmware"), "firmware", ["firmware_id", "version", "kind", "size", "sha256",
+                                                     "created_at"])
 
 
 def cmd_rm_firmware(a: argparse.Namespace, c: Any) -> None:
@@ -65,7 +59,7 @@ def cmd_start(a: argparse.Namespace, c: Any) -> None:
 
 
 def cmd_list_rollouts(a: argparse.Namespace, c: Any) -> None:
-    _show(a, c.call("GET", "/rollouts"), "rollouts", ROLLOUT_COLUMNS)
+    show(a, c.call("GET", "/rollouts"), "rollouts", ROLLOUT_COLUMNS)
 
 
 def cmd_show(a: argparse.Namespace, c: Any) -> None:
@@ -79,8 +73,6 @@ def cmd_cancel(a: argparse.Namespace, c: Any) -> None:
 
 def _watch(a: argparse.Namespace, c: Any, rollout: dict[str, Any]) -> dict[str, Any]:
     """Poll until the rollout has finished (no AP waiting or upgrading), at most --wait seconds."""
-    from .cli import CliError
-
     deadline = time.monotonic() + a.wait
     while rollout["finished_at"] is None:
         if time.monotonic() > deadline:
@@ -93,10 +85,8 @@ def _watch(a: argparse.Namespace, c: Any, rollout: dict[str, Any]) -> dict[str, 
 
 def _print_rollout(a: argparse.Namespace, rollout: dict[str, Any]) -> None:
     if a.json:
-        _show(a, rollout, None, [])
+        show(a, rollout, None, [])
         return
-    from .cli import table
-
     print(table([rollout], ROLLOUT_COLUMNS))
     print(table(rollout["aps"], AP_COLUMNS))
 

@@ -1,10 +1,37 @@
-"""CLI pieces of `slices create` and `slices show` kept beside cli.py (which is at its size limit): the policy and
-probe options' parsers, and the latency lines of a probed slice."""
+"""CLI pieces of `slices create` and `slices show` (cli_slices.py): the vAP, vNF, policy and probe options' parsers,
+and the latency lines of a probed slice."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
+
+
+def vap_arg(text: str) -> dict[str, Any]:
+    """AGENT[:RADIO]=SSID[:PASSPHRASE]"""
+    try:
+        where, ssid = text.split("=", 1)
+    except ValueError:
+        raise argparse.ArgumentTypeError("use AGENT[:RADIO]=SSID[:PASSPHRASE]") from None
+    agent, _, radio = where.partition(":")
+    ssid, _, phrase = ssid.partition(":")
+    vap: dict[str, Any] = {"agent_id": agent, "radio": radio or "phy0", "ssid": ssid}
+    vap["security"] = {"mode": "wpa2-psk", "passphrase": phrase} if phrase else {"mode": "open"}
+    return vap
+
+
+def vnf_arg(text: str) -> dict[str, Any]:
+    """IMAGE[:CPU[:MEMORY_MIB]]"""
+    parts = text.split(":")
+    try:
+        vnf: dict[str, Any] = {"image": parts[0]}
+        if len(parts) > 1:
+            vnf["cpu"] = float(parts[1])
+        if len(parts) > 2:
+            vnf["memory_mib"] = int(parts[2])
+    except ValueError:
+        raise argparse.ArgumentTypeError("use IMAGE[:CPU[:MEMORY_MIB]]") from None
+    return vnf
 
 
 def transcode_arg(text: str) -> dict[str, Any]:
