@@ -8,6 +8,7 @@ import pytest
 import served_app
 
 from wislice_orchestrator.cli import main, table
+from wislice_orchestrator.cli_base import Client
 
 
 @pytest.fixture
@@ -64,6 +65,46 @@ def test_slice_update(served, capsys):
     code, out, _ = run(capsys, url, w.tenant_a, "slice", "update", "1", sid, "--handover-policy", "steer_back")
     assert code == 0 and "succeeded" in out, out
     assert w.call("GET", f"/api/v1/tenants/1/slices/{sid}", w.tenant_a).get_json()["handover_policy"] == "steer_back"
+
+
+def test_slice_vnf_follow(served, capsys, monkeypatch):
+    """--vnf-follow on create (default off) and --vnf-follow/--no-vnf-follow on update (absent: not sent, unchanged):
+    the bodies the CLI sends, and the slice the app then shows."""
+    w, url = served
+    sent = []
+    real_call = Client.call
+
+    def recording_call(self, method, path, body=None, headers=None):
+        if method in ("POST", "PATCH"):
+            sent.append((method, body))
+        return real_call(self, method, path, body, headers)
+
+    monkeypatch.setattr(Client, "call", recording_call)
+
+    def slice_named(name):
+        return next(s for s in w.call("GET", "/api/v1/tenants/1/slices", w.tenant_a).get_json()["slices"]
+                    if s["name"] == name)
+
+    assert run(capsys, url, w.tenant_a, "slices", "create", "--name", "cam", "--vap", "ap-1=cam", "--vnf",
+               "kernel-fwd")[0] == 0
+    assert sent[-1][0] == "POST" and sent[-1][1]["vnf_follow"] is False and slice_named("cam")["vnf_follow"] is False
+    code, out, err = run(capsys, url, w.tenant_a, "slices", "create", "--name", "tv", "--vap", "ap-1=tv", "--vnf",
+                         "kernel-fwd", "--vnf-follow")
+    assert code == 0 and "succeeded" in out, err
+    assert sent[-1][1]["vnf_follow"] is True and slice_named("tv")["vnf_follow"] is True
+    sid = str(slice_named("cam")["slice_id"])
+    code, out, err = run(capsys, url, w.tenant_a, "slice", "update", "1", sid, "--vnf-follow")
+    assert code == 0 and "succeeded" in out, err
+    assert sent[-1] == ("PATCH", {"vnf_follow": True}) and slice_named("cam")["vnf_follow"] is True
+    code, out, err = run(capsys, url, w.tenant_a, "slice", "update", "1", sid, "--handover-policy", "steer_back")
+    assert code == 0 and sent[-1] == ("PATCH", {"handover_policy": "steer_back"}), err
+    assert slice_named("cam")["vnf_follow"] is True  # absent: unchanged
+    code, out, err = run(capsys, url, w.tenant_a, "slice", "update", "1", sid, "--no-vnf-follow")
+    assert code == 0 and sent[-1] == ("PATCH", {"vnf_follow": False}), err
+    assert slice_named("cam")["vnf_follow"] is False and slice_named("tv")["vnf_follow"] is True
+    count = len(sent)
+    code, _, err = run(capsys, url, w.tenant_a, "slice", "update", "1", sid)
+    assert code == 1 and "nothing to change" in err and "--vnf-follow/--no-vnf-follow" in err and len(sent) == count
 
 
 def test_slice_policies(served, capsys):

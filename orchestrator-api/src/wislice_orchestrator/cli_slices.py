@@ -3,6 +3,7 @@ slice): their commands and their parsers. Kept beside cli.py, which holds the ot
 
 from __future__ import annotations
 
+import argparse
 import time
 from typing import Any
 
@@ -32,7 +33,7 @@ def cmd_slices(a, c):
     elif a.action == "create":
         body = {"name": a.name, "latency_class": a.latency, "vaps": a.vap, "vnfs": a.vnf or [],
                 "policies": a.transcode or [], "latency_budget_us": a.budget_us, "probe": a.probe,
-                "handover_policy": a.handover_policy,
+                "handover_policy": a.handover_policy, "vnf_follow": a.vnf_follow,
                 "bandwidth": {"down_guaranteed_kbps": a.down, "up_guaranteed_kbps": a.up,
                               "down_cap_kbps": a.down_cap, "up_cap_kbps": a.up_cap}}
         headers = {"Idempotency-Key": a.idempotency_key} if a.idempotency_key else None
@@ -51,7 +52,8 @@ def cmd_slices(a, c):
 
 
 def cmd_slice(a, c):
-    """slice update TENANT SLICE: change a live slice's bandwidth (the options given), latency class and/or budget;
+    """slice update TENANT SLICE: change a live slice's bandwidth (the options given), latency class, budget,
+    handover policy and/or vNF follow;
     slice policies TENANT SLICE: show its policies and their state, or replace them (--transcode, --clear)."""
     if a.action == "policies":
         url = f"/tenants/{a.tenant}/slices/{a.slice}"
@@ -75,9 +77,11 @@ def cmd_slice(a, c):
         body["latency_budget_us"] = a.budget_us
     if a.handover_policy:
         body["handover_policy"] = a.handover_policy
+    if a.vnf_follow is not None:  # absent: unchanged
+        body["vnf_follow"] = a.vnf_follow
     if not body:
         raise CliError("nothing to change: give --down-guaranteed/--down-cap/--up-guaranteed/--up-cap, "
-                       "--latency-class, --budget-us and/or --handover-policy")
+                       "--latency-class, --budget-us, --handover-policy and/or --vnf-follow/--no-vnf-follow")
     op = c.call("PATCH", f"/tenants/{a.tenant}/slices/{a.slice}", body)
     if not a.no_wait:
         op = c.wait(op)
@@ -109,6 +113,9 @@ def add_parsers(sub: Any) -> None:
                         "TARGET_IP (your first vNF or a server behind it); show then prints p50/p99 vs the budget")
     s.add_argument("--handover-policy", default="best_effort", choices=HANDOVER_POLICIES,
                    help="a station that roams into an AP whose radio cannot hold the guarantee: kept, or steered back")
+    s.add_argument("--vnf-follow", action="store_true",
+                   help="after a handover, move the vNF chain to the MEC node nearest the AP where most of the "
+                        "slice's stations are (its vNFs are recreated: a stateful vNF loses its state)")
     s.add_argument("--idempotency-key")
     s.add_argument("--no-wait", action="store_true", help="return the operation at once")
     s.set_defaults(run=cmd_slices)
@@ -126,6 +133,8 @@ def add_parsers(sub: Any) -> None:
     up.add_argument("--budget-us", type=int, metavar="US", help="new latency budget in microseconds (a latency class "
                                                                 "keeps its current one unless given)")
     up.add_argument("--handover-policy", choices=HANDOVER_POLICIES)
+    up.add_argument("--vnf-follow", action=argparse.BooleanOptionalAction,
+                    help="the vNF chain follows the slice's clients after a handover, or no longer")
     up.add_argument("--no-wait", action="store_true", help="return the operation at once")
     up.set_defaults(run=cmd_slice)
     pol = one_sub.add_parser("policies", help="show a slice's closed-loop policies and their state, or replace them")
