@@ -43,6 +43,7 @@ class FakeControllers(FakeFirmware, Controllers):
         self.nodes: dict[str, Json] = {}
         self.vnfs: dict[int, Json] = {}
         self.paths: dict[str, Json] = {}
+        self.placements: dict[str, dict[str, str]] = {}  # slice path -> client mac -> branch (place_client)
         self.assoc_ts: dict[str, float] = {}
         self.steer_refusals: dict[str, int] = {}  # mac -> the BTM status code its station answers a steer with
         self.next_port = 100
@@ -418,6 +419,18 @@ class FakeControllers(FakeFirmware, Controllers):
             if slice_id not in self.paths:
                 raise self._missing(f"slice path {slice_id}")
             del self.paths[slice_id]
+            self.placements.pop(slice_id, None)  # a path's client entries go with it (as in the controller)
+
+    def place_client(self, slice_id: str, mac: str, branch: str) -> Json:
+        with self.lock:
+            self._enter("place_client")
+            path = self.paths.get(slice_id)
+            if path is None:
+                raise self._missing(f"slice path {slice_id}")
+            if branch != "main" and branch not in {b["branch_id"] for b in path.get("branches", [])}:
+                raise ControllerError(400, "bad_request", f"slice {slice_id} has no branch {branch}")
+            self.placements.setdefault(slice_id, {})[mac.lower()] = branch
+            return {"slice_id": slice_id, "mac": mac.lower(), "branch": branch, "switched_ms": 0}
 
     def update_path_rates(self, slice_id: str, rates: Json) -> Json:
         with self.lock:

@@ -64,6 +64,7 @@ class FakeOnos:
             ("POST", "/onos/pof/slices", lambda q, b: f.create_path(b)),
             ("DELETE", f"/onos/pof/slices/{seg}", lambda q, b, s: f.delete_path(s)),
             ("PUT", f"/onos/pof/slices/{seg}/rates", lambda q, b, s: f.update_path_rates(s, b)),
+            ("PUT", f"/onos/pof/slices/{seg}/clients/{seg}", lambda q, b, s, m: f.place_client(s, m, b["branch"])),
         ]
         return [(m, re.compile(p + "$"), h) for m, p, h in table]
 

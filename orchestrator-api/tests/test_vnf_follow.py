@@ -118,6 +118,10 @@ def test_the_chain_follows_new_chain_first_then_the_path_then_the_old_removed(wo
     assert [h["out_port"] for h in on_mec] == ports[::2] and path["hops"][0]["device_id"] == "pof:ap-1"
     (branch,) = path["branches"]  # ap-2's route joins the main path on edge-2, towards mec-2
     assert [(h["device_id"], h["out_port"]) for h in branch["hops"]] == [("pof:ap-2", 1), ("pof:edge-2", 2)]
+    # The new path starts with every downlink on its main path (ap-1's): the stations, on ap-2's vAP, are placed
+    # on ap-2's branch again, or their traffic would go to ap-1 (seen on the testbed before this was done).
+    assert world.fake.placements[path_id] == {mac: vaps["ap-2"] for mac in macs_on(world, vaps["ap-2"])}
+    assert len(world.fake.placements[path_id]) == 2
     (started,) = events(world, "vnf_follow_started")
     assert "from MEC node mec-1 to mec-2 (nearest AP ap-2, where most of its stations are (2 on AP ap-2))" in \
         started["message"], started
@@ -173,6 +177,8 @@ def test_a_failure_before_the_switch_rolls_back(world, method):
     world.fake.fail_next(method, status=502, code="unreachable")
     handover_all(world, vaps, 2)
     assert world.fake.vnfs == vnfs and world.fake.paths == paths  # nothing on mec-2, the old path as it was
+    if method == "create_path":  # the old path put back: its stations, now on ap-2, placed on ap-2's branch
+        assert world.fake.placements[next(iter(paths))] == {mac: vaps["ap-2"] for mac in macs_on(world, vaps["ap-2"])}
     after = get_slice(world, sid)
     assert after["mec_node"] == "mec-1" and after["vnfs"] == before["vnfs"] and after["status"] == "active"
     (op,) = follows(world)

@@ -210,8 +210,9 @@ def do_create_vnf(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[st
 def do_create_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[str, Any]:
     slice_ = db.get(Slice, ref["slice"])
     assert slice_ is not None
-    reply = ctl.create_path(path_body(db, slice_, exclude_vnf_row=ref.get("without_row"),
-                                      skip_vap=ref.get("without_vap"), to=ref.get("to")))
+    body = path_body(db, slice_, exclude_vnf_row=ref.get("without_row"), skip_vap=ref.get("without_vap"),
+                     to=ref.get("to"))
+    reply, placed, unplaced = install_path(ctl, body)
     if slice_.tag is None and reply.get("tag") is not None:
         slice_.tag = int(reply["tag"])  # the controller assigns the slice tag once; later paths reuse it
     result: dict[str, Any] = {"tag": reply.get("tag"), "hops": len(reply.get("hops", []))}
@@ -221,7 +222,41 @@ def do_create_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[s
         result["no_latency_queue"] = queueless
         event(db, "slice", f"slice {slice_.id} path {ref.get('path_id')}: no latency queue on {', '.join(queueless)} "
                            f"(latency class {slice_.latency_class} is best effort there)", slice_.tenant_id, "warn")
+    if placed:
+        result["clients_placed"] = placed
+    if unplaced:
+        result["clients_unplaced"] = unplaced
+        event(db, "slice", f"slice {slice_.id} path {body['slice_id']}: downlink of {'; '.join(unplaced)} not "
+                           "placed on its AP's branch (it follows the main path until the station moves again)",
+              slice_.tenant_id, "warn")
     return result
+
+
+def install_path(ctl: Controllers, body: dict[str, Any]) -> tuple[Any, list[str], list[str]]:
+    """create_path, then the stations already on its branches placed there (place_clients): every install of a
+    slice path, also an undo putting an old one back. Returns (the controller's reply, placed, unplaced)."""
+    reply = ctl.create_path(body)
+    return (reply, *place_clients(ctl, body))
+
+
+def place_clients(ctl: Controllers, path: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """A new path starts with every client's downlink on its main path; stations already associated to one of its
+    branches' vAPs (a path re-installed under them: a chain change, a vNF follow) are placed on their branch here,
+    as the mobility app places them when they associate (docs/mobility.md). Read after the install, so a station
+    that moved meanwhile is placed where it is now. Returns (placed, unplaced with why)."""
+    branches = {b["branch_id"] for b in path.get("branches", [])}
+    if not branches:
+        return [], []
+    placed, unplaced = [], []
+    for client in ctl.list_clients():
+        if client.get("vap_id") not in branches:
+            continue
+        try:
+            ctl.place_client(path["slice_id"], client["mac"], client["vap_id"])
+            placed.append(f"{client['mac']}@{client['vap_id']}")
+        except ControllerError as exc:
+            unplaced.append(f"{client['mac']} ({exc})")
+    return placed, unplaced
 
 
 def do_replace_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> dict[str, Any]:
@@ -307,13 +342,14 @@ def undo_replace_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> Non
     slice_ = db.get(Slice, ref["slice"])
     if slice_ is not None and any(v.id != ref.get("exclude_row") for v in slice_.vnfs) and \
             path_vaps(slice_, ref.get("exclude_vap")):
-        ctl.create_path(path_body(db, slice_, exclude_vnf_row=ref.get("exclude_row"), skip_vap=ref.get("exclude_vap")))
+        install_path(ctl, path_body(db, slice_, exclude_vnf_row=ref.get("exclude_row"),
+                                    skip_vap=ref.get("exclude_vap")))
 
 
 def undo_switch_path(ctl: Controllers, db: Session, ref: dict[str, Any]) -> None:
     """Put back the path to the old node as it was before the follow (its body, journalled when it was planned)."""
     _ignore_missing(lambda: ctl.delete_path(ref["path_id"]))
-    ctl.create_path(ref["old_body"])
+    install_path(ctl, ref["old_body"])
 
 
 def undo_update_vap(ctl: Controllers, db: Session, ref: dict[str, Any]) -> None:

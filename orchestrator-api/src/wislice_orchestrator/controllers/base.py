@@ -118,5 +118,9 @@ class Controllers(ABC):
     def delete_path(self, slice_id: str) -> None: ...
 
     @abstractmethod
+    def place_client(self, slice_id: str, mac: str, branch: str) -> Json:
+        """The client's downlink on a branch of the slice's path (a branch_id, or "main")."""
+
+    @abstractmethod
     def update_path_rates(self, slice_id: str, rates: Json) -> Json:
         """New `{down, up}` ({guaranteed_kbps, cap_kbps} each) of a live path's meters; its flows stay."""

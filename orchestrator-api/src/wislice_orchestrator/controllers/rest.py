@@ -139,6 +139,10 @@ class RestControllers(Controllers):
     def delete_path(self, slice_id: str) -> None:
         self._call("DELETE", f"/onos/pof/slices/{segment(slice_id)}")
 
+    def place_client(self, slice_id: str, mac: str, branch: str) -> Json:
+        reply = self._call("PUT", f"/onos/pof/slices/{segment(slice_id)}/clients/{segment(mac)}", {"branch": branch})
+        return reply if isinstance(reply, dict) else {}
+
     def update_path_rates(self, slice_id: str, rates: Json) -> Json:
         reply = self._call("PUT", f"/onos/pof/slices/{segment(slice_id)}/rates", rates)
         return reply if isinstance(reply, dict) else {}
