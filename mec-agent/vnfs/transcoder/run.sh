@@ -36,10 +36,10 @@ mac=$(cat /sys/class/net/br0/address)
 # while bridging, else on br0); the set remembers each stream for the loop below.
 nft -f - <<EOF
 table bridge transcode {
-  set streams { type ipv4_addr . inet_service; flags dynamic, timeout; timeout 5s; }
+  set streams { type ipv4_addr . inet_service . ether_addr; flags dynamic, timeout; timeout 5s; }
   chain prerouting {
     type filter hook prerouting priority -300;
-    iifname "out" ip protocol udp udp dport { $ports } update @streams { ip daddr . udp dport } meta pkttype set host ether daddr set $mac
+    iifname "out" ip protocol udp udp dport { $ports } update @streams { ip daddr . udp dport . ether daddr } meta pkttype set host ether daddr set $mac
   }
 }
 table ip transcode {
@@ -56,14 +56,19 @@ nft list ruleset > /run/vnf/ruleset.txt
 mkdir -p /tmp/streams
 trap 'kill 0; exit 0' TERM
 while sleep 0.3; do
-  # "elements = { 10.61.1.10 . 5004 timeout 30s expires 29s, ... }" (possibly over several lines) -> addr:port ...
+  # "elements = { 10.61.1.10 . 5004 . 02:00:00:00:02:00 expires 4s, ... }" (possibly over several lines)
+  # -> addr/port/mac ...
   for s in $(nft list set bridge transcode streams | tr '\n' ' ' | sed -n 's/.*elements = {\([^}]*\)}.*/\1/p' |
-             sed 's/ \. /:/g; s/ expires [^,]*//g; s/ timeout [^,]*//g; s/,/ /g'); do
-    port=${s#*:}
+             sed 's/ \. /\//g; s/ expires [^,]*//g; s/ timeout [^,]*//g; s/,/ /g'); do
+    client=${s%%/*}; rest=${s#*/}; port=${rest%%/*}; lladdr=${rest#*/}
     [ -e "/tmp/streams/$port" ] && continue
-    echo "$s" > "/tmp/streams/$port"
-    echo "transcoding $s at $rate" >> /run/vnf/transcoder.log
-    ( transcode "$port" "${s%:*}" "$port" 10000000; rm -f "/tmp/streams/$port"
-      echo "stream $s ended" >> /run/vnf/transcoder.log ) >> /run/vnf/transcoder.log 2>&1 &
+    echo "$client:$port" > "/tmp/streams/$port"
+    # The client's MAC is the one the server sent the stream to: the re-encoded stream goes there without an ARP
+    # request. A broadcast from here reaches only the main path's AP of a slice with vAPs on several APs
+    # (docs/mobility.md "Limits"), so a client on another AP would never answer it.
+    arp -s "$client" "$lladdr" -i br0 || true
+    echo "transcoding $client:$port ($lladdr) at $rate" >> /run/vnf/transcoder.log
+    ( transcode "$port" "$client" "$port" 10000000; rm -f "/tmp/streams/$port"
+      echo "stream $client:$port ended" >> /run/vnf/transcoder.log ) >> /run/vnf/transcoder.log 2>&1 &
   done
 done

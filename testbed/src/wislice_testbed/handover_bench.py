@@ -3,9 +3,10 @@ controller-initiated ones each way (the wifi-controller's 802.11v BTM steer), al
 measured as the largest gap in a 10 ms UDP echo stream (scenarios/roaming.py says what the stream crosses); then a
 few steers with Linux's default neighbour eviction on carrier loss, for comparison; then steers inside a slice with
 vAPs on both APs, through its POF path and vNF, with the controllers' path switch and a TCP download's dip
-(handover_slice.py). Writes bench/results/handover.json.
+(handover_slice.py); then a slice with vnf_follow whose transcoder follows the station between the two MEC nodes
+(scenarios/vnf_follow.py): vnf_follow_s. Writes bench/results/handover.json.
 
-    python -m wislice_testbed.handover_bench [--roams N] [--evicting N] [--slice-moves N]
+    python -m wislice_testbed.handover_bench [--roams N] [--evicting N] [--slice-moves N] [--follows N]
 """
 
 from __future__ import annotations
@@ -18,7 +19,10 @@ import time
 
 from .handover_slice import SliceHandovers, slice_phase
 from .scenarios.roaming import Roaming
+from .scenarios.vnf_follow import Follow, VnfFollowRoaming
 from .topology.common import StepLog, repo_root
+
+FOLLOW_HOLD_S = 5.0  # WISLICE_VNF_FOLLOW_HOLD_S of the testbed's orchestrator (topology/orchestrator.py)
 
 
 def main() -> None:
@@ -28,6 +32,8 @@ def main() -> None:
                         help="steers each way with Linux's default neighbour eviction on carrier loss, for comparison")
     parser.add_argument("--slice-moves", type=int, default=10,
                         help="steers each way inside a slice (interruption, path switch), before its TCP download")
+    parser.add_argument("--follows", type=int, default=5,
+                        help="vNF follows each way (a steer to the other AP, the chain following to its MEC node)")
     args = parser.parse_args()
     from .topology.testbed import up
 
@@ -37,7 +43,7 @@ def main() -> None:
     not_ft = 0
     load_before = os.getloadavg()[0]
     started = time.monotonic()
-    with up(log, stations=1, aps=2, keep_logs=False) as tb:
+    with up(log, stations=1, aps=2, mecs=2, keep_logs=False) as tb:
         roam = Roaming(tb).open()
         try:
             ap1, ap2 = roam.vaps
@@ -66,11 +72,31 @@ def main() -> None:
         finally:
             roam.close()
         sliced = slice_phase(tb, log, args.slice_moves) if args.slice_moves else None
-    write(gaps, args.roams, not_ft, load_before, os.getloadavg()[0], time.monotonic() - started, sliced)
+        follows = follow_phase(tb, log, args.follows) if args.follows else []
+    write(gaps, args.roams, not_ft, load_before, os.getloadavg()[0], time.monotonic() - started, sliced, follows)
+
+
+def follow_phase(tb: object, log: StepLog, n: int) -> list[Follow]:
+    """n follows each way: the station steered to the other AP, the chain following it to that AP's MEC node."""
+    roam = VnfFollowRoaming(tb, log).open()
+    out: list[Follow] = []
+    try:
+        ap1, ap2 = roam.vaps
+        home = ap1 if roam.node() == "mec-1" else ap2
+        if roam.vap_of(roam.serving()) is not home:  # start at the chain's nearest AP (not measured)
+            roam.roam(home)
+        for i in range(n):
+            for target in (ap2 if home is ap1 else ap1, home):
+                time.sleep(FOLLOW_HOLD_S)  # the testbed orchestrator's hold since the previous follow started
+                out.append(roam.follow(target))
+                log.say(f"vNF follow {i + 1}/{n}: {out[-1]}")
+    finally:
+        roam.close()
+    return out
 
 
 def write(gaps: dict[str, list[float]], roams: int, not_ft: int, load_before: float, load_after: float,
-          duration_s: float, sliced: SliceHandovers | None = None) -> None:
+          duration_s: float, sliced: SliceHandovers | None = None, follows: list[Follow] | None = None) -> None:
     """bench/results/handover.json in the benchmarks' format (bench/benchlib.py), each roam's gap in the notes."""
     sys.path.insert(0, str(repo_root() / "bench"))
     import benchlib
@@ -109,14 +135,32 @@ def write(gaps: dict[str, list[float]], roams: int, not_ft: int, load_before: fl
             f"barrier): {', '.join(f'{g:.0f}' for g in sliced.path_switch_ms)}. tcp_dip_pct: an iperf3 download "
             "(server -> station, 0.1 s intervals) through the slice (down cap 2 Mbit/s) with a steer at 4, 8, 12 "
             "and 16 s: per move 100 x (1 - its rate over the 1.5 s around the move / the median interval rate away "
-            f"from moves), the median of {sliced.tcp_dips_pct}. vnf_follow_s is not measured: the testbed has one MEC "
-            "node. ")
+            f"from moves), the median of {sliced.tcp_dips_pct}. ")
+    follow_notes = ""
+    if follows:
+        metrics |= {"vnf_follow_s": benchlib.percentile([f.follow_s for f in follows], 50),
+                    "vnf_follow_p99_s": benchlib.percentile([f.follow_s for f in follows], 99),
+                    "vnf_follow_orchestrator_s": benchlib.percentile([f.orchestrator_follow_s for f in follows], 50),
+                    "vnf_follow_gap_p50_ms": benchlib.percentile([f.gap_ms for f in follows], 50),
+                    "vnf_follow_gap_max_ms": max(f.gap_ms for f in follows), "vnf_follows": len(follows),
+                    "vnf_follow_left_on_old": sum(sum(f.left_on_old.values()) for f in follows)}
+        follow_notes = (
+            f"vNF follow: {len(follows)} steers between the APs inside a slice with vnf_follow and a transcoder "
+            "(bump in the wire to the MEC switch's egress) on the two-MEC testbed (ap-1 nearest mec-1, ap-2 "
+            "nearest mec-2); vnf_follow_s = the station at the new AP -> the slice's path on the new node's switch "
+            "with the new chain running (the orchestrator's radio watch polls every 2 s; then a container start "
+            "and the path switch); vnf_follow_orchestrator_s = its own handover seen -> switched; the gap = the "
+            "largest echo gap from the move to 2 s after the switch. Per follow (s, gap ms): "
+            + ", ".join(f"{f.follow_s}/{f.gap_ms:.0f}" for f in follows) + ". ")
     units = {k: "ms" for k in metrics if "_ms" in k} | {
         "roams_each_way": "moves of each kind (wpa_cli roam, BTM steer) each way",
         "moves_not_ft": "moves the station did not make as an FT-PSK transition (0 expected)",
         "load_avg_1m": "runnable tasks, 1-min load average (mean of before and after)",
         "tcp_dip_pct": "% less carried around a move than steady (median over moves)",
-        "tcp_steady_mbps": "Mbit/s, the download's steady rate", "slice_moves_refused": "moves the controllers refused"}
+        "tcp_steady_mbps": "Mbit/s, the download's steady rate", "slice_moves_refused": "moves the controllers refused",
+        "vnf_follow_s": "s (p50)", "vnf_follow_p99_s": "s", "vnf_follow_orchestrator_s": "s (p50)",
+        "vnf_follows": "follows measured", "vnf_follow_left_on_old": "vNF containers + slice flows left on the old "
+        "node after the follows (0 expected)"}
     reference = {"anchor_lvap_handover_min_ms": 30.0, "anchor_lvap_handover_max_ms": 200.0}
     notes = ("Station-initiated (wpa_cli roam) and controller-initiated (802.11v BTM steer through the "
              "wifi-controller) handovers between two APs (one AP VM, mac80211_hwsim, hostapd 2.10, wpa_supplicant), "
@@ -129,7 +173,7 @@ def write(gaps: dict[str, list[float]], roams: int, not_ft: int, load_before: fl
              "for a roaming wireless client); the steer-evicting moves (not in p50/p99) use Linux's default, which "
              "flushes them when mac80211 drops the carrier: the first datagram after the move then waits for an "
              "ARP exchange, and ~1.1 s when that request is lost and retried after the 1 s retrans_time "
-             "(testbed/README.md). " + slice_notes)
+             "(testbed/README.md). " + slice_notes + follow_notes)
     benchlib.write_result("handover", metrics, units, reference=reference, notes=notes)
     benchlib.print_table("handover", metrics, units, reference)
 

@@ -72,7 +72,7 @@ def two_aps() -> Iterator[tuple[Any, StepLog]]:
     from wislice_testbed.topology.testbed import up
 
     log = StepLog("two-aps")
-    with up(log, stations=1, aps=2) as tb:
+    with up(log, stations=1, aps=2, mecs=2) as tb:
         yield tb, log
 
 
@@ -84,7 +84,9 @@ def test_station_roams_between_two_aps_and_is_steered_back(two_aps) -> None:
     agents = {a["agent_id"]: a for a in tb.onos.get("/onos/wifi/agents")["agents"]}
     assert agents["ap-1"]["connected"] and agents["ap-2"]["connected"], agents
     topo = tb.wired_topology()
-    assert topo["attachments"]["ap-2"] == "pof:00000004" and len(topo["links"]) == 3, topo
+    # Two edge sites: ap-1 and mec-1 on the core, ap-2 and mec-2 behind the edge switch (dev 6).
+    assert topo["attachments"]["ap-2"] == "pof:00000004" and topo["attachments"]["mec-2"] == "pof:00000005", topo
+    assert len(topo["links"]) == 5, topo
     started = time.monotonic()
     roam = Roaming(tb)
     try:
@@ -169,3 +171,49 @@ def test_slice_path_follows_a_roaming_station(two_aps) -> None:
             assert h["error"] is None and 0 <= h["switch_confirm_ms"] <= h["path_switch_ms"] < 5000, h
     finally:
         roam.close()
+
+
+def test_vnf_chain_follows_the_station_to_the_nearest_mec_node(two_aps) -> None:
+    """A slice with vnf_follow, its SSID on both APs and a transcoder (a bump in the wire to the egress): the
+    wifi-controller steers the station to the other AP, the orchestrator moves the chain to that AP's nearest MEC
+    node (new transcoder there, the path switched, the old one removed: nothing left on the old node), and back
+    while a real video stream crosses it, which resumes re-encoded from the new node."""
+    from wislice_testbed.scenarios.vnf_follow import VnfFollowRoaming, stalled_seconds
+
+    tb, log = two_aps
+    roam = VnfFollowRoaming(tb, log)
+    try:
+        roam.open()
+        ap1, ap2 = roam.vaps
+        mac = roam.sta.mac().lower()
+        home = ap1 if roam.node() == "mec-1" else ap2
+        away = ap2 if home is ap1 else ap1
+        if roam.vap_of(roam.serving()) is not home:  # start at the chain's nearest AP (no follow: not measured)
+            roam.roam(home)
+        wait_at(roam, mac, home.agent_id)
+        out = roam.follow(away)
+        log.say(f"vNF follow {out}")
+        back = roam.video_across_follow(home)
+        log.say(f"vNF follow back with video: {back['follow']}; rates {back['rates_mbps']}, {back['codec']} "
+                f"{back['bit_rate']:.0f} bit/s")
+        for f, target in ((out, away), (back["follow"], home)):
+            assert f.to_node == roam.nearest(target) and f.from_node != f.to_node, f
+            assert f.left_on_old == {"containers": 0, "flows": 0}, f  # the old chain and its flows removed
+            # Lower bounds too: the follow is a container start and a path install (seconds, not zero).
+            assert 0.2 <= f.follow_s <= 30 and 0 < f.orchestrator_follow_s <= 30, f
+            assert 5.0 <= f.gap_ms <= 5000, f
+        assert roam.node() == roam.nearest(home)
+        wait_at(roam, mac, home.agent_id)
+        orchestrator_at(roam, mac, home.agent_id)
+        # The transcoder resumed the stream on the new node: MPEG-2 at its rate, flowing again at the end.
+        assert back["codec"] == "mpeg2video", back
+        assert 250_000 <= back["bit_rate"] <= 1_000_000, back
+        rates, own = back["rates_mbps"], back["transcoded_kbps"] / 1000
+        # Before the move (8 s in) the station is on ap-2, a branch of the slice's path, and the transcoder on
+        # mec-2 reaches it without a broadcast ARP (which would reach the main path's AP only): 0 before that fix.
+        assert min(rates[2:7]) >= own / 2, rates
+        assert min(rates[-5:]) >= own / 2, rates
+        assert stalled_seconds(rates, back["transcoded_kbps"], 10) <= 8, rates
+    finally:
+        roam.close()
+    assert all(not node.vnf_containers() for node in tb.mec_nodes)

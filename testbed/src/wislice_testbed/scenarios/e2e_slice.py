@@ -80,8 +80,9 @@ def wait_operation(tb: Any, token: str, location: str, timeout: float = 180) -> 
         tb.orch.call("GET", path, token)[1]), timeout=timeout, period=0.3)
 
 
-def operator_setup(tb: Any, log: StepLog, slices: list[SliceRun]) -> None:
-    tb.orch.call("PUT", "/api/v1/topology", body=tb.wired_topology())
+def operator_setup(tb: Any, log: StepLog, slices: list[SliceRun], topology: dict[str, Any] | None = None) -> None:
+    """The wired topology (``topology``, default the testbed's without egress) and each slice's tenant and token."""
+    tb.orch.call("PUT", "/api/v1/topology", body=topology or tb.wired_topology())
     for s in slices:
         tb.orch.call("POST", "/api/v1/tenants", body={"tenant_id": s.tenant_id, "name": f"tenant{s.tenant_id}"})
         s.token = tb.orch.call("POST", f"/api/v1/tenants/{s.tenant_id}/tokens", body={"name": "demo"})[1]["token"]
@@ -105,10 +106,12 @@ def create_slice(tb: Any, log: StepLog, s: SliceRun, body: dict[str, Any] | None
 
 
 def vnf_pid(tb: Any, vnf_id: int) -> int:
-    container = tb.mec.vnf_container(vnf_id, all=False)
-    if container is None:
-        raise RuntimeError(f"no container for vNF {vnf_id}")
-    return int(container.attrs["State"]["Pid"])
+    """The vNF's container's pid, on whichever MEC node runs it."""
+    for node in tb.mec_nodes:
+        container = node.vnf_container(vnf_id, all=False)
+        if container is not None:
+            return int(container.attrs["State"]["Pid"])
+    raise RuntimeError(f"no container for vNF {vnf_id}")
 
 
 def in_vnf(pid: int, *argv: str) -> str:
@@ -204,7 +207,7 @@ def delete_slice(tb: Any, log: StepLog, s: SliceRun) -> dict[str, bool]:
     s.station.disconnect()
     gone = {
         "vap_gone": s.ssid not in tb.ap.vm.run("iw dev").out,
-        "vnf_gone": tb.mec.vnf_container(s.vnf_id) is None,
+        "vnf_gone": all(node.vnf_container(s.vnf_id) is None for node in tb.mec_nodes),
         "paths_gone": not [p for p in tb.onos.get("/onos/pof/slices")["slices"]
                            if str(p["slice_id"]).startswith(f"t{s.tenant_id}")],
         "wifi_vaps_gone": not [v for v in tb.onos.get("/onos/wifi/vaps")["vaps"] if v.get("vap_id") == s.vap_id],

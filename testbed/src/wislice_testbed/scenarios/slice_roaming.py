@@ -29,29 +29,41 @@ class SliceRoaming(Roaming):
         self.echo: Any = None
 
     def open(self) -> SliceRoaming:
-        tb, ap2 = self.tb, self.tb.ap2
-        assert ap2 is not None, "the slice roaming scenario needs up(..., aps=2)"
         s = e2e.SliceRun(1, "roam", 2_000, self.sta)
-        e2e.operator_setup(tb, self.log, [s])
-        body = e2e.slice_body(s, tb.ap.agent_id)
-        body["vaps"].append(dict(body["vaps"][0], agent_id=ap2.agent_id, radio="phy1"))
+        e2e.operator_setup(self.tb, self.log, [s])
+        self.create(s, self.on_both_aps(e2e.slice_body(s, self.tb.ap.agent_id)))
+        e2e.wire_server_side(self.tb, s)
+        self.join_and_stream(s.server_addr)
+        return self
+
+    def on_both_aps(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The slice body with its vAP repeated on ap-2's radio."""
+        assert self.tb.ap2 is not None, "the slice roaming scenarios need up(..., aps=2)"
+        body["vaps"].append(dict(body["vaps"][0], agent_id=self.tb.ap2.agent_id, radio="phy1"))
+        return body
+
+    def create(self, s: e2e.SliceRun, body: dict[str, Any]) -> None:
+        """The slice through the orchestrator; its two vAPs as the wifi-controller lists them (ap-1 first)."""
+        tb = self.tb
         sl = e2e.create_slice(tb, self.log, s, body)
         self.slice = s
-        ctrl = {tb.ap.agent_id: tb.ap.hostapd.ctrl_dir, ap2.agent_id: ap2.hostapd.ctrl_dir}
+        ctrl = {tb.ap.agent_id: tb.ap.hostapd.ctrl_dir, tb.ap2.agent_id: tb.ap2.hostapd.ctrl_dir}
         live = {v["vap_id"]: v for v in tb.onos.get("/onos/wifi/vaps")["vaps"]}
         for vap in sl["vaps"]:
             v = live[vap["vap_id"]]
             self.vaps.append(RoamVap(v["agent_id"], v["vap_id"], v["ifname"], v["bssid"].lower(),
                                      ctrl[v["agent_id"]]))
-        self.vaps.sort(key=lambda v: v.agent_id)  # ap-1 first
-        e2e.wire_server_side(tb, s)
-        self.echo = tb.processes.start(tb.server.argv([sys.executable, "-c", PROBE_SRC, "echo"]),
-                                       log_name="roam-echo")
+        self.vaps.sort(key=lambda v: v.agent_id)
+
+    def join_and_stream(self, target: str) -> None:
+        """An echo server in the server netns; the station joins the slice (FT-PSK) and streams to ``target``."""
+        assert self.slice is not None
+        self.echo = self.tb.processes.start(self.tb.server.argv([sys.executable, "-c", PROBE_SRC, "echo"]),
+                                            log_name="roam-echo")
         self.sta.evict_neighbours_on_carrier_loss(not self.keep_neighbours)
-        e2e.associate(tb, self.log, s, mode="wpa2-ft-psk")  # the slice's vAPs offer FT-PSK (on two APs)
+        e2e.associate(self.tb, self.log, self.slice, mode="wpa2-ft-psk")  # the slice's vAPs offer FT-PSK
         self.vm.run(f"cat > {PROBE} <<'WISLICE_EOF'\n{PROBE_SRC}WISLICE_EOF")
-        self.stream_to(s.server_addr)
-        return self
+        self.stream_to(target)
 
     def path(self) -> dict[str, Any]:
         """The slice's one path on the network controller (the one naming both vAPs)."""

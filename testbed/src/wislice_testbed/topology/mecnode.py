@@ -29,6 +29,9 @@ from .pofswitch import device_id, start_dpdk_switch, start_switch
 
 MEC_DEV_ID = 3
 VETH_PREFIX = "wsv"  # vNF veths are wsv<vnf_id hex>: "ws" so leakcheck would notice any left behind
+# A second MEC node on the same host needs its own prefix: each agent's reconcile removes host veths with its
+# prefix that are not its vNFs' (on separate hosts, as deployed, one prefix serves every node).
+VETH_PREFIX_2 = "wsw"
 # The DPDK switch: 2 MiB pages for its mempool and the DPDK vNFs' (mec-agent's tests run a switch and two dpdk-vnf
 # on 64), and its one lcore; the agent keeps DPDK vNFs off that core (switch_cpus).
 DPDK_HUGEPAGES = 96
@@ -53,10 +56,11 @@ class MecNode:
     processes: Any = field(repr=False, default=None)
     switch_kind: str = "afp"
     hugepages: Hugepages | None = None
+    dev_id: int = MEC_DEV_ID
 
     @property
     def device_id(self) -> str:
-        return device_id(MEC_DEV_ID)
+        return device_id(self.dev_id)
 
     def vnf_container(self, vnf_id: int, all: bool = True) -> Any | None:
         """The docker container of a vNF, found by the name the agent gives it (ids.container_name): a container
@@ -86,12 +90,14 @@ class MecNode:
 
 @contextmanager
 def mec_node(onos: Onos, processes: Any, uplink: str, agent_id: str = "mec-1", say: Any = print,
-             switch: str = "dpdk") -> Iterator[MecNode]:
-    """``uplink`` is the host netdev toward the core switch: port 1 of the MEC switch. ``switch``: "afp" or "dpdk"."""
+             switch: str = "dpdk", dev_id: int = MEC_DEV_ID, server_link: str = "") -> Iterator[MecNode]:
+    """``uplink`` is the host netdev toward the core switch: port 1 of the MEC switch. ``switch``: "afp" or "dpdk".
+    ``server_link``: a host netdev toward the servers, the switch's port 2 (a topology's egress port), or none."""
     if switch not in ("afp", "dpdk"):
         raise ValueError(f"switch must be 'afp' or 'dpdk', not {switch!r}")
     state_dir = Path(tempfile.mkdtemp(prefix="wislice-demo-mec-"))
     dockerd = hp = sw = None
+    ports = [("core", uplink)] + ([("srv", server_link)] if server_link else [])
     agent = node = None
     prefix = f"wsmec{secrets.token_hex(3)}"  # the DPDK switch's EAL --file-prefix
     eal_dir = Path("/var/run/dpdk") / prefix  # EAL leaves it even with --in-memory
@@ -106,26 +112,27 @@ def mec_node(onos: Onos, processes: Any, uplink: str, agent_id: str = "mec-1", s
             hp = Hugepages.reserve(DPDK_HUGEPAGES)
             eal_token = janitor.register(f"DPDK runtime dir {eal_dir}",
                                          lambda: shutil.rmtree(eal_dir, ignore_errors=True))
-            sw = start_dpdk_switch(processes, MEC_DEV_ID, [("core", uplink, "")], mgmt, controller, hp.mount,
-                                   prefix, DPDK_SWITCH_LCORE)
+            sw = start_dpdk_switch(processes, dev_id, [(name, ifname, "") for name, ifname in ports], mgmt,
+                                   controller, hp.mount, prefix, DPDK_SWITCH_LCORE)
             node_conf = [f'switch_veth_args = "{DPDK_VETH_ARGS}"', f'switch_vhost_args = "{DPDK_VHOST_ARGS}"',
                          f'hugepages_dir = "{hp.mount}"', f'switch_cpus = "{DPDK_SWITCH_LCORE}"']
             say(f"DPDK pofswitch on lcore {DPDK_SWITCH_LCORE}, {DPDK_HUGEPAGES} hugepages at {hp.mount}")
         else:
-            sw = start_switch(processes, MEC_DEV_ID, [("core", uplink)], mgmt, controller)
+            sw = start_switch(processes, dev_id, ports, mgmt, controller)
         wait_for("MEC switch management socket", mgmt.exists, timeout=20)
         (state_dir / "secret").write_text(onos.secret)
         conf = state_dir / "mec-agent.toml"
         conf.write_text("\n".join([
             f'agent_id = "{agent_id}"', f'state_dir = "{state_dir / "state"}"',
             f'docker_url = "unix://{dockerd.socket}"', "capacity_cpu = 2.0", "capacity_memory_mib = 2048",
-            f'veth_prefix = "{VETH_PREFIX}"', f'switch_mgmt = "{mgmt}"', *node_conf,
+            f'veth_prefix = "{VETH_PREFIX if dev_id == MEC_DEV_ID else VETH_PREFIX_2}"', f'switch_mgmt = "{mgmt}"',
+            *node_conf,
             f'controller = "127.0.0.1:{onos.nfv_port}"', f'secret_file = "{state_dir / "secret"}"',
             "stats_interval_s = 2.0", "scheduler_interval_s = 0.1",
             "warm_pool = {" + ", ".join(f'"{image}" = {n}' for image, n in WARM_POOL.items()) + "}", ""]))
         agent = processes.start([sys.executable, "-m", "wislice_mec_agent", "--config", str(conf)],
                                 log_name="mec-agent")
-        node = MecNode(agent_id, dockerd, state_dir, mgmt, agent, sw, processes, switch, hp)
+        node = MecNode(agent_id, dockerd, state_dir, mgmt, agent, sw, processes, switch, hp, dev_id)
         wait_for("MEC switch connected to the network controller",
                  lambda: onos.switch_connected(node.device_id), timeout=60, period=0.5)
         wait_for("mec-agent connected to the nfv-controller", lambda: any(

@@ -112,7 +112,10 @@ def orchestrator(onos: Onos, processes: Any, say: Any = print,
            # Agents download firmware from here: the AP VM (qemu user networking) reaches the host's loopback at
            # 10.0.2.2.
            "WISLICE_FIRMWARE_BASE_URL": f"http://10.0.2.2:{port}",
-           "WISLICE_FIRMWARE_KEYS": ", ".join(firmware_keys or [])}
+           "WISLICE_FIRMWARE_KEYS": ", ".join(firmware_keys or []),
+           # A slice's vNF may follow its clients once per 5 s (default 30 s): the vNF follow scenario moves it
+           # there and back within a minute (scenarios/vnf_follow.py).
+           "WISLICE_VNF_FOLLOW_HOLD_S": "5"}
     proc = processes.start([exe, "serve", "--host", "127.0.0.1", "--port", str(port)], log_name="orchestrator",
                            env=env)
     orch = Orchestrator(f"http://127.0.0.1:{port}", token, proc, processes, db_dir / "orchestrator.db")
