@@ -3,6 +3,7 @@ failed, every node's logs are kept outside the cluster directory (removed at the
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,10 @@ def cluster() -> Iterator[Cluster]:
         pytest.skip("WiSlice apps not built (make -C onos-apps build)")
     failed_before = len(FAILED)
     with running_cluster() as running:
+        # A node whose Atomix primitives did not answer was restarted by onos-cluster up: said in every run's output.
+        for repair in running.state.get("repairs", []):
+            print(f"bring-up repair: {repair['node']} restarted, its primitives did not answer: {repair['problem']}")
         yield running
-        if len(FAILED) > failed_before:
+        # WISLICE_KEEP_CLUSTER_LOGS: a passing run's logs too, to compare with a failing one's.
+        if len(FAILED) > failed_before or os.environ.get("WISLICE_KEEP_CLUSTER_LOGS"):
             print(f"cluster logs kept in {keep_logs(Path(running.env['ONOS_CLUSTER_DIR']))}")
