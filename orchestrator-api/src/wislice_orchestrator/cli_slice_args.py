@@ -8,7 +8,7 @@ from typing import Any
 
 
 def vap_arg(text: str) -> dict[str, Any]:
-    """AGENT[:RADIO]=SSID[:PASSPHRASE]"""
+    """AGENT[:RADIO]=SSID[:PASSPHRASE]; AGENT * asks for the SSID on every AP with room (the API's agent_id "*")."""
     try:
         where, ssid = text.split("=", 1)
     except ValueError:

@@ -26,6 +26,7 @@ from .slice_path import join_reasons
 from .slice_qos import path_rates, rate_limit, reserved_bandwidth
 from .steps import Step, load_topology, new_step, path_id, path_vaps, slice_path_id, vap_class, vap_route
 from .topology import reserve
+from .vap_expand import expand_all_aps
 
 LIVE = ("creating", "active", "deleting")
 
@@ -43,8 +44,7 @@ class Rejected(Exception):
 
     def __init__(self, title: str, reasons: list[str]) -> None:
         super().__init__(title)
-        self.title = title
-        self.reasons = reasons
+        self.title, self.reasons = title, reasons
 
 
 def request_hash(box: PassphraseBox, kind: str, body: Any) -> str:
@@ -188,10 +188,10 @@ class SliceService:
         """Admit and record a slice, queue its saga; returns (operation, newly created)."""
 
         def record() -> tuple[int, list[Step]]:
-            reasons = check_quota(tenant, self.usage(db, tenant.id), body)
-            if reasons:
-                raise Rejected("quota exceeded", reasons)
             try:
+                skipped = expand_all_aps(lambda: self.snapshot(db), body)  # "*": one vAP per AP with room
+                if reasons := check_quota(tenant, self.usage(db, tenant.id), body):
+                    raise Rejected("quota exceeded", reasons)
                 plan = admit(self.snapshot(db), body)
             except AdmissionError as exc:
                 event(db, "admission", f"tenant {tenant.id} slice {body['name']!r} rejected: {exc}", tenant.id, "warn")
@@ -228,7 +228,7 @@ class SliceService:
                 steps.append(new_step("create_path", slice=slice_.id, vap_id=main.vap_id,
                                       path_id=path_id(slice_, main)))
             event(db, "slice", f"tenant {tenant.id} slice {slice_.id} {slice_.name!r} admitted "
-                               f"(MEC node {plan.mec_node or '-'}); building", tenant.id)
+                               f"(MEC node {plan.mec_node or '-'}){skipped}; building", tenant.id)
             return slice_.id, steps
 
         return self._admit_and_queue(db, tenant.id, "create_slice", "create_slice", body, idempotency_key, record)

@@ -33,6 +33,7 @@ from ..schemas import (
 )
 from ..schemas.base import PRIORITY_CLASSES, latency_budget_errors
 from ..service import event
+from ..vap_expand import request_errors
 from .common import (
     IDEMPOTENCY_HEADER,
     db,
@@ -75,12 +76,15 @@ def list_slices(tenant_id: int) -> dict[str, Any]:
 def create_slice(body: dict[str, Any], tenant_id: int) -> Any:
     """Ask for an end-to-end slice. Admission runs now (409 with reasons if it does not fit); building runs as an
     operation (poll its Location). A latency slice may ask for in-band latency probes (`probe`; 400 for a
-    best_effort slice): its measured p50/p99 then shows in the slice's telemetry (`latency`)."""
+    best_effort slice): its measured p50/p99 then shows in the slice's telemetry (`latency`). A vAP with agent_id
+    "*" puts its SSID on every AP with room (see the vAP's agent_id)."""
     auth.require_tenant(tenant_id)
     tenant = get_tenant(tenant_id)
     if body.get("probe") is not None and body["latency_class"] not in PRIORITY_CLASSES:
         abort(400, f"probe: only a latency slice (latency_class {' or '.join(PRIORITY_CLASSES)}, with a budget) is "
                    f"probed; latency class {body['latency_class']} has no budget to measure against")
+    if (bad := request_errors(body["vaps"])) is not None:
+        abort(400, bad)  # "*" (every AP with room) once, and alone
     op, _created = service().create_slice(db(), tenant, body, _key())
     return _accepted(op)
 

@@ -15,6 +15,7 @@ from .base import (
     NAME,
     RADIO,
     SECURITY_MODES,
+    FullMatch,
     Int,
     Real,
     Strict,
@@ -71,6 +72,26 @@ class VapRequestSchema(Strict):
     security = fields.Nested(SecuritySchema, load_default=lambda: {"mode": "open"})
     hidden = fields.Boolean(load_default=False)
     max_clients = Int(validate=validate.Range(min=1, max=2007), allow_none=True, load_default=None)
+
+
+# An AP's agent_id (IDENT), or "*": every AP with room (vap_expand.py).
+AP_OR_ALL = [validate.Length(min=1, max=64),
+             FullMatch(r"^(\*|[A-Za-z0-9_:-][A-Za-z0-9_.:-]{0,63})$",
+                       error="\"*\" or 1-64 characters of A-Z a-z 0-9 _ . : - (not starting with a dot)")]
+
+
+class SliceVapRequestSchema(VapRequestSchema):
+    """A vAP in a slice's create request: as VapRequestSchema, and agent_id may be "*" (every AP with room)."""
+
+    agent_id = fields.String(required=True, validate=AP_OR_ALL, metadata={
+        "description": "the AP (WiFi agent), or \"*\": this SSID, security, hidden and max_clients on every connected "
+                       "AP that can take the slice's vAP (a free vAP slot, the slice's guarantees within the radio's "
+                       "remaining guaranteed capacity, a wired route to the slice's MEC node: what admission checks "
+                       "for each vAP), on the radio with most room (radio is then ignored); APs without room are "
+                       "skipped and named in the slice's admitted event; none with room: 409 with every AP's reason. "
+                       "Expanded once, at creation: the slice then has one vAP per AP as if they had been listed, "
+                       "and APs connected later are not added. At most one \"*\" entry, and it takes no other "
+                       "entry beside it (400)"})
 
 
 class VnfRequestSchema(Strict):
@@ -225,7 +246,7 @@ class SliceCreateSchema(Strict):
     latency_class = fields.String(validate=validate.OneOf(LATENCY_CLASSES), load_default="best_effort")
     latency_budget_us = Int(validate=validate.Range(min=1, max=MAX_BUDGET_US), allow_none=True, load_default=None,
                             metadata={"description": BUDGET_DESCRIPTION})
-    vaps = fields.List(fields.Nested(VapRequestSchema), required=True, validate=validate.Length(min=1, max=16))
+    vaps = fields.List(fields.Nested(SliceVapRequestSchema), required=True, validate=validate.Length(min=1, max=16))
     vnfs = fields.List(fields.Nested(VnfRequestSchema), load_default=list, validate=validate.Length(max=8),
                        metadata={"description": "the service chain, in order"})
     mec_node = fields.String(validate=IDENT, allow_none=True, load_default=None,
