@@ -96,7 +96,8 @@ def add_parsers(sub: Any) -> None:
     s.add_argument("slice", type=int, nargs="?")
     s.add_argument("--tenant", type=int, help="default: the token's tenant")
     s.add_argument("--name")
-    s.add_argument("--vap", type=vap_arg, action="append", help="AGENT[:RADIO]=SSID[:PASSPHRASE], repeatable")
+    s.add_argument("--vap", type=vap_arg, action="append",
+                   help="AGENT[:RADIO]=SSID[:PASSPHRASE], repeatable; AGENT * = every AP with room (alone)")
     s.add_argument("--vnf", type=vnf_arg, action="append", help="IMAGE[:CPU[:MEMORY_MIB]], in chain order")
     s.add_argument("--down", type=int, default=0, help="guaranteed downlink kbps")
     s.add_argument("--up", type=int, default=0, help="guaranteed uplink kbps")
