@@ -30,6 +30,10 @@ class FakeAgent:
     tls: Any = None  # an ssl.SSLContext: connect over TLS (server name = host)
     radios: int = 1
     capacity: dict[str, Any] = field(default_factory=lambda: {"cpu": 4, "memory_mib": 4096})
+    # The pof-switch ports reported: every vAP's (None: 10 + its index) and every vNF's. A test with a real switch
+    # names the switch ports its hosts sit on.
+    vap_pof_port: int | None = None
+    vnf_pof_port: int = 20
     vaps: dict[str, dict[str, Any]] = field(default_factory=dict)
     vnfs: dict[int, dict[str, Any]] = field(default_factory=dict)
     clients: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -147,7 +151,7 @@ class FakeAgent:
         n = list(self.vaps).index(spec["vap_id"]) if spec["vap_id"] in self.vaps else len(self.vaps)
         state.update(ifname=f"wlan0_{n}", bssid=mac_for(self._index * 256 + n + 1), state="up",
                      clients=sum(1 for c in self.clients.values() if c["vap_id"] == spec["vap_id"]),
-                     pof_port=10 + n)
+                     pof_port=10 + n if self.vap_pof_port is None else self.vap_pof_port)
         return state
 
     def _m_createVap(self, p: dict[str, Any]) -> dict[str, Any]:
@@ -217,7 +221,7 @@ class FakeAgent:
         state = {k: v for k, v in spec.items() if k not in ("chain_id", "latency_class")}
         state.update(vnf_id=vnf_id, address=".".join(str((vnf_id >> s) & 0xff) for s in (24, 16, 8, 0)),
                      state="running", container_id=f"{vnf_id:012x}", ports=[{"name": f"vnf{vnf_id}-in",
-                                                                             "pof_port": 20}])
+                                                                             "pof_port": self.vnf_pof_port}])
         state["class"] = "kernel"
         state.setdefault("params", {})
         return state
