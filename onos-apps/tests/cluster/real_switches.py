@@ -209,7 +209,10 @@ def state(cluster: Cluster, nodes: list[str], switches: list[Switch], elsewhere:
             others[n][device] = value
     errors = {f"{n} {d} {kind}": cluster.errors.get((n, d)) for (n, d, kind), value in zip(jobs, got)
               if value is None and (kind == "meters" or masters[d] == n)}
+    others_errors = {f"{n} {d}": cluster.errors.get((n, d)) for (n, d, kind), value in zip(jobs, got)
+                     if value is None and kind == "flows" and masters[d] != n}
     return {"masters": masters, "flows": flows, "meters": meters, "flows_elsewhere": others, "errors": errors,
+            "errors_elsewhere": others_errors,
             "switch": {sw.device: {k: sw.stats()[k] for k in ("flows", "tables")} for sw in switches}}
 
 
@@ -253,9 +256,13 @@ def differences(before: dict[str, Any], after: dict[str, Any], nodes: list[str])
 
 def stale_views(st: dict[str, Any]) -> list[str]:
     """Non-master nodes whose view of a device's flows is not its master's (reported, not required: state())."""
-    return [f"{n} {d}: {'no answer' if v is None else f'{len(v)} flows'} (master {st['masters'][d]}: "
-            f"{len(st['flows'][d] or {})})" for n, views in st["flows_elsewhere"].items() for d, v in views.items()
-            if v != st["flows"][d]]
+    out = []
+    for n, views in st["flows_elsewhere"].items():
+        for d, v in views.items():
+            if v != st["flows"][d]:
+                seen = f"no answer ({st['errors_elsewhere'].get(f'{n} {d}')})" if v is None else f"{len(v)} flows"
+                out.append(f"{n} {d}: {seen} (master {st['masters'][d]}: {len(st['flows'][d] or {})})")
+    return out
 
 
 def wait_state(cluster: Cluster, nodes: list[str], switches: list[Switch], want: dict[str, Any],
