@@ -4,7 +4,9 @@ ap-1 (wpa_cli roam, an 802.11r FT-PSK transition), then the wifi-controller stee
 /onos/wifi/clients/{mac}/steer). After each move hostapd and the wifi-controller show the station at the new AP
 and not at the old one, and the largest echo gap is bounded (scenarios/roaming.py says what the stream crosses).
 
-A second test does it inside an orchestrator slice on both APs, the stream crossing the slice's POF path and vNF.
+A second test does it inside an orchestrator slice on both APs, the stream crossing the slice's POF path and vNF,
+then steers the station under a TCP download through the slice; a third has the slice's vNF follow the station to
+the nearest of two MEC nodes.
 
 Marked ``twoap``: in the testbed tier (make test-integration); alone: ``make -C testbed test-two-aps``."""
 
@@ -135,6 +137,7 @@ def test_slice_path_follows_a_roaming_station(two_aps) -> None:
     the slice's flows and vNF; on each FT roam the controllers (the mobility app, on the association event) place
     the client's downlink on the new AP's branch and remove the old AP's association, and the stream comes back
     through the new AP."""
+    from wislice_testbed.handover_slice import tcp_dips
     from wislice_testbed.scenarios.roaming import summary
     from wislice_testbed.scenarios.slice_roaming import SliceRoaming
 
@@ -169,6 +172,12 @@ def test_slice_path_follows_a_roaming_station(two_aps) -> None:
         for h in moves:
             # Both on the controller's clock: the switch's confirmation is part of the path switch.
             assert h["error"] is None and 0 <= h["switch_confirm_ms"] <= h["path_switch_ms"] < 5000, h
+        # A TCP download through the slice while the wifi-controller steers the station 4 times (BTM): it goes on
+        # across every move (handover_slice.tcp_dips, the bench's tcp_dip_pct).
+        dips, steady_mbps = tcp_dips(tb, roam, mac)
+        log.say(f"TCP download across 4 steers: steady {steady_mbps:.2f} Mbit/s, dips {dips} %")
+        assert steady_mbps >= 0.5 and len(dips) == 4, (steady_mbps, dips)
+        assert max(dips) <= 90, dips  # each move's 1.5 s still carried at least a tenth of the steady rate
     finally:
         roam.close()
 
