@@ -157,6 +157,13 @@ def test_orchestrator_slices_survive_a_node_kill(cluster: Cluster, tmp_path: Pat
             back = rejoin(cluster, rig, a, before, timeout=30)
             print("rejoin numbers: " + json.dumps(back))
             assert back["lost_or_leaked"] == 0, back["differences"]
+            # A's own device store knows the switches again (right after rejoin() its flows REST may answer 400
+            # "Device not found": its stale_views).
+            t0 = time.monotonic()
+            wait_for(f"{a} sees every switch available with its master", lambda: all(
+                cluster.available(a, sw.device) and cluster.master(a, sw.device) == cluster.master(b, sw.device)
+                for sw in (sw1, sw2, sw3)), 60, 0.2)
+            numbers["rejoined_sees_switches_s"] = round(time.monotonic() - t0, 2)
             vaps_and_vnfs_once(cluster, nodes, slices)
             rig.stop_streams()
             for sl in slices:
@@ -166,6 +173,12 @@ def test_orchestrator_slices_survive_a_node_kill(cluster: Cluster, tmp_path: Pat
             assert left == 0, what
             nothing_of(cluster, nodes, [*slices, sl3], list(agents.values()), [sw1.device, sw2.device, sw3.device])
             assert set(tenant.statuses().values()) <= {"deleted"}, tenant.statuses()
+            # The orchestrator's REST client moved once, at the kill, to the next node of its list, and stayed there.
+            moves = [line for line in orch.processes.log_path(orch.proc).read_text().splitlines()
+                     if "calls go to ONOS node" in line]
+            assert len(moves) == 1 and moves[0].endswith(
+                f"calls go to ONOS node http://127.0.0.1:{cluster.nodes[b]['http']} from now on"), moves
+            numbers["orchestrator_moved"] = moves[0].split(":", 2)[2]
     finally:
         loop.close(list(agents.values()))
         rig.close()
