@@ -20,6 +20,7 @@ import org.onosproject.store.serializers.KryoNamespaces;
 import org.onosproject.store.service.ConsistentMap;
 import org.onosproject.store.service.Serializer;
 import org.onosproject.store.service.StorageService;
+import org.onosproject.store.service.Versioned;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -137,10 +138,11 @@ public class PofSliceManager implements PofSliceService {
      * @return true when something was installed again
      */
     synchronized boolean repair(String sliceId) {
-        SlicePath path = slice(sliceId).orElse(null);
-        if (path == null) {
+        Versioned<String> stored = slices.get(sliceId);
+        if (stored == null) {
             return false;
         }
+        SlicePath path = parse(stored.value());
         List<SlicePath.MeterRef> refs = new ArrayList<>();
         List<SlicePath.MeterRef> added = new ArrayList<>();
         for (SlicePath.MeterRef m : path.meters) {
@@ -168,11 +170,28 @@ public class PofSliceManager implements PofSliceService {
         if (added.isEmpty() && rules.isEmpty()) {
             return false;
         }
-        // Stored first: a repair interrupted after this finds the new meters and does not submit more.
-        slices.put(sliceId, path.withMeters(refs).toJson(mapper).toString());
+        // Stored first: a repair interrupted after this finds the new meters and does not submit more. Only over
+        // the version read: a path that another node changed or is removing meanwhile (its flows going away look
+        // lost from here) must not be put back (seen on a cluster: a slice deleted on one node resurrected by a
+        // rejoined node's repair).
+        SlicePath repaired = path.withMeters(refs);
+        if (!slices.replace(sliceId, stored.version(), repaired.toJson(mapper).toString())) {
+            withdrawMeters(added, repaired);
+            log.info("slice {}: changed or removed while being repaired, left as it is now", sliceId);
+            return false;
+        }
         installer.awaitMeters(added);
         if (!rules.isEmpty()) {
             installer.applyFlows(rules, FlowRuleOperation.Type.ADD);
+        }
+        if (slices.get(sliceId) == null) {
+            // Removed after the write above: the removal withdrew the meters it read, ours among them, but may
+            // have removed the flows before they were added here.
+            if (!rules.isEmpty()) {
+                installer.applyFlows(rules, FlowRuleOperation.Type.REMOVE);
+            }
+            log.info("slice {}: removed while being repaired, its flows taken back", sliceId);
+            return false;
         }
         log.warn("slice {}: installed again ({} meters, {} flows): ONOS had lost them", sliceId, added.size(),
                 rules.size());
@@ -250,7 +269,13 @@ public class PofSliceManager implements PofSliceService {
 
     @Override
     public synchronized void removeSlice(String sliceId) {
-        SlicePath path = slice(sliceId).orElseThrow(() -> SliceException.notFound("no slice " + sliceId));
+        // The stored path goes first, and what it held last is removed: a repair on another node then cannot put
+        // it back (its versioned write fails), and meters it added before that are in the value removed here.
+        Versioned<String> removed = slices.remove(sliceId);
+        if (removed == null) {
+            throw SliceException.notFound("no slice " + sliceId);
+        }
+        SlicePath path = parse(removed.value());
         // Flow ids come from tag, direction and hop, so rebuilding the rules finds the installed ones.
         List<FlowRule> rules = SliceFlows.build(path, appId, Map.of());
         try {
@@ -260,7 +285,6 @@ public class PofSliceManager implements PofSliceService {
             log.warn("slice {}: some flows not confirmed removed: {}", sliceId, e.getMessage());
         }
         withdrawMeters(path.meters, path);
-        slices.remove(sliceId);
         log.info("slice {} removed", sliceId);
     }
 

@@ -106,4 +106,30 @@ public class PofSliceRepairTest {
         assertFalse(h.manager.repair("r"));
         assertTrue(h.installed.isEmpty());
     }
+
+    @Test
+    public void aSliceRemovedWhileItIsRepairedIsNotPutBack() {
+        metered();
+        h.installed.clear(); // flows and meters going away: as another node's removal looks from here
+        h.meters.clear();
+        // The removal reaches the shared map while the repair submits its first meter.
+        h.atNextMeter = () -> h.manager.removeSlice("r");
+        assertFalse(h.manager.repair("r"));
+        assertFalse("not resurrected", h.manager.slice("r").isPresent());
+        assertTrue("no flow of it left", h.installed.isEmpty());
+        assertTrue("the meters the repair added are withdrawn", h.meters.isEmpty());
+    }
+
+    @Test
+    public void aSliceRemovedAfterTheRepairWroteItLeavesNoFlows() {
+        metered();
+        int flows = h.installed.size();
+        h.installed.clear();
+        // The removal runs just before the repair's flows are recorded: it removed what it found (nothing yet).
+        h.atNextFlows = () -> h.manager.removeSlice("r");
+        assertFalse(h.manager.repair("r"));
+        assertTrue(flows > 0);
+        assertFalse(h.manager.slice("r").isPresent());
+        assertTrue("the repair took its flows back", h.installed.isEmpty());
+    }
 }

@@ -53,6 +53,9 @@ final class SliceManagerHarness {
     final Map<String, Meter> meters = new HashMap<>();
     final List<MeterId> withdrawn = new ArrayList<>();
     boolean refuseFlows;
+    /** Run once at the next meter submission, or before the next flow batch is recorded (another node's act). */
+    Runnable atNextMeter;
+    Runnable atNextFlows;
     /** Switches that are not connected at the moment (the others of D1-D3 and REF are). */
     final java.util.Set<String> away = ConcurrentHashMap.newKeySet();
     final PofSliceManager manager = new PofSliceManager();
@@ -69,6 +72,11 @@ final class SliceManagerHarness {
         manager.flowRuleService = new FlowRuleServiceAdapter() {
             @Override
             public void apply(FlowRuleOperations ops) {
+                Runnable first = atNextFlows;
+                atNextFlows = null;
+                if (first != null) {
+                    first.run();
+                }
                 ops.stages().forEach(flowOps::addAll);
                 if (refuseFlows) {
                     ops.callback().onError(ops);
@@ -96,6 +104,11 @@ final class SliceManagerHarness {
 
             @Override
             public Meter submit(MeterRequest request) {
+                Runnable first = atNextMeter;
+                atNextMeter = null;
+                if (first != null) {
+                    first.run();
+                }
                 DefaultMeter m = (DefaultMeter) DefaultMeter.builder().forDevice(request.deviceId())
                         .withId(MeterId.meterId(next++)).fromApp(request.appId()).withUnit(request.unit())
                         .withBands(request.bands()).withAnnotations(request.annotations()).build();
