@@ -22,8 +22,10 @@ def pytest_runtest_makereport(item: Any, call: Any) -> Iterator[None]:
         FAILED.append(item.nodeid)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def cluster() -> Iterator[Cluster]:
+    """One cluster for the session: a bring-up costs 60-90 s, and every test leaves it whole (a node it kills has
+    rejoined before the test ends)."""
     if not (ONOS_APPS / "network-controller" / "target").exists():
         pytest.skip("WiSlice apps not built (make -C onos-apps build)")
     failed_before = len(FAILED)

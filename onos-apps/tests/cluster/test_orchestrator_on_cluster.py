@@ -1,7 +1,7 @@
 """Issue 17's failover with slices made THROUGH THE ORCHESTRATOR: a real `wislice serve` whose WISLICE_ONOS_URL
 lists the three nodes, protocol-level agents (fake_agent.py) connected to different nodes, real pofswitch-afp
-switches and 10 ms pings (real_switches.py). Marker `cluster_failover` (make -C onos-apps test-cluster-failover);
-the measured numbers are printed (pytest -s)."""
+switches and 10 ms pings (real_switches.py). Marker `cluster`: issue 17's integration test in make test (make -C
+onos-apps test-cluster, with test_onos_cluster.py on the same cluster); the measured numbers are printed (pytest -s)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from wislice_testbed.pytest_plugin import requires_root
 sys.path.insert(0, str(ONOS_APPS / "tests"))
 from fake_agent import FakeAgent  # noqa: E402
 
-pytestmark = pytest.mark.cluster_failover
+pytestmark = pytest.mark.cluster
 KEPT_GAP_MS = 200  # the bounds of test_cluster_failover.py, for the same reasons
 ORPHAN_GAP_MS = 1000
 TENANT = 17
@@ -36,13 +36,33 @@ def agent(agent_id: str, role: str, secret: str) -> FakeAgent:
 
 
 def vaps_and_vnfs_once(cluster: Cluster, nodes: list[str], slices: list[dict[str, Any]]) -> None:
-    """Every node of ``nodes`` lists each slice's vAP once and its vNF once, on the slice's MEC node."""
-    for node in nodes:
-        for sl in slices:
-            vap, vnf = sl["vaps"][0], sl["vnfs"][0]
-            assert len(listed(cluster, node, "wifi/vaps", "vap_id", vap["vap_id"]) or []) == 1, (node, vap)
-            got = listed(cluster, node, "nfv/vnfs", "vnf_id", vnf["vnf_id"]) or []
-            assert [v.get("node") for v in got] == [sl["mec_node"]], (node, vnf, got)
+    """Every node of ``nodes`` lists each slice's vAP once and its vNF once, on the slice's MEC node, within 30 s: a
+    node that rejoined moments before (the session's earlier tests) may not answer its REST at once (seen: a 5 s
+    read timed out); a duplicate or a missing item stays and fails."""
+    def problems() -> list[str]:
+        found = []
+        for node in nodes:
+            for sl in slices:
+                vap, vnf = sl["vaps"][0], sl["vnfs"][0]
+                vaps = listed(cluster, node, "wifi/vaps", "vap_id", vap["vap_id"])
+                vnfs = listed(cluster, node, "nfv/vnfs", "vnf_id", vnf["vnf_id"])
+                if vaps is None or vnfs is None:
+                    found.append(f"{node} did not answer")
+                elif len(vaps) != 1 or [v.get("node") for v in vnfs] != [sl["mec_node"]]:
+                    found.append(f"{node}: vAP {vap['vap_id']} x{len(vaps)}, vNF {vnf['vnf_id']} on "
+                                 f"{[v.get('node') for v in vnfs]}")
+        return found
+
+    last: list[str] = []
+
+    def clean() -> bool:
+        last[:] = problems()
+        return not last
+
+    try:
+        wait_for("every node listing each vAP and vNF once", clean, 30)
+    except TimeoutError as exc:
+        raise AssertionError(f"{exc}: {last}") from exc
 
 
 def nothing_of(cluster: Cluster, nodes: list[str], slices: list[dict[str, Any]], agents: list[FakeAgent],

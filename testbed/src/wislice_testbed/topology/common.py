@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import socket
 import time
 from collections.abc import Callable, Iterator
@@ -23,12 +24,26 @@ def cache_dir() -> Path:
 
 
 def free_ports(n: int) -> list[int]:
-    """n distinct TCP ports free on 127.0.0.1 right now (all bound at once, so they differ)."""
-    socks = [socket.socket() for _ in range(n)]
+    """n distinct TCP ports free on 127.0.0.1 now, below the kernel's ephemeral range: a port picked now and bound
+    later (a cluster node started a minute after the others) must not meanwhile become the source port of some
+    connection, which ephemeral ports do (seen: "port already in use" for the third ONOS node)."""
     try:
-        for s in socks:
-            s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in socks]
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    socks: list[socket.socket] = []
+    try:
+        for port in random.sample(range(10000, max(low, 10000 + 4 * n)), 4 * n):
+            s = socket.socket()
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                s.close()
+                continue
+            socks.append(s)
+            if len(socks) == n:
+                return [s.getsockname()[1] for s in socks]
+        raise RuntimeError(f"no {n} free TCP ports below {low} on 127.0.0.1")
     finally:
         for s in socks:
             s.close()
