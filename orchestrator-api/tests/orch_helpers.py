@@ -149,20 +149,28 @@ def token_migration_round_trip(engine: Any) -> None:
     db.upgrade(engine)
 
 
+def insert_slice_row(conn: Any, slice_id: int, latency_class: str, status: str, created_at: str) -> None:
+    """Tenant 1 (unless it exists) and a slice row of it, by SQL: the columns every schema since 0001 has, for
+    migration tests that write rows before the ORM's models match the tables."""
+    import sqlalchemy as sa
+
+    if conn.scalar(sa.text("SELECT count(*) FROM tenants WHERE id = 1")) == 0:
+        conn.execute(sa.text("INSERT INTO tenants (id, name, quota_slices, quota_vaps, quota_bandwidth_kbps, "
+                             "quota_cpu, quota_memory_mib, created_at) VALUES (1, 'a', 1, 1, 1, 1, 1, :t)"),
+                     {"t": created_at})
+    conn.execute(sa.text("INSERT INTO slices (id, tenant_id, name, down_guaranteed_kbps, up_guaranteed_kbps, "
+                         "down_cap_kbps, up_cap_kbps, latency_class, status, status_reason, path_links, policies, "
+                         "policy_state, created_at) VALUES (:s, 1, 's', 0, 0, 0, 0, :c, :st, '', '[]', '[]', '[]', "
+                         ":t)"), {"s": slice_id, "c": latency_class, "st": status, "t": created_at})
+
+
 def insert_vap(engine: Any, vap_id: str, phrase: str | None, slice_id: int, column: str = "passphrase") -> None:
     """A tenant (once), a slice and a vAP row straight into the tables (`column`: the passphrase's column, clear
     `passphrase` before migration 0006, `sealed_passphrase` after)."""
     import sqlalchemy as sa
 
     with engine.begin() as conn:
-        if conn.scalar(sa.text("SELECT count(*) FROM tenants WHERE id = 1")) == 0:
-            conn.execute(sa.text("INSERT INTO tenants (id, name, quota_slices, quota_vaps, quota_bandwidth_kbps, "
-                                 "quota_cpu, quota_memory_mib, created_at) VALUES (1, 'a', 1, 1, 1, 1, 1, "
-                                 "'2024-01-01 00:00:00')"))
-        conn.execute(sa.text("INSERT INTO slices (id, tenant_id, name, down_guaranteed_kbps, up_guaranteed_kbps, "
-                             "down_cap_kbps, up_cap_kbps, latency_class, status, status_reason, path_links, "
-                             "policies, policy_state, created_at) VALUES (:s, 1, 's', 0, 0, 0, 0, 'low', "
-                             "'creating', '', '[]', '[]', '[]', '2024-01-01 00:00:00')"), {"s": slice_id})
+        insert_slice_row(conn, slice_id, "low", "creating", "2024-01-01 00:00:00")
         conn.execute(sa.text("INSERT INTO slice_vaps (slice_id, vap_id, agent_id, radio, ssid, security_mode, "
                              f"{column}, hidden, state) VALUES (:s, :v, 'ap-1', 'phy0', 'x', 'wpa2-psk', :p, false, "
                              "'planned')"), {"s": slice_id, "v": vap_id, "p": phrase})
@@ -229,13 +237,7 @@ def check_slice_column_migration(path: Path, before: str, revision: str, column:
     try:
         db.upgrade(engine, before)
         with engine.begin() as conn:
-            conn.execute(sa.text("INSERT INTO tenants (id, name, quota_slices, quota_vaps, quota_bandwidth_kbps, "
-                                 "quota_cpu, quota_memory_mib, created_at) VALUES (1, 'a', 1, 1, 1, 1, 1, "
-                                 "'2026-01-01')"))
-            conn.execute(sa.text("INSERT INTO slices (id, tenant_id, name, down_guaranteed_kbps, up_guaranteed_kbps, "
-                                 "down_cap_kbps, up_cap_kbps, latency_class, status, status_reason, path_links, "
-                                 "policies, policy_state, created_at) VALUES (7, 1, 's', 0, 0, 0, 0, 'best_effort', "
-                                 "'active', '', '[]', '[]', '[]', '2026-01-01')"))
+            insert_slice_row(conn, 7, "best_effort", "active", "2026-01-01")
         db.upgrade(engine, revision)
         with engine.connect() as conn:
             assert conn.execute(sa.text(f"SELECT {column} FROM slices WHERE id = 7")).scalar() in defaults

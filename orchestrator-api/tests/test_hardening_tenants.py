@@ -8,7 +8,7 @@ import threading
 from typing import Any
 
 import sqlalchemy as sa
-from orch_helpers import slice_body
+from orch_helpers import insert_slice_row, slice_body
 from sqlalchemy.exc import IntegrityError
 
 from wislice_orchestrator import service as service_module
@@ -133,13 +133,7 @@ def test_the_migration_keeps_existing_rows_and_foreign_keys(tmp_path):
     try:
         db_module.upgrade(engine, "0003")
         with engine.begin() as conn:
-            conn.execute(sa.text("INSERT INTO tenants (id, name, quota_slices, quota_vaps, quota_bandwidth_kbps, "
-                                 "quota_cpu, quota_memory_mib, created_at) VALUES (1, 'a', 1, 1, 1, 1, 1, "
-                                 "'2024-01-01 00:00:00')"))
-            conn.execute(sa.text("INSERT INTO slices (id, tenant_id, name, down_guaranteed_kbps, up_guaranteed_kbps, "
-                                 "down_cap_kbps, up_cap_kbps, latency_class, status, status_reason, path_links, "
-                                 "policies, policy_state, created_at) VALUES (7, 1, 's', 0, 0, 0, 0, 'low', "
-                                 "'active', '', '[]', '[]', '[]', '2024-01-01 00:00:00')"))
+            insert_slice_row(conn, 7, "low", "active", "2024-01-01 00:00:00")
             conn.execute(sa.text("INSERT INTO slice_vaps (slice_id, vap_id, agent_id, radio, ssid, security_mode, "
                                  "hidden, state) VALUES (7, 't1s7v1', 'ap-1', 'phy0', 'x', 'open', 0, 'up')"))
         db_module.upgrade(engine)

@@ -144,7 +144,7 @@ def check_links(snapshot: Snapshot, routes: list[Route], up_kbps: int, down_kbps
     return reasons
 
 
-def _radio_free_slots(snapshot: Snapshot) -> dict[tuple[str, str], int]:
+def radio_free_slots(snapshot: Snapshot) -> dict[tuple[str, str], int]:
     """Free vAP slots per (agent, radio): the agent's max_vaps minus foreign vAPs it reports minus our own."""
     own_ids = {v["vap_id"] for v in snapshot.own_vaps}
     free: dict[tuple[str, str], int] = {}
@@ -197,7 +197,7 @@ def admit(snapshot: Snapshot, request: dict[str, Any]) -> Plan:
     down, up = bw.down.guaranteed_kbps, bw.up.guaranteed_kbps
 
     # 1. vAP slots per radio, as the agents report them.
-    free = _radio_free_slots(snapshot)
+    free = radio_free_slots(snapshot)
     wanted: dict[tuple[str, str], int] = {}
     for vap in request["vaps"]:
         key = (vap["agent_id"], vap["radio"])

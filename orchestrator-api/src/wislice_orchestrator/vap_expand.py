@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .admission import AdmissionError, Snapshot, _radio_free_slots, admit, radio_capacity
+from .admission import AdmissionError, Snapshot, admit, radio_capacity, radio_free_slots
 from .slice_path import join_reasons
 
 ALL_APS = "*"
@@ -31,7 +31,7 @@ def request_errors(vaps: list[dict[str, Any]]) -> str | None:
 
 def _radios_by_room(snapshot: Snapshot, agent: dict[str, Any]) -> list[str]:
     """The agent's radio names, the one with most room first: guaranteed capacity left, then free vAP slots."""
-    free = _radio_free_slots(snapshot)
+    free = radio_free_slots(snapshot)
 
     def room(radio: dict[str, Any]) -> tuple[int, int, str]:
         key = (agent["agent_id"], radio["name"])

@@ -81,12 +81,9 @@ def follow_phase(tb: object, log: StepLog, n: int) -> list[Follow]:
     roam = VnfFollowRoaming(tb, log).open()
     out: list[Follow] = []
     try:
-        ap1, ap2 = roam.vaps
-        home = ap1 if roam.node() == "mec-1" else ap2
-        if roam.vap_of(roam.serving()) is not home:  # start at the chain's nearest AP (not measured)
-            roam.roam(home)
+        home, away = roam.start_near_chain()
         for i in range(n):
-            for target in (ap2 if home is ap1 else ap1, home):
+            for target in (away, home):
                 time.sleep(FOLLOW_HOLD_S)  # the testbed orchestrator's hold since the previous follow started
                 out.append(roam.follow(target))
                 log.say(f"vNF follow {i + 1}/{n}: {out[-1]}")

@@ -193,12 +193,8 @@ def test_vnf_chain_follows_the_station_to_the_nearest_mec_node(two_aps) -> None:
     roam = VnfFollowRoaming(tb, log)
     try:
         roam.open()
-        ap1, ap2 = roam.vaps
         mac = roam.sta.mac().lower()
-        home = ap1 if roam.node() == "mec-1" else ap2
-        away = ap2 if home is ap1 else ap1
-        if roam.vap_of(roam.serving()) is not home:  # start at the chain's nearest AP (no follow: not measured)
-            roam.roam(home)
+        home, away = roam.start_near_chain()
         wait_at(roam, mac, home.agent_id)
         out = roam.follow(away)
         log.say(f"vNF follow {out}")

@@ -98,6 +98,16 @@ class VnfFollowRoaming(SliceRoaming):
     def nearest(self, ap: RoamVap) -> str:
         return "mec-1" if ap.agent_id == self.tb.ap.agent_id else "mec-2"
 
+    def start_near_chain(self) -> tuple[RoamVap, RoamVap]:
+        """(home, away): the station moved to the AP nearest the chain's node if it is not there (no follow: not
+        measured), and the other AP."""
+        node = self.node()
+        home = next(v for v in self.vaps if self.nearest(v) == node)
+        away = next(v for v in self.vaps if v is not home)
+        if self.vap_of(self.serving()) is not home:
+            self.roam(home)
+        return home, away
+
     def path_on(self, agent_id: str) -> bool:
         """The slice's path goes through that MEC node's switch and its vNFs run there."""
         device = self.mec(agent_id).device_id
@@ -108,11 +118,9 @@ class VnfFollowRoaming(SliceRoaming):
         return device in hops and bool(self.mec(agent_id).vnf_containers())
 
     def slice_flows(self, device: str) -> int:
-        code, body = self.tb.onos.request("GET", f"/onos/v1/flows/{device}")
-        if code == 404 and body.get("message") == "Device is not found":
-            return 0  # ONOS's flows resource answers so for a device without any flow entry
-        assert code == 200, (code, body)
-        return len([f for f in body["flows"] if f.get("appId") == "org.wislice.pof"])
+        flows = e2e.pof_flows_on(self.tb, device)
+        assert flows is not None, f"ONOS did not answer for {device}'s flows"
+        return flows
 
     # --- the orchestrator's events -----------------------------------------------------------------------------
     def newest_event(self) -> int:
